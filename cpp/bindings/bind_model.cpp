@@ -1,0 +1,247 @@
+// Python bindings of Model, Builder and State. The Model is immutable: Python sees copies
+// of its arrays, never writable views.
+#include <stdexcept>
+
+#include "bindings.hpp"
+#include "ncpgym/model/builder.hpp"
+#include "ncpgym/model/state.hpp"
+
+using namespace ncpgym;
+
+namespace {
+template <class T>
+py::array_t<double> vec3s(const std::vector<T>& v) {
+  py::array_t<double> a({static_cast<py::ssize_t>(v.size()), py::ssize_t(3)});
+  auto r = a.mutable_unchecked<2>();
+  for (size_t i = 0; i < v.size(); ++i)
+    for (int k = 0; k < 3; ++k) r(i, k) = v[i][k];
+  return a;
+}
+py::array_t<double> quats(const std::vector<Quat>& v) {
+  py::array_t<double> a({static_cast<py::ssize_t>(v.size()), py::ssize_t(4)});
+  auto r = a.mutable_unchecked<2>();
+  for (size_t i = 0; i < v.size(); ++i) {
+    r(i, 0) = v[i].w();
+    r(i, 1) = v[i].x();
+    r(i, 2) = v[i].y();
+    r(i, 3) = v[i].z();
+  }
+  return a;
+}
+py::array_t<double> mat3s(const std::vector<Mat3>& v) {
+  py::array_t<double> a({static_cast<py::ssize_t>(v.size()), py::ssize_t(3), py::ssize_t(3)});
+  auto r = a.mutable_unchecked<3>();
+  for (size_t i = 0; i < v.size(); ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) r(i, j, k) = v[i](j, k);
+  return a;
+}
+template <class T>
+py::array_t<T> arr(const std::vector<T>& v) {
+  return py::array_t<T>(static_cast<py::ssize_t>(v.size()), v.data());
+}
+template <class E>
+py::array_t<int> enum_arr(const std::vector<E>& v) {
+  py::array_t<int> a(static_cast<py::ssize_t>(v.size()));
+  for (size_t i = 0; i < v.size(); ++i) a.mutable_at(i) = static_cast<int>(v[i]);
+  return a;
+}
+Quat quat_from(const Eigen::Vector4d& wxyz) { return Quat(wxyz[0], wxyz[1], wxyz[2], wxyz[3]); }
+
+JointType joint_type(const std::string& s) {
+  if (s == "free") return JointType::Free;
+  if (s == "ball") return JointType::Ball;
+  if (s == "slide" || s == "prismatic") return JointType::Slide;
+  if (s == "hinge" || s == "revolute") return JointType::Hinge;
+  throw std::invalid_argument("unknown joint type '" + s + "' (expected free, ball, slide or hinge)");
+}
+GeomType geom_type(const std::string& s) {
+  if (s == "plane") return GeomType::Plane;
+  if (s == "sphere") return GeomType::Sphere;
+  if (s == "capsule") return GeomType::Capsule;
+  if (s == "box") return GeomType::Box;
+  if (s == "cylinder") return GeomType::Cylinder;
+  if (s == "mesh") return GeomType::Mesh;
+  throw std::invalid_argument("unknown geom type '" + s +
+                              "' (expected plane, sphere, capsule, box, cylinder or mesh)");
+}
+ActuatorType actuator_type(const std::string& s) {
+  if (s == "motor") return ActuatorType::Motor;
+  if (s == "position") return ActuatorType::Position;
+  throw std::invalid_argument("unknown actuator type '" + s + "' (expected motor or position)");
+}
+}  // namespace
+
+void bind_model(py::module_& m) {
+  using ModelPtr = std::shared_ptr<Model>;
+  py::class_<Model, ModelPtr>(m, "Model", "Immutable model shared by every world of a batch.")
+      .def_readonly("nbody", &Model::nbody)
+      .def_readonly("njnt", &Model::njnt)
+      .def_readonly("nq", &Model::nq)
+      .def_readonly("nv", &Model::nv)
+      .def_readonly("nu", &Model::nu)
+      .def_readonly("ngeom", &Model::ngeom)
+      .def_readonly("nsite", &Model::nsite)
+      .def_readonly("nmesh", &Model::nmesh)
+      .def_readonly("timestep", &Model::timestep)
+      .def_property_readonly("gravity", [](const Model& s) { return Vec3(s.gravity); })
+      .def_property_readonly("qpos0", [](const Model& s) { return VecX(s.qpos0); })
+      .def_readonly("body_names", &Model::body_name)
+      .def_readonly("joint_names", &Model::jnt_name)
+      .def_readonly("geom_names", &Model::geom_name)
+      .def_readonly("site_names", &Model::site_name)
+      .def_readonly("actuator_names", &Model::act_name)
+      .def_property_readonly("body_parent", [](const Model& s) { return arr(s.body_parent); })
+      .def_property_readonly("body_mass", [](const Model& s) { return arr(s.body_mass); })
+      .def_property_readonly("body_pos", [](const Model& s) { return vec3s(s.body_pos); })
+      .def_property_readonly("body_quat", [](const Model& s) { return quats(s.body_quat); })
+      .def_property_readonly("body_com", [](const Model& s) { return vec3s(s.body_com); })
+      .def_property_readonly("body_inertia", [](const Model& s) { return mat3s(s.body_inertia); })
+      .def_property_readonly("body_dofadr", [](const Model& s) { return arr(s.body_dofadr); })
+      .def_property_readonly("body_dofnum", [](const Model& s) { return arr(s.body_dofnum); })
+      .def_property_readonly("jnt_type", [](const Model& s) { return enum_arr(s.jnt_type); })
+      .def_property_readonly("jnt_body", [](const Model& s) { return arr(s.jnt_body); })
+      .def_property_readonly("jnt_qposadr", [](const Model& s) { return arr(s.jnt_qposadr); })
+      .def_property_readonly("jnt_dofadr", [](const Model& s) { return arr(s.jnt_dofadr); })
+      .def_property_readonly("jnt_stiffness", [](const Model& s) { return arr(s.jnt_stiffness); })
+      .def_property_readonly("jnt_limited", [](const Model& s) { return arr(s.jnt_limited); })
+      .def_property_readonly("jnt_range", [](const Model& s) {
+        return py::array_t<double>({s.njnt, 2}, s.jnt_range.data());
+      })
+      .def_property_readonly("dof_armature", [](const Model& s) { return arr(s.dof_armature); })
+      .def_property_readonly("dof_damping", [](const Model& s) { return arr(s.dof_damping); })
+      .def_property_readonly("actuator_joint", [](const Model& s) { return arr(s.act_joint); })
+      .def_property_readonly("actuator_gear", [](const Model& s) { return arr(s.act_gear); })
+      .def_property_readonly("actuator_ctrlrange", [](const Model& s) {
+        return py::array_t<double>({s.nu, 2}, s.act_ctrlrange.data());
+      })
+      .def_property_readonly("geom_type", [](const Model& s) { return enum_arr(s.geom_type); })
+      .def_property_readonly("geom_body", [](const Model& s) { return arr(s.geom_body); })
+      .def_property_readonly("geom_size", [](const Model& s) { return vec3s(s.geom_size); })
+      .def_property_readonly("site_body", [](const Model& s) { return arr(s.site_body); })
+      .def("body_id", &Model::body_id, py::arg("name"))
+      .def("joint_id", &Model::joint_id, py::arg("name"))
+      .def("site_id", &Model::site_id, py::arg("name"))
+      .def("geom_id", &Model::geom_id, py::arg("name"))
+      .def("actuator_id", &Model::actuator_id, py::arg("name"))
+      .def("total_mass", &Model::total_mass)
+      .def("__repr__", [](const Model& s) {
+        return "<ncpgym.Model nbody=" + std::to_string(s.nbody - 1) + " njnt=" + std::to_string(s.njnt) +
+               " nq=" + std::to_string(s.nq) + " nv=" + std::to_string(s.nv) +
+               " nu=" + std::to_string(s.nu) + " ngeom=" + std::to_string(s.ngeom) + ">";
+      });
+
+  py::class_<Builder>(m, "Builder", "Builds a Model programmatically; build() validates it.")
+      .def(py::init<>())
+      .def(
+          "add_body",
+          [](Builder& b, int parent, const Vec3& pos, const Eigen::Vector4d& quat, double mass,
+             const Vec3& com, const Mat3& inertia, const std::string& name) {
+            return b.add_body(parent, pos, quat_from(quat), mass, com, inertia, name);
+          },
+          py::arg("parent"), py::arg("pos") = Vec3::Zero(),
+          py::arg("quat") = Eigen::Vector4d(1, 0, 0, 0), py::arg("mass") = 1.0,
+          py::arg("com") = Vec3::Zero(), py::arg("inertia") = Mat3::Identity(), py::arg("name") = "",
+          "Add a body; inertia is about the com in body axes. Returns the body id.")
+      .def(
+          "add_joint",
+          [](Builder& b, int body, const std::string& type, const Vec3& pos, const Vec3& axis,
+             double ref, double stiffness, double springref, double damping, double armature,
+             py::object range, const std::string& name) {
+            JointSpec s;
+            s.type = joint_type(type);
+            s.pos = pos;
+            s.axis = axis;
+            s.ref = ref;
+            s.stiffness = stiffness;
+            s.springref = springref;
+            s.damping = damping;
+            s.armature = armature;
+            if (!range.is_none()) {
+              auto r = range.cast<std::pair<double, double>>();
+              s.limited = true;
+              s.range_lo = r.first;
+              s.range_hi = r.second;
+            }
+            s.name = name;
+            return b.add_joint(body, s);
+          },
+          py::arg("body"), py::arg("type") = "hinge", py::arg("pos") = Vec3::Zero(),
+          py::arg("axis") = Vec3::UnitZ(), py::arg("ref") = 0.0, py::arg("stiffness") = 0.0,
+          py::arg("springref") = 0.0, py::arg("damping") = 0.0, py::arg("armature") = 0.0,
+          py::arg("range") = py::none(), py::arg("name") = "")
+      .def(
+          "add_geom",
+          [](Builder& b, int body, const std::string& type, const Vec3& size, const Vec3& pos,
+             const Eigen::Vector4d& quat, const Vec3& friction, int contype, int conaffinity,
+             int mesh, const std::string& name) {
+            GeomSpec s;
+            s.type = geom_type(type);
+            s.size = size;
+            s.pos = pos;
+            s.quat = quat_from(quat);
+            s.friction = friction;
+            s.contype = contype;
+            s.conaffinity = conaffinity;
+            s.mesh = mesh;
+            s.name = name;
+            return b.add_geom(body, s);
+          },
+          py::arg("body"), py::arg("type"), py::arg("size") = Vec3::Zero(),
+          py::arg("pos") = Vec3::Zero(), py::arg("quat") = Eigen::Vector4d(1, 0, 0, 0),
+          py::arg("friction") = Vec3(1.0, 0.005, 0.0001), py::arg("contype") = 1,
+          py::arg("conaffinity") = 1, py::arg("mesh") = -1, py::arg("name") = "")
+      .def(
+          "add_mesh",
+          [](Builder& b, const Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>& v,
+             const std::string& name) {
+            std::vector<Vec3> verts(v.rows());
+            for (Eigen::Index i = 0; i < v.rows(); ++i) verts[i] = v.row(i).transpose();
+            return b.add_mesh(verts, name);
+          },
+          py::arg("vertices"), py::arg("name") = "")
+      .def(
+          "add_site",
+          [](Builder& b, int body, const Vec3& pos, const Eigen::Vector4d& quat,
+             const std::string& name) { return b.add_site(body, pos, quat_from(quat), name); },
+          py::arg("body"), py::arg("pos") = Vec3::Zero(),
+          py::arg("quat") = Eigen::Vector4d(1, 0, 0, 0), py::arg("name") = "")
+      .def(
+          "add_actuator",
+          [](Builder& b, int joint, const std::string& type, double gear, py::object ctrlrange,
+             double kp, double kv, const std::string& name) {
+            bool limited = !ctrlrange.is_none();
+            std::pair<double, double> r{0, 0};
+            if (limited) r = ctrlrange.cast<std::pair<double, double>>();
+            return b.add_actuator(joint, actuator_type(type), gear, limited, r.first, r.second, kp,
+                                  kv, name);
+          },
+          py::arg("joint"), py::arg("type") = "motor", py::arg("gear") = 1.0,
+          py::arg("ctrlrange") = py::none(), py::arg("kp") = 0.0, py::arg("kv") = 0.0,
+          py::arg("name") = "")
+      .def("set_gravity", &Builder::set_gravity, py::arg("gravity"))
+      .def("set_timestep", &Builder::set_timestep, py::arg("timestep"))
+      .def_property_readonly("nbody", &Builder::nbody)
+      .def("build", [](const Builder& b) { return std::const_pointer_cast<Model>(b.build()); });
+
+  py::class_<State>(m, "State", "Per-world state: q (nq), u (nv), ctrl (nu), writable views.")
+      .def(py::init([](const Model& model) { return State(model); }), py::arg("model"))
+      .def_property(
+          "q", [](py::object self) { auto& s = self.cast<State&>();
+            return py::array_t<double>(s.q.size(), s.q.data(), self); },
+          [](State& s, const VecX& v) {
+            if (v.size() != s.q.size()) throw std::invalid_argument("q has the wrong size");
+            s.q = v; })
+      .def_property(
+          "u", [](py::object self) { auto& s = self.cast<State&>();
+            return py::array_t<double>(s.u.size(), s.u.data(), self); },
+          [](State& s, const VecX& v) {
+            if (v.size() != s.u.size()) throw std::invalid_argument("u has the wrong size");
+            s.u = v; })
+      .def_property(
+          "ctrl", [](py::object self) { auto& s = self.cast<State&>();
+            return py::array_t<double>(s.ctrl.size(), s.ctrl.data(), self); },
+          [](State& s, const VecX& v) {
+            if (v.size() != s.ctrl.size()) throw std::invalid_argument("ctrl has the wrong size");
+            s.ctrl = v; });
+}

@@ -1,0 +1,57 @@
+// Rigid-body dynamics algorithms on a Model, one per source file. Each reads the Model,
+// writes its results into Data (or the output argument named in its comment) and never
+// allocates once Data exists (except minv_times/eufm growing their scratch to a new
+// column count). Shapes: q (nq), u (nv), tau (nv), B (nv x m).
+#pragma once
+
+#include "ncpgym/dynamics/data.hpp"
+#include "ncpgym/dynamics/kinematics.hpp"
+
+namespace ncpgym {
+
+// Passive joint forces (nv): springs -k (q - q_spring) and damping -b u, as two separate
+// terms so that the solver can later treat damping implicitly. Writes out (nv).
+void passive_spring(const Model& m, const double* q, double* out);
+void passive_damping(const Model& m, const double* u, double* out);
+
+// O(n) forward dynamics (aba.cpp): qacc = M^-1 (tau + passive - bias), the three
+// recursions of iwim-on-dynamics.txt eqs. 8, 10-12. Writes d.qacc and keeps the
+// articulated factorisation (IA, U, Dinv) for minv_times.
+void aba(const Model& m, Data& d, const double* q, const double* u, const double* tau,
+         bool include_passive = true);
+
+// Only the configuration-dependent part of aba (kinematics + articulated inertias):
+// what minv_times needs.
+void factorize(const Model& m, Data& d, const double* q);
+
+// Implicit Inversion Method (iim.cpp): out = M^-1 B (nv x ncols) for the configuration of
+// the last aba()/factorize(), iwim-on-dynamics.txt §5, eqs. 16-27. No M is formed.
+void minv_times(const Model& m, Data& d, const Eigen::Ref<const MatX>& B, Eigen::Ref<MatX> out);
+
+// Extended unit force method (eufm.cpp), the §4 baseline: runs aba ncols + 1 times,
+// eq. 15. out = M^-1 B (nv x ncols).
+void eufm(const Model& m, Data& d, const double* q, const double* u, const double* tau,
+          const Eigen::Ref<const MatX>& B, Eigen::Ref<MatX> out);
+
+// Recursive Newton-Euler inverse dynamics (rnea.cpp): out = M qacc + C(q,u) u + g(q)
+// (nv), armature included in M, passive forces excluded (as Pinocchio's rnea and
+// MuJoCo's qfrc_bias + M qacc).
+void rnea(const Model& m, Data& d, const double* q, const double* u, const double* qacc,
+          double* out);
+
+// Composite rigid-body algorithm (crba.cpp): d.M = mass matrix incl. armature (nv x nv).
+void crba(const Model& m, Data& d, const double* q);
+
+// Site Jacobian (jacobian.cpp), at the last kinematics(): J (6 x nv) maps u to the site's
+// [linear velocity; angular velocity] in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).
+void site_jacobian(const Model& m, const Data& d, int site, Eigen::Ref<MatX> J);
+// dJ/dt u for the same site (6), at the last kinematics() and velocities().
+Vec6 site_jdot_u(const Model& m, const Data& d, int site);
+
+// Quaternion kinematic map G (nq x nv) of nonsmooth-newton-ncp.txt eqs. 88-89, in
+// MuJoCo's convention (integrate.cpp): qdot = G(q) u.
+void kinematic_map(const Model& m, const double* q, Eigen::Ref<MatX> G);
+// q_out = q + h G(q) u with quaternions renormalised (the seed's §9.4 integration).
+void integrate(const Model& m, const double* q, const double* u, double h, double* q_out);
+
+}  // namespace ncpgym

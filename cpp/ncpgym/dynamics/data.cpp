@@ -1,0 +1,29 @@
+#include "ncpgym/dynamics/data.hpp"
+
+namespace ncpgym {
+
+Data::Data(const Model& m)
+    : xpos(m.nbody, Vec3::Zero()),
+      xquat(m.nbody, Quat::Identity()),
+      xmat(m.nbody, Mat3::Identity()),
+      xipos(m.nbody, Vec3::Zero()),
+      xanchor(m.njnt, Vec3::Zero()),
+      site_xpos(m.nsite, Vec3::Zero()),
+      site_xmat(m.nsite, Mat3::Identity()),
+      cdof(Mat6X::Zero(6, m.nv)),
+      cvel(m.nbody, Vec6::Zero()),
+      cbias(m.nbody, Vec6::Zero()),
+      cacc0(m.nbody, Vec6::Zero()),
+      cinert(m.nbody, Mat6::Zero()),
+      IA(m.nbody, Mat6::Zero()),
+      pA(m.nbody, Vec6::Zero()),
+      U(Mat6X::Zero(6, m.nv)),
+      Dinv(m.nbody, Mat6::Zero()),
+      uu(VecX::Zero(m.nv)),
+      acc(m.nbody, Vec6::Zero()),
+      force(m.nbody, Vec6::Zero()),
+      qacc(VecX::Zero(m.nv)),
+      tau(VecX::Zero(m.nv)),
+      M(MatX::Zero(m.nv, m.nv)) {}
+
+}  // namespace ncpgym

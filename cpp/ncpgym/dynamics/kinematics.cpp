@@ -1,0 +1,128 @@
+#include "ncpgym/dynamics/kinematics.hpp"
+
+namespace ncpgym {
+
+namespace {
+// World twist of a rotation about `axis` through `anchor`: [a; anchor x a].
+inline Vec6 rotation_twist(const Vec3& axis, const Vec3& anchor) {
+  Vec6 s;
+  s << axis, anchor.cross(axis);
+  return s;
+}
+inline Vec6 translation_twist(const Vec3& axis) {
+  Vec6 s;
+  s << Vec3::Zero(), axis;
+  return s;
+}
+}  // namespace
+
+void kinematics(const Model& m, Data& d, const double* q) {
+  for (int b = 1; b < m.nbody; ++b) {
+    const int p = m.body_parent[b];
+    const int j0 = m.body_jntadr[b], nj = m.body_jntnum[b];
+    Vec3 pos;
+    Quat quat;
+    if (nj > 0 && m.jnt_type[j0] == JointType::Free) {
+      // Free joint: qpos holds the body pose directly; translations along world axes,
+      // rotations about the body axes through the body origin.
+      const double* qj = q + m.jnt_qposadr[j0];
+      pos = Vec3(qj[0], qj[1], qj[2]);
+      quat = quat_wxyz(qj + 3).normalized();
+      d.xanchor[j0] = pos;
+      const Mat3 R = quat.toRotationMatrix();
+      const int da = m.jnt_dofadr[j0];
+      for (int k = 0; k < 3; ++k) {
+        d.cdof.col(da + k) = translation_twist(Vec3::Unit(k));
+        d.cdof.col(da + 3 + k) = rotation_twist(R.col(k), pos);
+      }
+    } else {
+      pos = d.xpos[p] + d.xmat[p] * m.body_pos[b];
+      quat = d.xquat[p] * m.body_quat[b];
+      for (int j = j0; j < j0 + nj; ++j) {
+        const double* qj = q + m.jnt_qposadr[j];
+        const int da = m.jnt_dofadr[j];
+        const Mat3 R = quat.toRotationMatrix();
+        const Vec3 anchor = pos + R * m.jnt_pos[j];
+        d.xanchor[j] = anchor;
+        switch (m.jnt_type[j]) {
+          case JointType::Slide: {
+            const Vec3 axis = R * m.jnt_axis[j];
+            d.cdof.col(da) = translation_twist(axis);
+            pos += axis * (qj[0] - m.jnt_ref[j]);
+            break;
+          }
+          case JointType::Hinge: {
+            d.cdof.col(da) = rotation_twist(R * m.jnt_axis[j], anchor);
+            quat = quat * Quat(Eigen::AngleAxisd(qj[0] - m.jnt_ref[j], m.jnt_axis[j]));
+            pos = anchor - quat.toRotationMatrix() * m.jnt_pos[j];
+            break;
+          }
+          case JointType::Ball: {
+            // The angular velocity of a ball joint is expressed in the child frame, i.e.
+            // about the axes after the ball rotation.
+            quat = quat * quat_wxyz(qj).normalized();
+            const Mat3 Rn = quat.toRotationMatrix();
+            for (int k = 0; k < 3; ++k) d.cdof.col(da + k) = rotation_twist(Rn.col(k), anchor);
+            pos = anchor - Rn * m.jnt_pos[j];
+            break;
+          }
+          case JointType::Free:
+            break;  // rejected by the Builder unless it is the only joint
+        }
+      }
+    }
+    quat.normalize();
+    d.xpos[b] = pos;
+    d.xquat[b] = quat;
+    d.xmat[b] = quat.toRotationMatrix();
+    d.xipos[b] = pos + d.xmat[b] * m.body_com[b];
+    const Mat3 Ic = d.xmat[b] * m.body_inertia[b] * d.xmat[b].transpose();
+    d.cinert[b] = spatial_inertia(m.body_mass[b], d.xipos[b], Ic);
+  }
+  for (int s = 0; s < m.nsite; ++s) {
+    const int b = m.site_body[s];
+    d.site_xpos[s] = d.xpos[b] + d.xmat[b] * m.site_pos[s];
+    d.site_xmat[s] = d.xmat[b] * m.site_quat[s].toRotationMatrix();
+  }
+}
+
+void velocities(const Model& m, Data& d, const double* u) {
+  for (int b = 1; b < m.nbody; ++b) {
+    const int p = m.body_parent[b];
+    Vec6 v = d.cvel[p];
+    Vec6 c = Vec6::Zero();
+    const int j0 = m.body_jntadr[b], nj = m.body_jntnum[b];
+    for (int j = j0; j < j0 + nj; ++j) {
+      const int da = m.jnt_dofadr[j];
+      switch (m.jnt_type[j]) {
+        case JointType::Free: {
+          // Translations along fixed world axes: their twists do not change.
+          v += d.cdof.middleCols<3>(da) * Eigen::Map<const Vec3>(u + da);
+          const Vec6 w = d.cdof.middleCols<3>(da + 3) * Eigen::Map<const Vec3>(u + da + 3);
+          c += cross_motion(v, w);
+          v += w;
+          break;
+        }
+        case JointType::Ball: {
+          // The three axes turn with the child body: d/dt S_k = v_child x S_k, and
+          // v_child x (S w) = v_before x (S w) because (S w) x (S w) = 0.
+          const Vec6 w = d.cdof.middleCols<3>(da) * Eigen::Map<const Vec3>(u + da);
+          c += cross_motion(v, w);
+          v += w;
+          break;
+        }
+        default: {
+          // Hinge and slide axes ride on the frame before the joint: dS/dt = v x S.
+          const Vec6 w = d.cdof.col(da) * u[da];
+          c += cross_motion(v, w);
+          v += w;
+        }
+      }
+    }
+    d.cvel[b] = v;
+    d.cbias[b] = c;
+    d.cacc0[b] = d.cacc0[p] + c;
+  }
+}
+
+}  // namespace ncpgym

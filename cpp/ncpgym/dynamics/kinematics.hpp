@@ -1,0 +1,19 @@
+// Forward kinematics and body velocities: the first, outward recursion of the O(n)
+// method (iwim-on-dynamics.txt eq. 8, y_i = T_ip y_p + F_i q_i). Poses follow MuJoCo's
+// rules (joints of a body applied in order about their own anchors), so bodies, sites and
+// the motion subspace match a MuJoCo model compiled from the same file.
+#pragma once
+
+#include "ncpgym/dynamics/data.hpp"
+
+namespace ncpgym {
+
+// Body and site poses, joint anchors, the world twists cdof (6 x nv) and body inertias
+// cinert about the world origin, at configuration q (nq).
+void kinematics(const Model& m, Data& d, const double* q);
+
+// Body spatial velocities cvel, velocity-product accelerations cbias (the F-dot q-dot
+// term of eq. 12) and their running sum cacc0, at velocity u (nv). Needs kinematics().
+void velocities(const Model& m, Data& d, const double* u);
+
+}  // namespace ncpgym

@@ -1,0 +1,278 @@
+#include "ncpgym/model/builder.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+namespace ncpgym {
+
+namespace {
+std::string label(const char* kind, int id, const std::string& name) {
+  std::string s = std::string(kind) + " " + std::to_string(id);
+  if (!name.empty()) s += " ('" + name + "')";
+  return s;
+}
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+bool finite3(const Vec3& v) { return v.allFinite(); }
+}  // namespace
+
+Builder::Builder() {
+  // body 0: the world
+  m_.body_parent = {-1};
+  m_.body_pos = {Vec3::Zero()};
+  m_.body_quat = {Quat::Identity()};
+  m_.body_mass = {0.0};
+  m_.body_com = {Vec3::Zero()};
+  m_.body_inertia = {Mat3::Zero()};
+  m_.body_jntadr = {0};
+  m_.body_jntnum = {0};
+  m_.body_name = {"world"};
+}
+
+int Builder::add_body(int parent, const Vec3& pos, const Quat& quat, double mass, const Vec3& com,
+                      const Mat3& inertia, const std::string& name) {
+  const int id = m_.nbody;
+  const std::string who = label("body", id, name);
+  require(parent >= 0 && parent < id, who + ": parent id " + std::to_string(parent) +
+                                           " does not exist (bodies must be added after their parent)");
+  require(finite3(pos) && finite3(com) && inertia.allFinite() && std::isfinite(mass) &&
+              quat.coeffs().allFinite(),
+          who + ": non-finite pose, mass or inertia");
+  require(quat.norm() > 1e-10, who + ": zero quaternion");
+  require(mass >= 0, who + ": negative mass " + std::to_string(mass));
+  require((inertia - inertia.transpose()).norm() <= 1e-9 * (1 + inertia.norm()),
+          who + ": inertia tensor is not symmetric");
+  const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(inertia).eigenvalues();
+  require(ev.minCoeff() >= -1e-12 * (1 + ev.maxCoeff()),
+          who + ": inertia tensor is not positive semi-definite");
+  m_.body_parent.push_back(parent);
+  m_.body_pos.push_back(pos);
+  m_.body_quat.push_back(quat.normalized());
+  m_.body_mass.push_back(mass);
+  m_.body_com.push_back(com);
+  m_.body_inertia.push_back(0.5 * (inertia + inertia.transpose()));
+  m_.body_jntadr.push_back(m_.njnt);
+  m_.body_jntnum.push_back(0);
+  m_.body_name.push_back(name);
+  return m_.nbody++;
+}
+
+int Builder::add_joint(int body, const JointSpec& s) {
+  const int id = m_.njnt;
+  const std::string who = label("joint", id, s.name);
+  require(body >= 1 && body < m_.nbody, who + ": body id " + std::to_string(body) + " does not exist");
+  require(id == 0 || m_.jnt_body.back() <= body,
+          who + ": joints must be added in body order (MuJoCo qpos layout)");
+  require(finite3(s.pos) && finite3(s.axis) && std::isfinite(s.ref) && std::isfinite(s.stiffness) &&
+              std::isfinite(s.damping) && std::isfinite(s.armature),
+          who + ": non-finite parameter");
+  require(s.damping >= 0 && s.armature >= 0 && s.stiffness >= 0,
+          who + ": damping, armature and stiffness must be >= 0");
+  Vec3 axis = s.axis;
+  if (s.type == JointType::Hinge || s.type == JointType::Slide) {
+    require(axis.norm() > 1e-10, who + ": zero joint axis");
+    axis.normalize();
+  }
+  if (s.type == JointType::Free) {
+    require(m_.body_parent[body] == 0, who + ": a free joint needs a body whose parent is the world");
+    require(m_.body_jntnum[body] == 0, who + ": a free joint must be the only joint of its body");
+  } else if (m_.body_jntnum[body] > 0) {
+    require(m_.jnt_type[m_.body_jntadr[body]] != JointType::Free,
+            who + ": a free joint must be the only joint of its body");
+  }
+  if ((s.type == JointType::Free || s.type == JointType::Ball) && s.stiffness != 0)
+    throw std::invalid_argument(who + ": springs on free and ball joints are not supported yet");
+  if (s.limited) {
+    require(s.range_lo <= s.range_hi, who + ": joint range lower bound exceeds upper bound");
+    require(s.type != JointType::Free, who + ": a free joint cannot be limited");
+  }
+  if (m_.body_jntnum[body] == 0) m_.body_jntadr[body] = id;
+  m_.body_jntnum[body]++;
+  m_.jnt_type.push_back(s.type);
+  m_.jnt_body.push_back(body);
+  m_.jnt_qposadr.push_back(m_.nq);
+  m_.jnt_dofadr.push_back(m_.nv);
+  m_.jnt_pos.push_back(s.pos);
+  m_.jnt_axis.push_back(axis);
+  m_.jnt_ref.push_back(s.ref);
+  m_.jnt_stiffness.push_back(s.stiffness);
+  m_.jnt_springref.push_back(s.springref);
+  m_.jnt_limited.push_back(s.limited ? 1 : 0);
+  m_.jnt_range.push_back(s.range_lo);
+  m_.jnt_range.push_back(s.range_hi);
+  m_.jnt_name.push_back(s.name);
+  const int nq = joint_nq(s.type), nv = joint_nv(s.type);
+  m_.qpos0.conservativeResize(m_.nq + nq);
+  if (s.type == JointType::Free) {
+    m_.qpos0.segment<7>(m_.nq) << 0, 0, 0, 1, 0, 0, 0;
+  } else if (s.type == JointType::Ball) {
+    m_.qpos0.segment<4>(m_.nq) << 1, 0, 0, 0;
+  } else {
+    m_.qpos0[m_.nq] = s.ref;
+  }
+  for (int k = 0; k < nv; ++k) {
+    m_.dof_body.push_back(body);
+    m_.dof_jnt.push_back(id);
+    m_.dof_armature.push_back(s.armature);
+    m_.dof_damping.push_back(s.damping);
+  }
+  m_.nq += nq;
+  m_.nv += nv;
+  return m_.njnt++;
+}
+
+int Builder::add_mesh(const std::vector<Vec3>& vertices, const std::string& name) {
+  const std::string who = label("mesh", m_.nmesh, name);
+  require(vertices.size() >= 4, who + ": a convex mesh needs at least 4 vertices, got " +
+                                    std::to_string(vertices.size()));
+  for (const Vec3& v : vertices) require(finite3(v), who + ": non-finite vertex");
+  // A convex hull with volume needs four vertices that are not coplanar.
+  bool volume = false;
+  const Vec3 a = vertices[0];
+  for (size_t i = 1; i < vertices.size() && !volume; ++i)
+    for (size_t j = i + 1; j < vertices.size() && !volume; ++j)
+      for (size_t k = j + 1; k < vertices.size() && !volume; ++k)
+        volume = std::abs((vertices[i] - a).cross(vertices[j] - a).dot(vertices[k] - a)) > 1e-15;
+  require(volume, who + ": all vertices are coplanar (the mesh has no volume)");
+  m_.mesh_vert.push_back(vertices);
+  m_.mesh_name.push_back(name);
+  return m_.nmesh++;
+}
+
+int Builder::add_geom(int body, const GeomSpec& s) {
+  const int id = m_.ngeom;
+  const std::string who = label("geom", id, s.name);
+  require(body >= 0 && body < m_.nbody, who + ": body id " + std::to_string(body) + " does not exist");
+  require(finite3(s.pos) && finite3(s.size) && finite3(s.friction) && s.quat.coeffs().allFinite(),
+          who + ": non-finite parameter");
+  require(s.friction.minCoeff() >= 0, who + ": friction must be >= 0");
+  switch (s.type) {
+    case GeomType::Plane:
+      break;
+    case GeomType::Sphere:
+      require(s.size[0] > 0, who + ": sphere radius must be > 0");
+      break;
+    case GeomType::Capsule:
+    case GeomType::Cylinder:
+      require(s.size[0] > 0 && s.size[1] > 0, who + ": radius and half-length must be > 0");
+      break;
+    case GeomType::Box:
+      require(s.size.minCoeff() > 0, who + ": box half-sizes must be > 0");
+      break;
+    case GeomType::Mesh:
+      require(s.mesh >= 0 && s.mesh < m_.nmesh, who + ": mesh id " + std::to_string(s.mesh) + " does not exist");
+      break;
+    default:
+      throw std::invalid_argument(who + ": unsupported geom type");
+  }
+  m_.geom_type.push_back(s.type);
+  m_.geom_body.push_back(body);
+  m_.geom_mesh.push_back(s.mesh);
+  m_.geom_pos.push_back(s.pos);
+  m_.geom_quat.push_back(s.quat.normalized());
+  m_.geom_size.push_back(s.size);
+  m_.geom_friction.push_back(s.friction);
+  m_.geom_contype.push_back(s.contype);
+  m_.geom_conaffinity.push_back(s.conaffinity);
+  m_.geom_name.push_back(s.name);
+  return m_.ngeom++;
+}
+
+int Builder::add_site(int body, const Vec3& pos, const Quat& quat, const std::string& name) {
+  const std::string who = label("site", m_.nsite, name);
+  require(body >= 0 && body < m_.nbody, who + ": body id " + std::to_string(body) + " does not exist");
+  require(finite3(pos) && quat.coeffs().allFinite() && quat.norm() > 1e-10, who + ": bad pose");
+  m_.site_body.push_back(body);
+  m_.site_pos.push_back(pos);
+  m_.site_quat.push_back(quat.normalized());
+  m_.site_name.push_back(name);
+  return m_.nsite++;
+}
+
+int Builder::add_actuator(int joint, ActuatorType type, double gear, bool ctrllimited,
+                          double lo, double hi, double kp, double kv, const std::string& name) {
+  const std::string who = label("actuator", m_.nu, name);
+  require(joint >= 0 && joint < m_.njnt, who + ": joint id " + std::to_string(joint) + " does not exist");
+  const JointType jt = m_.jnt_type[joint];
+  require(jt == JointType::Hinge || jt == JointType::Slide,
+          who + ": only hinge and slide joints can be actuated (joint '" + m_.jnt_name[joint] + "')");
+  require(std::isfinite(gear) && std::isfinite(kp) && std::isfinite(kv), who + ": non-finite gain");
+  if (ctrllimited) require(lo <= hi, who + ": ctrl range lower bound exceeds upper bound");
+  if (type == ActuatorType::Position) require(kp > 0 && kv >= 0, who + ": position servo needs kp > 0, kv >= 0");
+  m_.act_type.push_back(type);
+  m_.act_joint.push_back(joint);
+  m_.act_gear.push_back(gear);
+  m_.act_kp.push_back(kp);
+  m_.act_kv.push_back(kv);
+  m_.act_ctrllimited.push_back(ctrllimited ? 1 : 0);
+  m_.act_ctrlrange.push_back(lo);
+  m_.act_ctrlrange.push_back(hi);
+  m_.act_name.push_back(name);
+  return m_.nu++;
+}
+
+void Builder::set_timestep(double h) {
+  require(std::isfinite(h) && h > 0, "timestep must be positive and finite");
+  m_.timestep = h;
+}
+
+std::shared_ptr<const Model> Builder::build() const {
+  auto m = std::make_shared<Model>(m_);
+  require(m->gravity.allFinite(), "gravity must be finite");
+
+  // dof addresses per body and the dof tree (previous dof towards the root)
+  m->body_dofadr.assign(m->nbody, 0);
+  m->body_dofnum.assign(m->nbody, 0);
+  std::vector<int> last_dof(m->nbody, -1);  // deepest dof on the path root..body
+  m->dof_parent.assign(m->nv, -1);
+  for (int b = 1; b < m->nbody; ++b) {
+    int prev = last_dof[m->body_parent[b]];
+    if (m->body_jntnum[b] > 0) {
+      const int j0 = m->body_jntadr[b];
+      const int jl = j0 + m->body_jntnum[b] - 1;
+      m->body_dofadr[b] = m->jnt_dofadr[j0];
+      m->body_dofnum[b] = m->jnt_dofadr[jl] + joint_nv(m->jnt_type[jl]) - m->body_dofadr[b];
+      for (int d = m->body_dofadr[b]; d < m->body_dofadr[b] + m->body_dofnum[b]; ++d) {
+        m->dof_parent[d] = prev;
+        prev = d;
+      }
+    } else {
+      m->body_dofadr[b] = m->nv;  // no dofs: empty range
+    }
+    last_dof[b] = prev;
+  }
+  m->body_lastdof = last_dof;
+
+  // Every dof must move some mass, otherwise M is singular (D_i = S_i^T I^A_i S_i = 0).
+  std::vector<double> subtree_mass(m->body_mass);
+  for (int b = m->nbody - 1; b > 0; --b) subtree_mass[m->body_parent[b]] += subtree_mass[b];
+  for (int b = 1; b < m->nbody; ++b) {
+    if (m->body_dofnum[b] == 0) continue;
+    bool armature = true;
+    for (int d = m->body_dofadr[b]; d < m->body_dofadr[b] + m->body_dofnum[b]; ++d)
+      armature = armature && m->dof_armature[d] > 0;
+    require(subtree_mass[b] > 0 || armature,
+            label("body", b, m->body_name[b]) +
+                ": zero mass in a moving subtree (the mass matrix would be singular)");
+  }
+
+  // names must be unique within a kind
+  auto unique = [](const std::vector<std::string>& names, const char* kind) {
+    std::set<std::string> seen;
+    for (const auto& n : names) {
+      if (n.empty()) continue;
+      require(seen.insert(n).second, std::string("duplicate ") + kind + " name '" + n + "'");
+    }
+  };
+  unique(m->body_name, "body");
+  unique(m->jnt_name, "joint");
+  unique(m->geom_name, "geom");
+  unique(m->site_name, "site");
+  unique(m->act_name, "actuator");
+  return m;
+}
+
+}  // namespace ncpgym

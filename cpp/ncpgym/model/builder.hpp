@@ -1,0 +1,63 @@
+// Builder: assembles a Model programmatically (tests, scenes) or from a MuJoCo-compiled
+// model (python/ncpgym/models). build() validates everything and rejects degenerate input
+// with a std::invalid_argument naming the offending item.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ncpgym/model/model.hpp"
+
+namespace ncpgym {
+
+struct JointSpec {
+  JointType type = JointType::Hinge;
+  Vec3 pos = Vec3::Zero();
+  Vec3 axis = Vec3::UnitZ();
+  double ref = 0, stiffness = 0, springref = 0, damping = 0, armature = 0;
+  bool limited = false;
+  double range_lo = 0, range_hi = 0;
+  std::string name;
+};
+
+struct GeomSpec {
+  GeomType type = GeomType::Sphere;
+  Vec3 size = Vec3::Zero();  // MuJoCo semantics: sphere r; capsule/cylinder r, half-length; box half-sizes
+  Vec3 pos = Vec3::Zero();
+  Quat quat = Quat::Identity();
+  Vec3 friction = Vec3(1.0, 0.005, 0.0001);
+  int contype = 1, conaffinity = 1;
+  int mesh = -1;
+  std::string name;
+};
+
+class Builder {
+ public:
+  Builder();
+
+  // Adds a body to `parent` (0 = world) at pose (pos, quat) in the parent frame, with
+  // mass, centre of mass `com` and rotational inertia about the com, both in the body frame.
+  int add_body(int parent, const Vec3& pos, const Quat& quat, double mass, const Vec3& com,
+               const Mat3& inertia, const std::string& name = "");
+  // Joints of one body are applied in the order added; add all joints of a body before
+  // adding joints to a later body (MuJoCo's qpos order).
+  int add_joint(int body, const JointSpec& spec);
+  int add_geom(int body, const GeomSpec& spec);
+  int add_mesh(const std::vector<Vec3>& vertices, const std::string& name = "");
+  int add_site(int body, const Vec3& pos, const Quat& quat, const std::string& name = "");
+  int add_actuator(int joint, ActuatorType type, double gear, bool ctrllimited, double ctrl_lo,
+                   double ctrl_hi, double kp = 0, double kv = 0, const std::string& name = "");
+  void set_gravity(const Vec3& g) { m_.gravity = g; }
+  void set_timestep(double h);
+
+  int nbody() const { return m_.nbody; }
+
+  // Validates and returns the immutable Model. The Builder may be reused afterwards.
+  std::shared_ptr<const Model> build() const;
+
+ private:
+  Model m_;
+};
+
+}  // namespace ncpgym

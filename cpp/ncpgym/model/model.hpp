@@ -1,0 +1,101 @@
+// Model: everything that does not change during a rollout, shared read-only by every
+// world of a batch (the role of MuJoCo's mjModel and Pinocchio's Model). Arrays are
+// structure-of-arrays indexed by body, joint, dof, geom, site or actuator id; body 0 is
+// the world. Coordinates follow MuJoCo's qpos/qvel layout exactly, so a state can be
+// copied between MuJoCo and ncpgym:
+//   free joint  qpos = [x y z qw qx qy qz], qvel = [linear vel (world), angular vel (body)]
+//   ball joint  qpos = [qw qx qy qz],       qvel = angular velocity (child body frame)
+//   hinge/slide qpos = angle/offset,        qvel = rate
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ncpgym/math/spatial.hpp"
+
+namespace ncpgym {
+
+enum class JointType : int { Free = 0, Ball = 1, Slide = 2, Hinge = 3 };
+enum class GeomType : int { Plane = 0, Sphere = 2, Capsule = 3, Box = 6, Cylinder = 5, Mesh = 7 };
+enum class ActuatorType : int { Motor = 0, Position = 1 };
+
+inline int joint_nq(JointType t) { return t == JointType::Free ? 7 : t == JointType::Ball ? 4 : 1; }
+inline int joint_nv(JointType t) { return t == JointType::Free ? 6 : t == JointType::Ball ? 3 : 1; }
+
+struct Model {
+  // sizes
+  int nbody = 1;  // including the world body 0
+  int njnt = 0, nq = 0, nv = 0, ngeom = 0, nsite = 0, nu = 0, nmesh = 0;
+
+  // bodies (nbody); parent[i] < i (topological order)
+  std::vector<int> body_parent;
+  std::vector<Vec3> body_pos;    // position in the parent frame at the reference pose
+  std::vector<Quat> body_quat;   // orientation in the parent frame
+  std::vector<double> body_mass;
+  std::vector<Vec3> body_com;    // centre of mass in the body frame
+  std::vector<Mat3> body_inertia;  // rotational inertia about the com, body axes
+  std::vector<int> body_jntadr, body_jntnum;  // joints of the body, applied in order
+  std::vector<int> body_dofadr, body_dofnum;  // contiguous dofs of the body
+  std::vector<int> body_lastdof;  // deepest dof on the path world..body, -1 if none
+  std::vector<std::string> body_name;
+
+  // joints (njnt)
+  std::vector<JointType> jnt_type;
+  std::vector<int> jnt_body, jnt_qposadr, jnt_dofadr;
+  std::vector<Vec3> jnt_pos;   // anchor in the body frame
+  std::vector<Vec3> jnt_axis;  // unit axis in the body frame (hinge, slide)
+  std::vector<double> jnt_ref;        // qpos0 of hinge/slide: the angle at the reference pose
+  std::vector<double> jnt_stiffness;  // spring stiffness (hinge, slide)
+  std::vector<double> jnt_springref;  // spring rest position (hinge, slide)
+  std::vector<int> jnt_limited;
+  std::vector<double> jnt_range;  // 2 * njnt
+  std::vector<std::string> jnt_name;
+
+  // dofs (nv)
+  std::vector<int> dof_body, dof_jnt;
+  std::vector<int> dof_parent;  // previous dof on the path to the root, -1 at a root
+  std::vector<double> dof_armature, dof_damping;
+
+  VecX qpos0;  // default configuration (nq)
+
+  // actuators (nu): act_type Motor gives torque gear*ctrl on the joint; Position is a
+  // servo kp*(ctrl - q) - kv*qdot used by later solver stages.
+  std::vector<ActuatorType> act_type;
+  std::vector<int> act_joint;
+  std::vector<double> act_gear, act_kp, act_kv;
+  std::vector<int> act_ctrllimited;
+  std::vector<double> act_ctrlrange;  // 2 * nu
+  std::vector<std::string> act_name;
+
+  // geoms (ngeom)
+  std::vector<GeomType> geom_type;
+  std::vector<int> geom_body, geom_mesh;
+  std::vector<Vec3> geom_pos, geom_size, geom_friction;
+  std::vector<Quat> geom_quat;
+  std::vector<int> geom_contype, geom_conaffinity;
+  std::vector<std::string> geom_name;
+
+  // convex meshes (nmesh): vertices in the mesh frame
+  std::vector<std::vector<Vec3>> mesh_vert;
+  std::vector<std::string> mesh_name;
+
+  // sites (nsite)
+  std::vector<int> site_body;
+  std::vector<Vec3> site_pos;
+  std::vector<Quat> site_quat;
+  std::vector<std::string> site_name;
+
+  Vec3 gravity = Vec3(0, 0, -9.81);
+  double timestep = 0.002;
+
+  // Lookup by name; throw std::out_of_range naming the missing item.
+  int body_id(const std::string& name) const;
+  int joint_id(const std::string& name) const;
+  int site_id(const std::string& name) const;
+  int geom_id(const std::string& name) const;
+  int actuator_id(const std::string& name) const;
+
+  double total_mass() const;
+};
+
+}  // namespace ncpgym

@@ -1,0 +1,1 @@
+def load_model(*a, **k): raise NotImplementedError
