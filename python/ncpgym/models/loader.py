@@ -1,0 +1,309 @@
+"""Compile MJCF/URDF with MuJoCo's compiler and convert the compiled model into an
+ncpgym Model through the Builder.
+
+MuJoCo does the parsing, defaults, unit conversion, inertia computation from geoms and
+fusing of static URDF links; ncpgym reads back the compiled arrays (mjModel), so both
+engines see the same bodies, joints and inertias in the same qpos/qvel order.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from .. import _core
+from ..errors import ModelError, UnsupportedFeatureError
+
+log = logging.getLogger("ncpgym")
+
+_GEOM_TYPES = {
+    int(mujoco.mjtGeom.mjGEOM_PLANE): "plane",
+    int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
+    int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule",
+    int(mujoco.mjtGeom.mjGEOM_BOX): "box",
+    int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
+    int(mujoco.mjtGeom.mjGEOM_MESH): "mesh",
+}
+_JOINT_TYPES = {
+    int(mujoco.mjtJoint.mjJNT_FREE): "free",
+    int(mujoco.mjtJoint.mjJNT_BALL): "ball",
+    int(mujoco.mjtJoint.mjJNT_SLIDE): "slide",
+    int(mujoco.mjtJoint.mjJNT_HINGE): "hinge",
+}
+# MuJoCo compiler errors on invalid inertial data in URDFs, and the compiler option that
+# repairs each (a logged warning says the model was changed).
+_INERTIA_REPAIRS = (
+    ("A + B >= C", {"balanceinertia": "true"}),
+    ("mass and inertia of moving bodies", {"boundmass": "1e-6", "boundinertia": "1e-9"}),
+)
+
+
+def load_model(
+    path: str | os.PathLike,
+    *,
+    floating_base: bool = False,
+    strict: bool = True,
+) -> _core.Model:
+    """Load an MJCF (``.xml``) or URDF (``.urdf``) file as an ncpgym Model.
+
+    The file is compiled by MuJoCo's compiler (the ``mujoco`` package) and converted.
+
+    Args:
+        path: model file.
+        floating_base: URDF only: give the root link a free joint (MuJoCo's URDF import
+            welds it to the world otherwise).
+        strict: raise :class:`UnsupportedFeatureError` for features that change the
+            dynamics and are not supported yet (equality constraints, dry joint friction,
+            tendons with stiffness, ...). With ``strict=False`` they are dropped and each
+            is logged as a warning.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+        ModelError: MuJoCo cannot compile the file (the message carries MuJoCo's reason).
+        UnsupportedFeatureError: see ``strict``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"model file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".urdf":
+        mjm = _compile_urdf(path, floating_base)
+    elif suffix in (".xml", ".mjcf"):
+        if floating_base:
+            raise ValueError("floating_base applies to URDF files; MJCF declares <freejoint/>")
+        mjm = _compile(lambda: mujoco.MjModel.from_xml_path(str(path)), path)
+    else:
+        raise ModelError(f"{path}: unknown model format '{suffix}' (expected .xml or .urdf)")
+    return from_mujoco(mjm, source=str(path), strict=strict)
+
+
+def _compile(fn, path):
+    try:
+        return fn()
+    except ValueError as e:  # MuJoCo reports parse and compile errors as ValueError
+        raise ModelError(f"{path}: MuJoCo could not compile the model: {e}") from None
+
+
+def _compile_urdf(path: Path, floating_base: bool) -> mujoco.MjModel:
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as e:
+        raise ModelError(f"{path}: malformed URDF: {e}") from None
+    if root.tag != "robot":
+        raise ModelError(f"{path}: not a URDF file (root element <{root.tag}>, expected <robot>)")
+    # Visual meshes are never simulated; collision meshes are kept when their files exist
+    # (package:// URIs resolved against the directories above the URDF).
+    for link in root.iter("link"):
+        for vis in link.findall("visual"):
+            link.remove(vis)
+        for col in link.findall("collision"):
+            mesh = col.find("geometry/mesh")
+            if mesh is None:
+                continue
+            resolved = _resolve_mesh(path, mesh.get("filename", ""))
+            if resolved is None or not resolved.lower().endswith((".stl", ".obj", ".msh")):
+                log.info("%s: dropping collision mesh %s of link '%s' (MuJoCo cannot read it)",
+                         path, mesh.get("filename"), link.get("name"))
+                link.remove(col)
+            else:
+                mesh.set("filename", resolved)
+    compiler = _mujoco_compiler_element(root)
+    compiler.set("discardvisual", "true")
+    compiler.set("strippath", "false")
+
+    def build(extra):
+        for k, v in extra.items():
+            compiler.set(k, v)
+        spec = mujoco.MjSpec.from_string(ET.tostring(root, encoding="unicode"))
+        if floating_base:
+            bodies = spec.worldbody.bodies
+            if len(bodies) != 1:
+                raise ModelError(f"{path}: floating_base needs exactly one root link")
+            bodies[0].add_freejoint()
+        return spec.compile()
+
+    extra: dict[str, str] = {}
+    while True:
+        try:
+            return build(extra)
+        except ValueError as e:
+            fix = next((f for key, f in _INERTIA_REPAIRS if key in str(e) and not
+                        set(f) <= set(extra)), None)
+            if fix is None:
+                raise ModelError(f"{path}: MuJoCo could not compile the URDF: {e}") from None
+            log.warning("%s: invalid inertial data (%s); compiling with MuJoCo's %s",
+                        path, str(e).splitlines()[0], ", ".join(f"{k}={v}" for k, v in fix.items()))
+            extra.update(fix)
+
+
+def _mujoco_compiler_element(root: ET.Element) -> ET.Element:
+    mj = root.find("mujoco")
+    if mj is None:
+        mj = ET.SubElement(root, "mujoco")
+    comp = mj.find("compiler")
+    if comp is None:
+        comp = ET.SubElement(mj, "compiler")
+    return comp
+
+
+def _resolve_mesh(urdf: Path, filename: str) -> str | None:
+    m = re.match(r"package://(.*)", filename)
+    if m is None:
+        cand = (urdf.parent / filename) if not os.path.isabs(filename) else Path(filename)
+        return str(cand) if cand.is_file() else None
+    rel = m.group(1)
+    for base in urdf.resolve().parents:  # the package root is some directory above the URDF
+        cand = base / rel
+        if cand.is_file():
+            return str(cand)
+    return None
+
+
+def _name(mjm, obj, i) -> str:
+    return mujoco.mj_id2name(mjm, obj, i) or ""
+
+
+def from_mujoco(mjm: mujoco.MjModel, *, source: str = "<MjModel>", strict: bool = True) -> _core.Model:
+    """Convert a compiled MuJoCo model into an ncpgym Model (same body, joint and dof
+    order, so qpos/qvel arrays carry over unchanged)."""
+    unsupported: list[str] = []
+    notes: list[str] = []
+    ob = mujoco.mjtObj
+    b = _core.Builder()
+    b.set_gravity(np.array(mjm.opt.gravity, dtype=float))
+    b.set_timestep(float(mjm.opt.timestep))
+
+    # bodies (MuJoCo's body order is topological: parent id < child id)
+    for i in range(1, mjm.nbody):
+        name = _name(mjm, ob.mjOBJ_BODY, i)
+        if mjm.body_mocapid[i] >= 0:
+            unsupported.append(f"body '{name}': mocap bodies (treated as static)")
+        if mjm.body_gravcomp[i] != 0:
+            unsupported.append(f"body '{name}': gravcomp={mjm.body_gravcomp[i]}")
+        R = np.zeros(9)
+        mujoco.mju_quat2Mat(R, mjm.body_iquat[i])
+        R = R.reshape(3, 3)
+        inertia = R @ np.diag(mjm.body_inertia[i]) @ R.T
+        bid = b.add_body(int(mjm.body_parentid[i]), mjm.body_pos[i], mjm.body_quat[i],
+                         float(mjm.body_mass[i]), mjm.body_ipos[i], inertia, name)
+        assert bid == i
+
+    # joints
+    for j in range(mjm.njnt):
+        name = _name(mjm, ob.mjOBJ_JOINT, j)
+        jtype = _JOINT_TYPES[int(mjm.jnt_type[j])]
+        qa, da = int(mjm.jnt_qposadr[j]), int(mjm.jnt_dofadr[j])
+        scalar = jtype in ("hinge", "slide")
+        ndof = {"free": 6, "ball": 3}.get(jtype, 1)
+        if np.any(mjm.dof_frictionloss[da:da + ndof] != 0):
+            unsupported.append(f"joint '{name}': frictionloss={mjm.dof_frictionloss[da]} "
+                               "(dry joint friction)")
+        stiffness = float(mjm.jnt_stiffness[j])
+        if stiffness != 0 and not scalar:
+            unsupported.append(f"joint '{name}': stiffness on a {jtype} joint")
+            stiffness = 0.0
+        damping = mjm.dof_damping[da:da + ndof]
+        armature = mjm.dof_armature[da:da + ndof]
+        if np.ptp(damping) != 0 or np.ptp(armature) != 0:
+            unsupported.append(f"joint '{name}': per-dof damping/armature differ within the joint")
+        limited = bool(mjm.jnt_limited[j]) and jtype != "free"
+        if limited and jtype == "ball":
+            unsupported.append(f"joint '{name}': limits on a ball joint")
+            limited = False
+        b.add_joint(
+            int(mjm.jnt_bodyid[j]), jtype, pos=mjm.jnt_pos[j], axis=mjm.jnt_axis[j],
+            ref=float(mjm.qpos0[qa]) if scalar else 0.0, stiffness=stiffness,
+            springref=float(mjm.qpos_spring[qa]) if scalar else 0.0,
+            damping=float(damping[0]), armature=float(armature[0]),
+            range=tuple(mjm.jnt_range[j]) if limited else None, name=name)
+
+    # actuators: joint transmissions, either motors (gain only) or position servos
+    for a in range(mjm.nu):
+        name = _name(mjm, ob.mjOBJ_ACTUATOR, a)
+        if mjm.actuator_trntype[a] != mujoco.mjtTrn.mjTRN_JOINT:
+            unsupported.append(f"actuator '{name}': transmission type "
+                               f"{mujoco.mjtTrn(mjm.actuator_trntype[a]).name}")
+            continue
+        if mjm.actuator_dyntype[a] != mujoco.mjtDyn.mjDYN_NONE:
+            unsupported.append(f"actuator '{name}': activation dynamics")
+            continue
+        if mjm.actuator_forcelimited[a]:
+            unsupported.append(f"actuator '{name}': forcerange")
+        gain, bias = mjm.actuator_gainprm[a], mjm.actuator_biasprm[a]
+        ctrlrange = tuple(mjm.actuator_ctrlrange[a]) if mjm.actuator_ctrllimited[a] else None
+        joint = int(mjm.actuator_trnid[a, 0])
+        gear = float(mjm.actuator_gear[a, 0])
+        if mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE:
+            b.add_actuator(joint, "motor", gear=gear * gain[0], ctrlrange=ctrlrange, name=name)
+        elif (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and bias[0] == 0
+              and np.isclose(bias[1], -gain[0])):
+            b.add_actuator(joint, "position", gear=gear, ctrlrange=ctrlrange, kp=float(gain[0]),
+                           kv=float(-bias[2]), name=name)
+        else:
+            unsupported.append(f"actuator '{name}': gain/bias combination")
+
+    # meshes and geoms
+    mesh_ids = {}
+    for g in range(mjm.ngeom):
+        name = _name(mjm, ob.mjOBJ_GEOM, g)
+        gtype = _GEOM_TYPES.get(int(mjm.geom_type[g]))
+        if gtype is None:
+            unsupported.append(f"geom '{name}': type {mujoco.mjtGeom(mjm.geom_type[g]).name}")
+            continue
+        mesh = -1
+        if gtype == "mesh":
+            mid = int(mjm.geom_dataid[g])
+            if mid not in mesh_ids:
+                adr, num = mjm.mesh_vertadr[mid], mjm.mesh_vertnum[mid]
+                mesh_ids[mid] = b.add_mesh(np.asarray(mjm.mesh_vert[adr:adr + num], dtype=float),
+                                           _name(mjm, ob.mjOBJ_MESH, mid))
+            mesh = mesh_ids[mid]
+        b.add_geom(int(mjm.geom_bodyid[g]), gtype, size=mjm.geom_size[g], pos=mjm.geom_pos[g],
+                   quat=mjm.geom_quat[g], friction=mjm.geom_friction[g],
+                   contype=int(mjm.geom_contype[g]), conaffinity=int(mjm.geom_conaffinity[g]),
+                   mesh=mesh, name=name)
+
+    for s in range(mjm.nsite):
+        b.add_site(int(mjm.site_bodyid[s]), mjm.site_pos[s], mjm.site_quat[s],
+                   _name(mjm, ob.mjOBJ_SITE, s))
+
+    # tendons: accepted only when they cannot change the dynamics
+    used = set()
+    for a in range(mjm.nu):
+        if mjm.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_TENDON:
+            used.add(int(mjm.actuator_trnid[a, 0]))
+    for e in range(mjm.neq):
+        if mjm.eq_type[e] == mujoco.mjtEq.mjEQ_TENDON:
+            used.add(int(mjm.eq_obj1id[e]))
+    for t in range(mjm.ntendon):
+        name = _name(mjm, ob.mjOBJ_TENDON, t)
+        active = (mjm.tendon_stiffness[t] != 0 or mjm.tendon_damping[t] != 0
+                  or mjm.tendon_limited[t] or mjm.tendon_frictionloss[t] != 0 or t in used)
+        if active:
+            unsupported.append(f"tendon '{name}': stiffness, damping, limits, friction or "
+                               "actuation on tendons")
+        else:
+            notes.append(f"tendon '{name}' has no effect on the dynamics and is ignored")
+    for e in range(mjm.neq):
+        unsupported.append(f"equality '{_name(mjm, ob.mjOBJ_EQUALITY, e)}': "
+                           f"{mujoco.mjtEq(mjm.eq_type[e]).name} constraint")
+
+    for n in notes:
+        log.info("%s: %s", source, n)
+    if unsupported:
+        if strict:
+            raise UnsupportedFeatureError(
+                f"{source}: features ncpgym does not support yet (load with strict=False to "
+                "drop them):\n  " + "\n  ".join(unsupported))
+        for u in unsupported:
+            log.warning("%s: dropped unsupported feature: %s", source, u)
+    try:
+        return b.build()
+    except ValueError as e:
+        raise ModelError(f"{source}: {e}") from None
