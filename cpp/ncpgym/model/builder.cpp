@@ -107,7 +107,10 @@ int Builder::add_joint(int body, const JointSpec& s) {
   const int nq = joint_nq(s.type), nv = joint_nv(s.type);
   m_.qpos0.conservativeResize(m_.nq + nq);
   if (s.type == JointType::Free) {
-    m_.qpos0.segment<7>(m_.nq) << 0, 0, 0, 1, 0, 0, 0;
+    // MuJoCo's default pose of a free body is the body's own placement.
+    const Vec3& p = m_.body_pos[body];
+    const Quat& r = m_.body_quat[body];
+    m_.qpos0.segment<7>(m_.nq) << p.x(), p.y(), p.z(), r.w(), r.x(), r.y(), r.z();
   } else if (s.type == JointType::Ball) {
     m_.qpos0.segment<4>(m_.nq) << 1, 0, 0, 0;
   } else {

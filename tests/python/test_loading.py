@@ -1,0 +1,116 @@
+"""load_model on third-party MJCF and URDF files, and clear errors on bad input."""
+
+import logging
+
+import mujoco
+import numpy as np
+import pytest
+
+import ncpgym
+from ncpgym.errors import ModelError, UnsupportedFeatureError
+
+
+@pytest.mark.parametrize("name,nq,nv,nu", [("humanoid", 24, 23, 17), ("ant", 15, 14, 8)])
+def test_gymnasium_assets_load(model_paths, name, nq, nv, nu, caplog):
+    with caplog.at_level(logging.INFO, logger="ncpgym"):
+        m = ncpgym.load_model(model_paths[name])
+    mj = mujoco.MjModel.from_xml_path(str(model_paths[name]))
+    assert (m.nq, m.nv, m.nu) == (nq, nv, nu) == (mj.nq, mj.nv, mj.nu)
+    assert m.nbody == mj.nbody and m.ngeom == mj.ngeom
+    assert np.isclose(m.total_mass(), mj.body_mass.sum())
+    assert m.timestep == mj.opt.timestep
+    assert list(m.joint_names) == [mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(mj.njnt)]
+    np.testing.assert_array_equal(m.qpos0, mj.qpos0)
+    if name == "humanoid":  # its two fixed tendons have no effect and are noted, not rejected
+        assert "tendon" in caplog.text and "ignored" in caplog.text
+
+
+def test_urdf_allegro_repairs_inertia_with_warning(model_paths, caplog):
+    with caplog.at_level(logging.WARNING, logger="ncpgym"):
+        m = ncpgym.load_model(model_paths["allegro"], strict=False)
+    assert m.nq == m.nv == 16
+    assert "balanceinertia" in caplog.text
+
+
+def test_urdf_panda_rejects_mimic_joint_when_strict(model_paths):
+    with pytest.raises(UnsupportedFeatureError) as e:
+        ncpgym.load_model(model_paths["panda"])
+    msg = str(e.value)
+    assert "panda.urdf" in msg and "equality" in msg and "JOINT" in msg
+    m = ncpgym.load_model(model_paths["panda"], strict=False)
+    assert (m.nq, m.nv) == (9, 9)
+
+
+def test_urdf_talos_fixed_and_floating(model_paths):
+    fixed = ncpgym.load_model(model_paths["talos"], strict=False)
+    floating = ncpgym.load_model(model_paths["talos"], floating_base=True, strict=False)
+    assert (fixed.nq, fixed.nv) == (32, 32)
+    assert (floating.nq, floating.nv) == (39, 38)
+    assert floating.jnt_type[0] == int(mujoco.mjtJoint.mjJNT_FREE)
+    # the floating base carries the root link's mass, which the fixed import fuses away
+    assert floating.total_mass() > fixed.total_mass() + 1.0
+
+
+def test_fetch_loads_with_unsupported_features_dropped(model_paths, caplog):
+    with pytest.raises(UnsupportedFeatureError, match="mocap"):
+        ncpgym.load_model(model_paths["fetch"])
+    with caplog.at_level(logging.WARNING, logger="ncpgym"):
+        m = ncpgym.load_model(model_paths["fetch"], strict=False)
+    assert m.nv == 21 and "WELD" in caplog.text
+    assert m.ngeom > 0 and m.nmesh > 0  # convex meshes carried over
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not found"):
+        ncpgym.load_model(tmp_path / "nope.xml")
+
+
+def test_malformed_mjcf(tmp_path):
+    p = tmp_path / "bad.xml"
+    p.write_text("<mujoco><worldbody><body><geom type='sphere'</worldbody></mujoco>")
+    with pytest.raises(ModelError, match="bad.xml"):
+        ncpgym.load_model(p)
+
+
+def test_malformed_urdf(tmp_path):
+    p = tmp_path / "bad.urdf"
+    p.write_text("<robot name='x'><link name='a'>")
+    with pytest.raises(ModelError, match="malformed URDF"):
+        ncpgym.load_model(p)
+
+
+def test_unknown_extension(tmp_path):
+    p = tmp_path / "m.sdf"
+    p.write_text("<sdf/>")
+    with pytest.raises(ModelError, match="unknown model format"):
+        ncpgym.load_model(p)
+
+
+def test_unsupported_geom_named(tmp_path):
+    p = tmp_path / "ell.xml"
+    p.write_text("""<mujoco><worldbody><body name='b'><freejoint/>
+      <geom name='egg' type='ellipsoid' size='.1 .2 .3'/></body></worldbody></mujoco>""")
+    with pytest.raises(UnsupportedFeatureError, match="geom 'egg'.*ELLIPSOID"):
+        ncpgym.load_model(p)
+
+
+def test_tendon_with_stiffness_rejected(tmp_path):
+    p = tmp_path / "tendon.xml"
+    p.write_text("""<mujoco><worldbody><body name='b'><joint name='j' type='hinge'/>
+      <geom type='sphere' size='.1'/></body></worldbody>
+      <tendon><fixed name='t' stiffness='10'><joint joint='j' coef='1'/></fixed></tendon></mujoco>""")
+    with pytest.raises(UnsupportedFeatureError, match="tendon 't'"):
+        ncpgym.load_model(p)
+
+
+def test_position_servo_and_ref_carried_over(tmp_path):
+    p = tmp_path / "servo.xml"
+    p.write_text("""<mujoco><compiler angle='radian'/><worldbody><body name='b'>
+      <joint name='j' type='hinge' ref='0.3' stiffness='2' springref='0.1' damping='0.5' armature='0.01' range='-1 1'/>
+      <geom type='capsule' size='.05' fromto='0 0 0 0 0 -1'/></body></worldbody>
+      <actuator><position name='servo' joint='j' kp='30' kv='2' ctrlrange='-1 1'/></actuator></mujoco>""")
+    m = ncpgym.load_model(p)
+    assert m.qpos0[0] == pytest.approx(0.3)
+    assert m.actuator_names == ["servo"]
+    assert m.jnt_limited[0] == 1 and tuple(m.jnt_range[0]) == (-1.0, 1.0)
+    assert m.dof_damping[0] == 0.5 and m.dof_armature[0] == 0.01 and m.jnt_stiffness[0] == 2
