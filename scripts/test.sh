@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every test, C++ (GoogleTest via ctest) and Python (pytest), on a fresh machine:
+# installs what it needs, builds once into build/test (ccache-accelerated when present),
+# installs the package from that build, then runs both suites.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+# System packages: GoogleTest (and ccache) from Debian when missing and we may install.
+if ! { [ -f /usr/include/gtest/gtest.h ] && command -v ccache >/dev/null; }; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgtest-dev ccache >/dev/null
+  else
+    echo "scripts/test.sh: install GoogleTest (Debian: libgtest-dev) to build the C++ tests" >&2
+  fi
+fi
+
+# Python build requirements (the build below reuses them: no isolated environment) and
+# the package with its test extras, built with the C++ tests into a persistent folder.
+$PY -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "pybind11>=2.12" "cmeel-eigen>=3.4" ninja
+$PY -m pip install -q --disable-pip-version-check --no-build-isolation \
+  -Cbuild-dir=build/test -Ccmake.define.NCPGYM_BUILD_TESTS=ON ".[test]"
+
+ctest --test-dir build/test --output-on-failure -j2
+# Run pytest from outside the source tree so `import ncpgym` is the installed package.
+(cd tests/python && $PY -m pytest -q -p no:cacheprovider "$@")
