@@ -116,46 +116,45 @@ void bind_dynamics(py::module_& mod) {
       },
       py::arg("model"), py::arg("q"), py::arg("u"));
 
-  auto input_matrix = [](const Model& m, const char* which) {
-    return [&m, which](const Arr& q, const Arr& B, bool eufm_method, const Arr* u, const Arr* tau,
-                       int threads) {
-      (void)which;
-      const auto n = q.shape(0);
-      check(q, {n, m.nq}, "q");
-      const auto nc = B.shape(2);
-      check(B, {n, m.nv, nc}, "B");
-      Arr out({n, py::ssize_t(m.nv), nc});
-      const double* qp = q.data();
-      const double* bp = B.data();
-      double* op = out.mutable_data();
-      batch(m, n, threads, [&](Data& d, py::ssize_t i) {
-        const MatX Bi = Eigen::Map<const RowMat>(bp + i * m.nv * nc, m.nv, nc);
-        MatX R(m.nv, nc);
-        if (eufm_method) {
-          eufm(m, d, qp + i * m.nq, u->data() + i * m.nv, tau->data() + i * m.nv, Bi, R);
-        } else {
-          factorize(m, d, qp + i * m.nq);
-          minv_times(m, d, Bi, R);
-        }
-        Eigen::Map<RowMat>(op + i * m.nv * nc, m.nv, nc) = R;
-      });
-      return out;
-    };
-  };
+  // M^-1 B for a batch: B is (N, nv, ncols) row-major, which is B^T (ncols x nv) in
+  // column-major memory: the IIM's native layout, used without copies.
   mod.def(
       "minv_times",
-      [input_matrix](const Model& m, const Arr& q, const Arr& B, int threads) {
-        return input_matrix(m, "minv_times")(q, B, false, nullptr, nullptr, threads);
+      [](const Model& m, const Arr& q, const Arr& B, int threads) {
+        const auto n = q.shape(0);
+        check(q, {n, m.nq}, "q");
+        const auto nc = B.ndim() == 3 ? B.shape(2) : 0;
+        check(B, {n, m.nv, nc}, "B");
+        Arr out({n, py::ssize_t(m.nv), nc});
+        const double *qp = q.data(), *bp = B.data();
+        double* op = out.mutable_data();
+        batch(m, n, threads, [&](Data& d, py::ssize_t i) {
+          factorize(m, d, qp + i * m.nq);
+          minv_times_transposed(m, d, Eigen::Map<const MatX>(bp + i * m.nv * nc, nc, m.nv),
+                                Eigen::Map<MatX>(op + i * m.nv * nc, nc, m.nv));
+        });
+        return out;
       },
       py::arg("model"), py::arg("q"), py::arg("B"), py::arg("threads") = 0);
   mod.def(
       "eufm",
-      [input_matrix](const Model& m, const Arr& q, const Arr& u, const Arr& tau, const Arr& B,
-                     int threads) {
+      [](const Model& m, const Arr& q, const Arr& u, const Arr& tau, const Arr& B, int threads) {
         const auto n = q.shape(0);
+        check(q, {n, m.nq}, "q");
         check(u, {n, m.nv}, "u");
         check(tau, {n, m.nv}, "tau");
-        return input_matrix(m, "eufm")(q, B, true, &u, &tau, threads);
+        const auto nc = B.ndim() == 3 ? B.shape(2) : 0;
+        check(B, {n, m.nv, nc}, "B");
+        Arr out({n, py::ssize_t(m.nv), nc});
+        const double *qp = q.data(), *up = u.data(), *tp = tau.data(), *bp = B.data();
+        double* op = out.mutable_data();
+        batch(m, n, threads, [&](Data& d, py::ssize_t i) {
+          const MatX Bi = Eigen::Map<const RowMat>(bp + i * m.nv * nc, m.nv, nc);
+          MatX R(m.nv, nc);
+          eufm(m, d, qp + i * m.nq, up + i * m.nv, tp + i * m.nv, Bi, R);
+          Eigen::Map<RowMat>(op + i * m.nv * nc, m.nv, nc) = R;
+        });
+        return out;
       },
       py::arg("model"), py::arg("q"), py::arg("u"), py::arg("tau"), py::arg("B"),
       py::arg("threads") = 0);
@@ -253,6 +252,8 @@ void bind_dynamics(py::module_& mod) {
           throw std::invalid_argument("bench_dynamics: wrong input sizes");
         Data d(m);
         MatX out(m.nv, B.cols());
+        const MatX Bt = B.transpose();
+        MatX Xt(B.cols(), m.nv);
         std::vector<double> times;
         py::gil_scoped_release release;
         auto run = [&]() {
@@ -260,7 +261,7 @@ void bind_dynamics(py::module_& mod) {
             aba(m, d, q.data(), u.data(), tau.data(), false);
           } else if (algo == "iim") {
             aba(m, d, q.data(), u.data(), tau.data(), false);  // qdd_0 and the factorisation
-            minv_times(m, d, B, out);
+            minv_times_transposed(m, d, Bt, Xt);
           } else if (algo == "eufm") {
             eufm(m, d, q.data(), u.data(), tau.data(), B, out);
           } else if (algo == "crba") {

@@ -27,6 +27,10 @@ void factorize(const Model& m, Data& d, const double* q);
 // Implicit Inversion Method (iim.cpp): out = M^-1 B (nv x ncols) for the configuration of
 // the last aba()/factorize(), iwim-on-dynamics.txt §5, eqs. 16-27. No M is formed.
 void minv_times(const Model& m, Data& d, const Eigen::Ref<const MatX>& B, Eigen::Ref<MatX> out);
+// The same on transposed operands, Bt = B^T (ncols x nv) and Xt = (M^-1 B)^T: the native
+// layout of the recursion (no copies, no allocation once d.iim_buf has grown).
+void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>& Bt,
+                           Eigen::Ref<MatX> Xt);
 
 // Extended unit force method (eufm.cpp), the §4 baseline: runs aba ncols + 1 times,
 // eq. 15. out = M^-1 B (nv x ncols).

@@ -24,6 +24,8 @@ Data::Data(const Model& m)
       force(m.nbody, Vec6::Zero()),
       qacc(VecX::Zero(m.nv)),
       tau(VecX::Zero(m.nv)),
-      M(MatX::Zero(m.nv, m.nv)) {}
+      M(MatX::Zero(m.nv, m.nv)),
+      iim_lo(m.nbody, 0),
+      iim_hi(m.nbody, 0) {}
 
 }  // namespace ncpgym

@@ -42,7 +42,9 @@ struct Data {
   VecX qacc;     // (nv)
   VecX tau;      // total generalised force used by the last aba call (nv)
   MatX M;        // mass matrix from crba (nv x nv)
-  MatX iim_buf;  // IIM scratch, 6 x (nbody * ncols), grows on demand
+  MatX iim_buf;  // IIM scratch, ncols x (6 * nbody), grows on demand
+  MatX iim_tmp;  // IIM scratch, ncols x 6
+  std::vector<int> iim_lo, iim_hi;  // IIM: columns of B touching each subtree (nbody)
 };
 
 }  // namespace ncpgym

@@ -249,6 +249,20 @@ std::shared_ptr<const Model> Builder::build() const {
   }
   m->body_lastdof = last_dof;
 
+  // IIM buffer slots. Inward, a body accumulates into the block of its highest-index
+  // child (whose subtree is swept first); outward, a body's last child updates the
+  // parent's block in place (nobody reads the parent's block after that child starts).
+  std::vector<int> last_child(m->nbody, -1);
+  for (int b = 1; b < m->nbody; ++b) last_child[m->body_parent[b]] = b;
+  m->body_slot_in.assign(m->nbody, 0);
+  m->body_slot_out.assign(m->nbody, 0);
+  for (int b = m->nbody - 1; b > 0; --b)
+    m->body_slot_in[b] = last_child[b] > 0 ? m->body_slot_in[last_child[b]] : b;
+  for (int b = 1; b < m->nbody; ++b) {
+    const int p = m->body_parent[b];
+    m->body_slot_out[b] = (p > 0 && last_child[p] == b) ? m->body_slot_out[p] : b;
+  }
+
   // Every dof must move some mass, otherwise M is singular (D_i = S_i^T I^A_i S_i = 0).
   std::vector<double> subtree_mass(m->body_mass);
   for (int b = m->nbody - 1; b > 0; --b) subtree_mass[m->body_parent[b]] += subtree_mass[b];

@@ -37,6 +37,9 @@ struct Model {
   std::vector<int> body_jntadr, body_jntnum;  // joints of the body, applied in order
   std::vector<int> body_dofadr, body_dofnum;  // contiguous dofs of the body
   std::vector<int> body_lastdof;  // deepest dof on the path world..body, -1 if none
+  // Buffer slots that let the IIM sweeps reuse a parent's or child's 6-row block in place
+  // (derived from the topology; see dynamics/iim.cpp).
+  std::vector<int> body_slot_in, body_slot_out;
   std::vector<std::string> body_name;
 
   // joints (njnt)
