@@ -8,7 +8,10 @@ actuated (Table 1 of the seed), and Gymnasium's humanoid.xml with 8 contact poin
 feet and hands plus every joint torque as inputs (§6.2). Columns, median microseconds per
 call:
   fd_us          O(n) forward dynamics (ABA)
-  iim_us         forward dynamics + M^-1 B by the Implicit Inversion Method
+  iim_us         forward dynamics + M^-1 B by the Implicit Inversion Method (the seed's
+                 timing: accelerations and the IWIM together)
+  iim_minv_b_us  M^-1 B alone by the IIM (configuration pass + the two sweeps), the
+                 like-for-like counterpart of pin_minv_b_us
   eufm_us        M^-1 B by the extended unit force method (inputs + 1 ABA passes)
   pin_aba_us     pinocchio::aba
   pin_minv_b_us  pinocchio::computeMinverse followed by the product with B
@@ -20,11 +23,16 @@ JSON says so ("pin_timing": "python", with the binding's empty-call overhead).
 
 from __future__ import annotations
 
+import os
+
+# NumPy's OpenBLAS threads busy-wait after a call and steal the core being timed.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import argparse
 import importlib.metadata as md
 import importlib.util
 import json
-import os
 import platform
 import subprocess
 import sys
@@ -169,7 +177,8 @@ def main(argv=None):
         specs.append(("humanoid-8contacts", hm, humanoid_path(), hq, hB))
 
         print(f"{'model':<22}{'nv':>4}{'inputs':>7}{'fd':>9}{'iim':>9}{'eufm':>10}"
-              f"{'pin_aba':>9}{'pin_MiB':>9}{'iim/fd':>8}{'eufm/iim':>9}{'fd/pin':>8}{'iim/pinMiB':>11}")
+              f"{'pin_aba':>9}{'pin_MiB':>9}{'iim_MiB':>9}{'iim/fd':>8}{'eufm/iim':>9}{'fd/pin':>8}"
+              f"{'iimMiB/pinMiB':>14}")
         for name, m, path, q, B in specs:
             u = rng.normal(size=m.nv)
             tau = rng.normal(size=m.nv)
@@ -177,16 +186,19 @@ def main(argv=None):
             r = reps_for(est)
             fd = _core.bench_dynamics(m, "fd", q, u, tau, B, reps=r, rounds=args.rounds)
             iim = _core.bench_dynamics(m, "iim", q, u, tau, B, reps=reps_for(2 * est), rounds=args.rounds)
+            minv_b = _core.bench_dynamics(m, "minv_b", q, u, tau, B, reps=reps_for(2 * est),
+                                          rounds=args.rounds)
             eufm = _core.bench_dynamics(m, "eufm", q, u, tau, B,
                                         reps=reps_for(est * (B.shape[1] + 1)), rounds=args.rounds)
             pm = pin.buildModelFromMJCF(str(path))
             assert pm.nv == m.nv, (pm.nv, m.nv)
             pa, pmb = time_pinocchio(exe, pm, pin_q(m, q), u, tau, B, r, args.rounds)
             row = dict(model=name, nv=int(m.nv), inputs=int(B.shape[1]), fd_us=fd, iim_us=iim,
-                       eufm_us=eufm, pin_aba_us=pa, pin_minv_b_us=pmb)
+                       eufm_us=eufm, pin_aba_us=pa, pin_minv_b_us=pmb, iim_minv_b_us=minv_b)
             cases.append(row)
             print(f"{name:<22}{m.nv:>4}{B.shape[1]:>7}{fd:>9.2f}{iim:>9.2f}{eufm:>10.2f}{pa:>9.2f}"
-                  f"{pmb:>9.2f}{iim / fd:>8.2f}{eufm / iim:>9.1f}{fd / pa:>8.2f}{iim / pmb:>11.2f}")
+                  f"{pmb:>9.2f}{minv_b:>9.2f}{iim / fd:>8.2f}{eufm / iim:>9.1f}{fd / pa:>8.2f}"
+                  f"{minv_b / pmb:>14.2f}")
 
     result = {
         "cases": cases,

@@ -197,7 +197,7 @@ void bind_dynamics(py::module_& mod) {
           kinematics(m, d, q.data() + i * m.nq);
           for (int b = 0; b < m.nbody; ++b) {
             Eigen::Map<Vec3>(xpos.mutable_data() + (i * m.nbody + b) * 3) = d.xpos[b];
-            store_wxyz(d.xquat[b], xquat.mutable_data() + (i * m.nbody + b) * 4);
+            store_wxyz(Quat(d.xmat[b]), xquat.mutable_data() + (i * m.nbody + b) * 4);
           }
           for (int s = 0; s < m.nsite; ++s) {
             Eigen::Map<Vec3>(sxpos.mutable_data() + (i * m.nsite + s) * 3) = d.site_xpos[s];
@@ -261,6 +261,9 @@ void bind_dynamics(py::module_& mod) {
             aba(m, d, q.data(), u.data(), tau.data(), false);
           } else if (algo == "iim") {
             aba(m, d, q.data(), u.data(), tau.data(), false);  // qdd_0 and the factorisation
+            minv_times_transposed(m, d, Bt, Xt);
+          } else if (algo == "minv_b") {  // M^-1 B alone: factorisation + IIM sweeps
+            factorize(m, d, q.data());
             minv_times_transposed(m, d, Bt, Xt);
           } else if (algo == "eufm") {
             eufm(m, d, q.data(), u.data(), tau.data(), B, out);

@@ -14,6 +14,7 @@ namespace ncpgym {
 
 namespace {
 using MatK = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+using VecK = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;  // stack storage: no heap
 
 // D^-1 for the k x k joint-space inertia of one body; k = 1 is the common case.
 inline void invert_block(const MatK& D, Mat6& Dinv) {
@@ -51,7 +52,11 @@ void inward(const Model& m, Data& d) {
     for (int i = 0; i < k; ++i) D(i, i) += m.dof_armature[da + i];
     invert_block(D, d.Dinv[b]);
     const auto Dinv = d.Dinv[b].topLeftCorner(k, k);
-    if (bias) d.uu.segment(da, k) = d.tau.segment(da, k) - S.transpose() * d.pA[b];
+    if (bias) {
+      VecK sp(k);
+      sp.noalias() = S.transpose() * d.pA[b];
+      d.uu.segment(da, k) = d.tau.segment(da, k) - sp;
+    }
     if (p == 0) continue;  // nothing to accumulate into the world
     // M*_p += T*^T M*_i T  and  h*_p += T*^T (M*_i Tdot y_p + h*_i)  (eq. 10)
     const Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> UD = U * Dinv;
@@ -91,9 +96,11 @@ void aba(const Model& m, Data& d, const double* q, const double* u, const double
       continue;
     }
     auto S = d.cdof.middleCols(da, k);
+    VecK r(k);
+    r.noalias() = d.U.middleCols(da, k).transpose() * a;
+    r = d.uu.segment(da, k) - r;
     auto qdd = d.qacc.segment(da, k);
-    qdd.noalias() = d.Dinv[b].topLeftCorner(k, k) *
-                    (d.uu.segment(da, k) - d.U.middleCols(da, k).transpose() * a);
+    qdd.noalias() = d.Dinv[b].topLeftCorner(k, k) * r;
     d.acc[b] = a + S * qdd;
   }
 }

@@ -4,7 +4,6 @@ namespace ncpgym {
 
 Data::Data(const Model& m)
     : xpos(m.nbody, Vec3::Zero()),
-      xquat(m.nbody, Quat::Identity()),
       xmat(m.nbody, Mat3::Identity()),
       xipos(m.nbody, Vec3::Zero()),
       xanchor(m.njnt, Vec3::Zero()),

@@ -16,8 +16,7 @@ struct Data {
 
   // kinematics (nbody unless noted), world frame
   std::vector<Vec3> xpos;      // body frame origin
-  std::vector<Quat> xquat;     // body frame orientation
-  std::vector<Mat3> xmat;      // rotation matrix of xquat
+  std::vector<Mat3> xmat;      // body frame orientation
   std::vector<Vec3> xipos;     // centre of mass
   std::vector<Vec3> xanchor;   // joint anchors (njnt)
   std::vector<Vec3> site_xpos;  // (nsite)

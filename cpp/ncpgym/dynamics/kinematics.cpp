@@ -16,20 +16,21 @@ inline Vec6 translation_twist(const Vec3& axis) {
 }
 }  // namespace
 
+// Orientations are carried as rotation matrices (one conversion per quaternion joint);
+// a hinge multiplies by the matrix of its axis-angle rotation.
 void kinematics(const Model& m, Data& d, const double* q) {
   for (int b = 1; b < m.nbody; ++b) {
     const int p = m.body_parent[b];
     const int j0 = m.body_jntadr[b], nj = m.body_jntnum[b];
     Vec3 pos;
-    Quat quat;
+    Mat3 R;
     if (nj > 0 && m.jnt_type[j0] == JointType::Free) {
       // Free joint: qpos holds the body pose directly; translations along world axes,
       // rotations about the body axes through the body origin.
       const double* qj = q + m.jnt_qposadr[j0];
       pos = Vec3(qj[0], qj[1], qj[2]);
-      quat = quat_wxyz(qj + 3).normalized();
+      R = quat_wxyz(qj + 3).normalized().toRotationMatrix();
       d.xanchor[j0] = pos;
-      const Mat3 R = quat.toRotationMatrix();
       const int da = m.jnt_dofadr[j0];
       for (int k = 0; k < 3; ++k) {
         d.cdof.col(da + k) = translation_twist(Vec3::Unit(k));
@@ -37,11 +38,10 @@ void kinematics(const Model& m, Data& d, const double* q) {
       }
     } else {
       pos = d.xpos[p] + d.xmat[p] * m.body_pos[b];
-      quat = d.xquat[p] * m.body_quat[b];
+      R = d.xmat[p] * m.body_rot[b];
       for (int j = j0; j < j0 + nj; ++j) {
         const double* qj = q + m.jnt_qposadr[j];
         const int da = m.jnt_dofadr[j];
-        const Mat3 R = quat.toRotationMatrix();
         const Vec3 anchor = pos + R * m.jnt_pos[j];
         d.xanchor[j] = anchor;
         switch (m.jnt_type[j]) {
@@ -53,17 +53,16 @@ void kinematics(const Model& m, Data& d, const double* q) {
           }
           case JointType::Hinge: {
             d.cdof.col(da) = rotation_twist(R * m.jnt_axis[j], anchor);
-            quat = quat * Quat(Eigen::AngleAxisd(qj[0] - m.jnt_ref[j], m.jnt_axis[j]));
-            pos = anchor - quat.toRotationMatrix() * m.jnt_pos[j];
+            R = R * Eigen::AngleAxisd(qj[0] - m.jnt_ref[j], m.jnt_axis[j]).toRotationMatrix();
+            pos = anchor - R * m.jnt_pos[j];
             break;
           }
           case JointType::Ball: {
             // The angular velocity of a ball joint is expressed in the child frame, i.e.
             // about the axes after the ball rotation.
-            quat = quat * quat_wxyz(qj).normalized();
-            const Mat3 Rn = quat.toRotationMatrix();
-            for (int k = 0; k < 3; ++k) d.cdof.col(da + k) = rotation_twist(Rn.col(k), anchor);
-            pos = anchor - Rn * m.jnt_pos[j];
+            R = R * quat_wxyz(qj).normalized().toRotationMatrix();
+            for (int k = 0; k < 3; ++k) d.cdof.col(da + k) = rotation_twist(R.col(k), anchor);
+            pos = anchor - R * m.jnt_pos[j];
             break;
           }
           case JointType::Free:
@@ -71,18 +70,16 @@ void kinematics(const Model& m, Data& d, const double* q) {
         }
       }
     }
-    quat.normalize();
     d.xpos[b] = pos;
-    d.xquat[b] = quat;
-    d.xmat[b] = quat.toRotationMatrix();
-    d.xipos[b] = pos + d.xmat[b] * m.body_com[b];
-    const Mat3 Ic = d.xmat[b] * m.body_inertia[b] * d.xmat[b].transpose();
+    d.xmat[b] = R;
+    d.xipos[b] = pos + R * m.body_com[b];
+    const Mat3 Ic = R * m.body_inertia[b] * R.transpose();
     d.cinert[b] = spatial_inertia(m.body_mass[b], d.xipos[b], Ic);
   }
   for (int s = 0; s < m.nsite; ++s) {
     const int b = m.site_body[s];
     d.site_xpos[s] = d.xpos[b] + d.xmat[b] * m.site_pos[s];
-    d.site_xmat[s] = d.xmat[b] * m.site_quat[s].toRotationMatrix();
+    d.site_xmat[s] = d.xmat[b] * m.site_rot[s];
   }
 }
 

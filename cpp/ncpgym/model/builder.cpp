@@ -248,6 +248,10 @@ std::shared_ptr<const Model> Builder::build() const {
     last_dof[b] = prev;
   }
   m->body_lastdof = last_dof;
+  m->body_rot.resize(m->nbody);
+  for (int b = 0; b < m->nbody; ++b) m->body_rot[b] = m->body_quat[b].toRotationMatrix();
+  m->site_rot.resize(m->nsite);
+  for (int s = 0; s < m->nsite; ++s) m->site_rot[s] = m->site_quat[s].toRotationMatrix();
 
   // IIM buffer slots. Inward, a body accumulates into the block of its highest-index
   // child (whose subtree is swept first); outward, a body's last child updates the

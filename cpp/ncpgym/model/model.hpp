@@ -31,6 +31,7 @@ struct Model {
   std::vector<int> body_parent;
   std::vector<Vec3> body_pos;    // position in the parent frame at the reference pose
   std::vector<Quat> body_quat;   // orientation in the parent frame
+  std::vector<Mat3> body_rot;    // body_quat as a rotation matrix
   std::vector<double> body_mass;
   std::vector<Vec3> body_com;    // centre of mass in the body frame
   std::vector<Mat3> body_inertia;  // rotational inertia about the com, body axes
@@ -86,6 +87,7 @@ struct Model {
   std::vector<int> site_body;
   std::vector<Vec3> site_pos;
   std::vector<Quat> site_quat;
+  std::vector<Mat3> site_rot;  // site_quat as a rotation matrix
   std::vector<std::string> site_name;
 
   Vec3 gravity = Vec3(0, 0, -9.81);
