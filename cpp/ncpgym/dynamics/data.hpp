@@ -25,16 +25,19 @@ struct Data {
 
   // velocities
   std::vector<Vec6> cvel;    // body spatial velocity v_i (eq. 8: y_i = T_ip y_p + F_i q_i)
-  std::vector<Vec6> cbias;   // velocity-product acceleration c_i = dF_i/dt qdot_i
+  Mat6X cdofdot;             // per-dof velocity-product term dS_d/dt qdot_d (6 x nv)
+  std::vector<Vec6> cbias;   // body velocity-product acceleration c_i = sum of its cdofdot
   std::vector<Vec6> cacc0;   // spatial acceleration at qacc = 0 without gravity (for J-dot u)
 
   // inertias and the articulated-body factorisation (iwim-on-dynamics.txt eqs. 10-11)
   std::vector<Mat6> cinert;  // body spatial inertia M_i about the world origin
   std::vector<Mat6> IA;      // articulated inertia M*_i
   std::vector<Vec6> pA;      // articulated bias force h*_i
-  Mat6X U;                   // M*_i F_i (6 x nv)
-  std::vector<Mat6> Dinv;    // M_Ri^-1 = (F_i^T M*_i F_i + armature)^-1, top-left k x k
-  VecX uu;                   // tau_i - F_i^T h*_i (nv)
+  // Factorisation per dof (a body with k dofs is eliminated as a chain of k single-dof
+  // steps, see aba.cpp): U_d = M* S_d with M* projected past the deeper dofs of the body.
+  Mat6X U;                   // (6 x nv)
+  VecX dinv;                 // 1 / (S_d^T U_d + armature_d)  (nv)
+  VecX uu;                   // tau_d - S_d^T h* (nv)
   std::vector<Vec6> acc;     // body spatial acceleration (third recursion)
   std::vector<Vec6> force;   // RNEA body forces
 
@@ -42,7 +45,6 @@ struct Data {
   VecX tau;      // total generalised force used by the last aba call (nv)
   MatX M;        // mass matrix from crba (nv x nv)
   MatX iim_buf;  // IIM scratch, ncols x (6 * nbody), grows on demand
-  MatX iim_tmp;  // IIM scratch, ncols x 6
   std::vector<int> iim_lo, iim_hi;  // IIM: columns of B touching each subtree (nbody)
 };
 

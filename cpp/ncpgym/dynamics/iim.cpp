@@ -15,12 +15,13 @@
 //  - B* is block upper triangular (eq. 17): a subtree's P block is non-zero only in the
 //    columns of B that have entries in that subtree, so the inward sweep touches only
 //    that column range (for B = I on a chain, half the work);
-//  - blocks are shared along chains (Model::body_slot_in/out) instead of copied.
+//  - blocks are shared along chains (Model::body_slot_in/out) instead of copied;
+//  - a body with k dofs is swept as k single-dof steps, as in aba.cpp.
 #include <algorithm>
 
 #include "ncpgym/dynamics/algorithms.hpp"
 
-// The two single-dof kernels below carry almost all of the work. They are plain loops
+// The two single-dof kernels below carry all of the work. They are plain loops
 // over the columns of B so that GCC vectorises them, and on x86-64 they are cloned for
 // AVX2/FMA with run-time dispatch: portable wheels still use wide registers where the
 // CPU has them (Eigen's own SIMD width is fixed when the file is compiled).
@@ -34,13 +35,11 @@ namespace ncpgym {
 
 namespace {
 
-// Inward step of a single-dof body on rows [0, n) (column stride ld):
-//   ub = b - P s, then the parent's block gets P + ub w^T (w = U Dinv): written in place
-//   when the parent shares the child's block (Pp == nullptr, in_place), added into a
-//   separate block Pp otherwise, skipped at a root (Pp == nullptr, !in_place).
-NCPGYM_CLONES void inward_1dof(int n, Eigen::Index ld, const double* __restrict b,
-                               double* __restrict P, double* __restrict Pp, bool in_place,
-                               const double* s, const double* w, double* __restrict ub) {
+// Inward step of one dof on rows [0, n) (column stride ld), in place on the body block P:
+//   ub = b - P s,  then (unless last) P += ub w^T  with w = U / D.
+NCPGYM_CLONES void inward_dof(int n, Eigen::Index ld, const double* __restrict b,
+                              double* __restrict P, bool update, const double* s,
+                              const double* w, double* __restrict ub) {
   double s_[6], w_[6];
   for (int j = 0; j < 6; ++j) {
     s_[j] = s[j];
@@ -51,36 +50,26 @@ NCPGYM_CLONES void inward_1dof(int n, Eigen::Index ld, const double* __restrict 
     for (int j = 0; j < 6; ++j) acc -= P[j * ld + r] * s_[j];
     ub[r] = acc;
   }
-  if (in_place) {
-    for (int j = 0; j < 6; ++j)
-      for (int r = 0; r < n; ++r) P[j * ld + r] += ub[r] * w_[j];
-  } else if (Pp != nullptr) {
-    for (int j = 0; j < 6; ++j)
-      for (int r = 0; r < n; ++r) Pp[j * ld + r] += P[j * ld + r] + ub[r] * w_[j];
-  }
+  if (!update) return;
+  for (int j = 0; j < 6; ++j)
+    for (int r = 0; r < n; ++r) P[j * ld + r] += ub[r] * w_[j];
 }
 
-// Outward step of a single-dof body on rows [0, n):
-//   qdd = dinv (ub - A U);  A += qdd s^T     (A holds the parent's acceleration on entry)
-NCPGYM_CLONES void outward_1dof(int n, Eigen::Index ld, double* __restrict A, bool has_parent,
-                                const double* U, double dinv, const double* s,
-                                double* __restrict qdd) {
-  const double U0 = U[0], U1 = U[1], U2 = U[2], U3 = U[3], U4 = U[4], U5 = U[5];
-  const double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3], s4 = s[4], s5 = s[5];
-  double *A0 = A, *A1 = A + ld, *A2 = A + 2 * ld, *A3 = A + 3 * ld, *A4 = A + 4 * ld,
-         *A5 = A + 5 * ld;
-  const double h = has_parent ? 1.0 : 0.0;
-  for (int r = 0; r < n; ++r) {
-    const double au = A0[r] * U0 + A1[r] * U1 + A2[r] * U2 + A3[r] * U3 + A4[r] * U4 + A5[r] * U5;
-    const double x = dinv * (qdd[r] - h * au);
-    qdd[r] = x;
-    A0[r] += x * s0;
-    A1[r] += x * s1;
-    A2[r] += x * s2;
-    A3[r] += x * s3;
-    A4[r] += x * s4;
-    A5[r] += x * s5;
+// Outward step of one dof on rows [0, n):  qdd = dinv (ub - A U);  A += qdd s^T.
+NCPGYM_CLONES void outward_dof(int n, Eigen::Index ld, double* __restrict A, const double* U,
+                               double dinv, const double* s, double* __restrict qdd) {
+  double U_[6], s_[6];
+  for (int j = 0; j < 6; ++j) {
+    U_[j] = U[j];
+    s_[j] = s[j];
   }
+  for (int r = 0; r < n; ++r) {
+    double au = 0;
+    for (int j = 0; j < 6; ++j) au += A[j * ld + r] * U_[j];
+    qdd[r] = dinv * (qdd[r] - au);
+  }
+  for (int j = 0; j < 6; ++j)
+    for (int r = 0; r < n; ++r) A[j * ld + r] += qdd[r] * s_[j];
 }
 
 }  // namespace
@@ -88,13 +77,10 @@ NCPGYM_CLONES void outward_1dof(int n, Eigen::Index ld, double* __restrict A, bo
 void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>& Bt,
                            Eigen::Ref<MatX> Xt) {
   const int nc = static_cast<int>(Bt.rows());
-  if (d.iim_buf.rows() != nc || d.iim_buf.cols() < 6 * m.nbody) {
-    d.iim_buf.resize(nc, 6 * m.nbody);
-    d.iim_tmp.resize(nc, 6);
-  }
+  if (d.iim_buf.rows() != nc || d.iim_buf.cols() < 6 * m.nbody) d.iim_buf.resize(nc, 6 * m.nbody);
   auto blk = [&](int slot) { return d.iim_buf.middleCols(6 * slot, 6); };
 
-  // Column range of B touched by each subtree.
+  // Column range of B touched by each subtree (B* is block upper triangular, eq. 17).
   for (int b = 0; b < m.nbody; ++b) {
     d.iim_lo[b] = nc;
     d.iim_hi[b] = 0;
@@ -116,41 +102,26 @@ void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>
     if (m.body_slot_in[b] == b) blk(b).setZero();  // leaves start the accumulation
   }
 
-  // Inward sweep (eq. 16): Xt columns temporarily hold B_i - F_i^T P_i.
+  // Inward sweep (eq. 16): Xt columns temporarily hold B_d - S_d^T P.
   for (int b = m.nbody - 1; b > 0; --b) {
     const int p = m.body_parent[b];
-    const int k = m.body_dofnum[b], da = m.body_dofadr[b];
     const int lo = d.iim_lo[b], n = std::max(0, d.iim_hi[b] - lo);
     const int sb = m.body_slot_in[b], sp = m.body_slot_in[p];
-    auto Pb = blk(sb).middleRows(lo, n);
-    if (k == 1) {
-      const Vec6 UD = d.U.col(da) * d.Dinv[b](0, 0);
-      double* ub = Xt.col(da).data();
+    double* P = blk(sb).data() + lo;
+    const int first = m.body_dofadr[b];
+    for (int r = first + m.body_dofnum[b] - 1; r >= first; --r) {
+      const Vec6 w = d.U.col(r) * d.dinv[r];
+      double* ub = Xt.col(r).data();
       std::fill(ub, ub + nc, 0.0);
-      inward_1dof(n, nc, Bt.col(da).data() + lo, Pb.data(),
-                  (p > 0 && sp != sb) ? blk(sp).data() + lo : nullptr, p > 0 && sp == sb,
-                  d.cdof.col(da).data(), UD.data(), ub + lo);
-    } else if (k > 1) {
-      // multi-dof bodies (ball, free, several joints): one column of the k at a time
-      auto ub = Xt.middleCols(da, k);
-      ub.setZero();
-      ub.middleRows(lo, n) = Bt.middleCols(da, k).middleRows(lo, n);
-      for (int j = 0; j < k; ++j) ub.col(j).segment(lo, n).noalias() -= Pb * d.cdof.col(da + j);
-      if (p == 0) continue;
-      auto Pp = blk(sp).middleRows(lo, n);
-      if (sp != sb) Pp += Pb;
-      const Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> UD =
-          d.U.middleCols(da, k) * d.Dinv[b].topLeftCorner(k, k);
-      for (int j = 0; j < k; ++j) Pp.noalias() += ub.col(j).segment(lo, n) * UD.col(j).transpose();
-    } else if (p > 0 && sp != sb) {
-      blk(sp).middleRows(lo, n) += Pb;
+      inward_dof(n, nc, Bt.col(r).data() + lo, P, p > 0 || r > first, d.cdof.col(r).data(),
+                 w.data(), ub + lo);
     }
+    if (p > 0 && sp != sb) blk(sp).middleRows(lo, n) += blk(sb).middleRows(lo, n);
   }
 
   // Outward sweep (eqs. 21-27): the blocks now hold the body accelerations A_i^T.
   for (int b = 1; b < m.nbody; ++b) {
     const int p = m.body_parent[b];
-    const int k = m.body_dofnum[b], da = m.body_dofadr[b];
     const int sb = m.body_slot_out[b], sp = m.body_slot_out[p];
     auto A = blk(sb);
     if (p == 0) {
@@ -158,23 +129,9 @@ void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>
     } else if (sb != sp) {
       A = blk(sp);
     }
-    if (k == 1) {
-      outward_1dof(nc, nc, A.data(), p > 0, d.U.col(da).data(), d.Dinv[b](0, 0),
-                   d.cdof.col(da).data(), Xt.col(da).data());
-    } else if (k > 1) {
-      auto qdd = Xt.middleCols(da, k);
-      if (p > 0)
-        for (int j = 0; j < k; ++j) qdd.col(j).noalias() -= A * d.U.col(da + j);
-      // qdd <- qdd Dinv^T, a column combination through the k x 6 scratch
-      auto tmp = d.iim_tmp.leftCols(k);
-      tmp = qdd;
-      const auto Dinv = d.Dinv[b].topLeftCorner(k, k);
-      for (int j = 0; j < k; ++j) {
-        qdd.col(j) = tmp.col(0) * Dinv(j, 0);
-        for (int i = 1; i < k; ++i) qdd.col(j) += tmp.col(i) * Dinv(j, i);
-      }
-      for (int j = 0; j < k; ++j) A.noalias() += qdd.col(j) * d.cdof.col(da + j).transpose();
-    }
+    for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)
+      outward_dof(nc, nc, A.data(), d.U.col(r).data(), d.dinv[r], d.cdof.col(r).data(),
+                  Xt.col(r).data());
   }
 }
 

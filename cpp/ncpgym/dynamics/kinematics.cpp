@@ -91,29 +91,26 @@ void velocities(const Model& m, Data& d, const double* u) {
     const int j0 = m.body_jntadr[b], nj = m.body_jntnum[b];
     for (int j = j0; j < j0 + nj; ++j) {
       const int da = m.jnt_dofadr[j];
-      switch (m.jnt_type[j]) {
-        case JointType::Free: {
-          // Translations along fixed world axes: their twists do not change.
-          v += d.cdof.middleCols<3>(da) * Eigen::Map<const Vec3>(u + da);
-          const Vec6 w = d.cdof.middleCols<3>(da + 3) * Eigen::Map<const Vec3>(u + da + 3);
-          c += cross_motion(v, w);
-          v += w;
-          break;
+      // Per-dof bias c_d = v' x S_d qdot_d with v' the velocity of the frame the axis is
+      // fixed in. Hinge and slide axes ride on the frame before the joint (v' = running
+      // velocity). A ball's three axes turn with the child body, v' = v_child, and
+      // v_child x (S w) = v_before x (S w) since (S w) x (S w) = 0: all three use v_before.
+      // A free joint's translations are fixed in the world (c = 0); its rotations follow.
+      const JointType t = m.jnt_type[j];
+      const int nd = joint_nv(t);
+      if (t == JointType::Free) {
+        for (int k = 0; k < 3; ++k) {
+          d.cdofdot.col(da + k).setZero();
+          v += d.cdof.col(da + k) * u[da + k];
         }
-        case JointType::Ball: {
-          // The three axes turn with the child body: d/dt S_k = v_child x S_k, and
-          // v_child x (S w) = v_before x (S w) because (S w) x (S w) = 0.
-          const Vec6 w = d.cdof.middleCols<3>(da) * Eigen::Map<const Vec3>(u + da);
-          c += cross_motion(v, w);
-          v += w;
-          break;
-        }
-        default: {
-          // Hinge and slide axes ride on the frame before the joint: dS/dt = v x S.
-          const Vec6 w = d.cdof.col(da) * u[da];
-          c += cross_motion(v, w);
-          v += w;
-        }
+      }
+      const int r0 = t == JointType::Free ? da + 3 : da;
+      const Vec6 vb = v;
+      for (int r = r0; r < da + nd; ++r) {
+        const Vec6 w = d.cdof.col(r) * u[r];
+        d.cdofdot.col(r) = cross_motion(t == JointType::Hinge || t == JointType::Slide ? v : vb, w);
+        c += d.cdofdot.col(r);
+        v += w;
       }
     }
     d.cvel[b] = v;
