@@ -9,3 +9,4 @@ namespace py = pybind11;
 
 void bind_model(py::module_& m);
 void bind_dynamics(py::module_& m);
+void bind_sim(py::module_& m);

@@ -5,4 +5,5 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = NCPGYM_VERSION;
   bind_model(m);
   bind_dynamics(m);
+  bind_sim(m);
 }

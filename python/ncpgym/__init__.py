@@ -4,7 +4,7 @@ O(n) articulated-body dynamics, served to Python as Gymnasium vector environment
 from importlib.metadata import PackageNotFoundError, version as _version
 
 from . import _core
-from ._core import Builder, Model, State
+from ._core import Builder, Model, Simulator, State
 from . import dynamics
 from .models import load_model
 
@@ -13,4 +13,4 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = _core.__version__
 
-__all__ = ["Builder", "Model", "State", "dynamics", "load_model", "__version__"]
+__all__ = ["Builder", "Model", "Simulator", "State", "dynamics", "load_model", "__version__"]

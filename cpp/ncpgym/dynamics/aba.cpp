@@ -17,7 +17,7 @@ namespace {
 // Second recursion (eqs. 10-11), inward. With `bias` the articulated bias forces h*_i and
 // uu = tau - F^T h* are accumulated too; without, only the inertias (for the IIM).
 template <bool bias>
-void inward(const Model& m, Data& d) {
+void inward(const Model& m, Data& d, const double* extra) {
   for (int b = 1; b < m.nbody; ++b) {
     d.IA[b] = d.cinert[b];
     if (bias) d.pA[b] = cross_force(d.cvel[b], d.cinert[b] * d.cvel[b]);
@@ -30,7 +30,7 @@ void inward(const Model& m, Data& d) {
       const auto S = d.cdof.col(r);
       auto U = d.U.col(r);
       U.noalias() = IA * S;  // M* F  (eq. 11)
-      const double dinv = 1.0 / (S.dot(U) + m.dof_armature[r]);
+      const double dinv = 1.0 / (S.dot(U) + m.dof_armature[r] + (extra ? extra[r] : 0.0));
       d.dinv[r] = dinv;
       // project the inertia past this dof: M* <- T*^T M* (eq. 10); (IA stays symmetric)
       IA.noalias() -= (dinv * U) * U.transpose();
@@ -48,13 +48,13 @@ void inward(const Model& m, Data& d) {
 }
 }  // namespace
 
-void factorize(const Model& m, Data& d, const double* q) {
+void factorize(const Model& m, Data& d, const double* q, const double* extra_armature) {
   kinematics(m, d, q);
-  inward<false>(m, d);
+  inward<false>(m, d, extra_armature);
 }
 
 void aba(const Model& m, Data& d, const double* q, const double* u, const double* tau,
-         bool include_passive) {
+         bool include_passive, const double* extra_armature) {
   // First recursion (eq. 8): poses, twists and velocities.
   kinematics(m, d, q);
   velocities(m, d, u);
@@ -66,7 +66,7 @@ void aba(const Model& m, Data& d, const double* q, const double* u, const double
     for (int i = 0; i < m.nv; ++i) d.tau[i] -= m.dof_damping[i] * u[i];
   }
   // Second recursion (eqs. 10-11).
-  inward<true>(m, d);
+  inward<true>(m, d, extra_armature);
   // Third recursion (eq. 12), outward; gravity enters as a base acceleration -g.
   d.acc[0] << Vec3::Zero(), -m.gravity;
   for (int b = 1; b < m.nbody; ++b) {

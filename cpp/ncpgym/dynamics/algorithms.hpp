@@ -17,12 +17,14 @@ void passive_damping(const Model& m, const double* u, double* out);
 // O(n) forward dynamics (aba.cpp): qacc = M^-1 (tau + passive - bias), the three
 // recursions of iwim-on-dynamics.txt eqs. 8, 10-12. Writes d.qacc and keeps the
 // articulated factorisation (IA, U, Dinv) for minv_times.
+// `extra_armature` (nv, optional) is added to the joint-space inertia: the solver uses it
+// for H = M + h B, implicit joint damping.
 void aba(const Model& m, Data& d, const double* q, const double* u, const double* tau,
-         bool include_passive = true);
+         bool include_passive = true, const double* extra_armature = nullptr);
 
 // Only the configuration-dependent part of aba (kinematics + articulated inertias):
 // what minv_times needs.
-void factorize(const Model& m, Data& d, const double* q);
+void factorize(const Model& m, Data& d, const double* q, const double* extra_armature = nullptr);
 
 // Implicit Inversion Method (iim.cpp): out = M^-1 B (nv x ncols) for the configuration of
 // the last aba()/factorize(), iwim-on-dynamics.txt §5, eqs. 16-27. No M is formed.

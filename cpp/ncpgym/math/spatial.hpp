@@ -10,6 +10,7 @@
 
 namespace ncpgym {
 
+using Vec2d = Eigen::Vector2d;
 using Vec3 = Eigen::Vector3d;
 using Vec4 = Eigen::Vector4d;
 using Vec6 = Eigen::Matrix<double, 6, 1>;

@@ -1,0 +1,149 @@
+// ncpgym.Simulator: one world stepped by the non-smooth Newton solver, for tests,
+// debugging and single-world use. Batches of worlds come with ncpgym's vector envs.
+#include <stdexcept>
+
+#include "bindings.hpp"
+#include "ncpgym/solver/stepper.hpp"
+
+using namespace ncpgym;
+
+namespace {
+
+template <class E>
+E parse(const std::string& s, std::initializer_list<std::pair<const char*, E>> table, const char* what) {
+  std::string all;
+  for (const auto& [name, value] : table) {
+    if (s == name) return value;
+    all += std::string(all.empty() ? "" : ", ") + name;
+  }
+  throw std::invalid_argument(std::string("unknown ") + what + " '" + s + "' (expected one of: " + all + ")");
+}
+
+struct Simulator {
+  Simulator(std::shared_ptr<Model> model, const SolverOptions& opt)
+      : model_(model), stepper(model, opt), state(*model) {}
+  std::shared_ptr<Model> model_;
+  Stepper stepper;
+  State state;
+};
+
+py::array_t<double> view(VecX& v, py::handle owner) {
+  return py::array_t<double>({v.size()}, {sizeof(double)}, v.data(), owner);
+}
+
+}  // namespace
+
+void bind_sim(py::module_& mod) {
+  py::class_<Simulator>(mod, "Simulator", R"doc(
+One world stepped by the non-smooth Newton NCP solver (nonsmooth-newton-ncp.txt, Alg. 1).
+
+Options (all keyword): newton_iterations=6, linear_iterations=20, tolerance=0 (early exit
+on the NCP residual), step=0.75 (damped Newton step), regularization=1e-6,
+ncp='fischer_burmeister'|'minimum_map', rscale='effective_mass'|'time_step'|'identity',
+linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
+(collision margin), thickness=0 (contact thickness), timestep=0 (0: the model's).
+)doc")
+      .def(py::init([](std::shared_ptr<Model> model, int newton_iterations, int linear_iterations,
+                       double tolerance, double step, double regularization, const std::string& ncp,
+                       const std::string& rscale, const std::string& linear, bool warm_start,
+                       double margin, double thickness, double timestep) {
+             SolverOptions o;
+             o.newton_iterations = newton_iterations;
+             o.linear_iterations = linear_iterations;
+             o.tolerance = tolerance;
+             o.step = step;
+             o.regularization = regularization;
+             o.ncp = parse<NcpFunction>(ncp, {{"fischer_burmeister", NcpFunction::FischerBurmeister},
+                                              {"minimum_map", NcpFunction::MinimumMap}}, "ncp function");
+             o.rscale = parse<RScaling>(rscale, {{"effective_mass", RScaling::EffectiveMass},
+                                                 {"time_step", RScaling::TimeStep},
+                                                 {"identity", RScaling::Identity}}, "rscale");
+             o.linear = parse<LinearSolverType>(linear, {{"pcr", LinearSolverType::PCR},
+                                                         {"pcg", LinearSolverType::PCG},
+                                                         {"jacobi", LinearSolverType::Jacobi},
+                                                         {"gauss_seidel", LinearSolverType::GaussSeidel},
+                                                         {"ldlt", LinearSolverType::LDLT}}, "linear solver");
+             o.warm_start = warm_start;
+             o.collision.margin = margin;
+             o.thickness = thickness;
+             o.timestep = timestep;
+             if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
+             return new Simulator(model, o);
+           }),
+           py::arg("model"), py::kw_only(), py::arg("newton_iterations") = 6,
+           py::arg("linear_iterations") = 20, py::arg("tolerance") = 0.0, py::arg("step") = 0.75,
+           py::arg("regularization") = 1e-6, py::arg("ncp") = "fischer_burmeister",
+           py::arg("rscale") = "effective_mass", py::arg("linear") = "pcr",
+           py::arg("warm_start") = false, py::arg("margin") = 0.01, py::arg("thickness") = 0.0,
+           py::arg("timestep") = 0.0)
+      .def_property_readonly("model", [](const Simulator& s) { return s.model_; })
+      .def_property_readonly("timestep", [](const Simulator& s) {
+        return s.stepper.options().timestep > 0 ? s.stepper.options().timestep : s.model_->timestep;
+      })
+      .def(
+          "step",
+          [](Simulator& s, py::object ctrl, int nsteps) {
+            if (!ctrl.is_none()) {
+              auto c = ctrl.cast<py::array_t<double, py::array::c_style | py::array::forcecast>>();
+              if (c.ndim() != 1 || c.shape(0) != s.model_->nu)
+                throw std::invalid_argument("ctrl: expected shape (" + std::to_string(s.model_->nu) + ",)");
+              for (py::ssize_t i = 0; i < c.shape(0); ++i)
+                if (!std::isfinite(c.at(i))) throw std::invalid_argument("ctrl: non-finite value");
+              for (py::ssize_t i = 0; i < c.shape(0); ++i) s.state.ctrl[i] = c.at(i);
+            }
+            if (nsteps < 1) throw std::invalid_argument("nsteps must be >= 1");
+            py::gil_scoped_release release;
+            for (int k = 0; k < nsteps; ++k) s.stepper.step(s.state);
+          },
+          py::arg("ctrl") = py::none(), py::arg("nsteps") = 1,
+          "Advance nsteps time steps; ctrl (nu,) is kept for later steps.")
+      .def_property("q", [](py::object self) { return view(self.cast<Simulator&>().state.q, self); },
+                    [](Simulator& s, const VecX& q) {
+                      if (q.size() != s.state.q.size()) throw std::invalid_argument("q has the wrong size");
+                      s.state.q = q;
+                    })
+      .def_property("u", [](py::object self) { return view(self.cast<Simulator&>().state.u, self); },
+                    [](Simulator& s, const VecX& u) {
+                      if (u.size() != s.state.u.size()) throw std::invalid_argument("u has the wrong size");
+                      s.state.u = u;
+                    })
+      .def_property_readonly("ctrl", [](py::object self) { return view(self.cast<Simulator&>().state.ctrl, self); })
+      .def_property_readonly("contacts", [](const Simulator& s) {
+        const auto& cs = s.stepper.contacts();
+        const py::ssize_t n = static_cast<py::ssize_t>(cs.size());
+        py::array_t<double> pos({n, py::ssize_t(3)}), normal({n, py::ssize_t(3)}), force({n, py::ssize_t(3)});
+        py::array_t<double> dist(n), friction(n);
+        py::array_t<int> g1(n), g2(n);
+        const VecX& f = s.stepper.contact_forces();
+        for (py::ssize_t i = 0; i < n; ++i) {
+          for (int k = 0; k < 3; ++k) {
+            pos.mutable_at(i, k) = cs[i].pos[k];
+            normal.mutable_at(i, k) = cs[i].normal[k];
+            force.mutable_at(i, k) = f[3 * i + k];
+          }
+          dist.mutable_at(i) = cs[i].dist;
+          friction.mutable_at(i) = cs[i].friction;
+          g1.mutable_at(i) = cs[i].geom1;
+          g2.mutable_at(i) = cs[i].geom2;
+        }
+        py::dict d;
+        d["pos"] = pos;
+        d["normal"] = normal;
+        d["dist"] = dist;
+        d["force"] = force;
+        d["friction"] = friction;
+        d["geom1"] = g1;
+        d["geom2"] = g2;
+        return d;
+      }, "Contacts of the last step: pos, normal (from geom2 to geom1), dist at detection, "
+         "force (normal, tangent1, tangent2; impulse = timestep * force), geom ids.")
+      .def_property_readonly("solver_stats", [](const Simulator& s) {
+        const auto& st = s.stepper.stats();
+        py::dict d;
+        d["newton_iterations"] = st.newton_iterations;
+        d["residual"] = st.residual;
+        d["linear_iterations"] = st.linear_iterations;
+        d["linear_residual"] = st.linear_residual;
+        return d;
+      });
+}

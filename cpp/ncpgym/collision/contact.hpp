@@ -1,0 +1,37 @@
+// Contacts produced by collision detection, once per time step. The normal n is fixed in
+// the world for the step and points from geom 2 (body B) to geom 1 (body A); the witness
+// points are stored in the body frames, so the gap C_n(q) = n^T (a(q) - b(q)) - d of
+// nonsmooth-newton-ncp.txt eq. 9 can be re-evaluated at every Newton iterate.
+#pragma once
+
+#include <vector>
+
+#include "ncpgym/dynamics/data.hpp"
+
+namespace ncpgym {
+
+struct Contact {
+  int geom1 = -1, geom2 = -1;  // geom ids (A, B)
+  int body1 = 0, body2 = 0;    // body ids (A, B)
+  Vec3 pos;                    // world position (midpoint of the witness points)
+  Vec3 normal;                 // unit, world, from B to A
+  Vec3 tangent1, tangent2;     // world tangent basis (friction directions)
+  Vec3 local1, local2;         // witness points in the frames of body A and body B
+  double dist = 0;             // signed distance at detection (negative: penetration)
+  double friction = 0;         // Coulomb coefficient mu of the pair
+};
+
+// One world-space witness pair from a narrow-phase test: a on geom 1, b on geom 2,
+// normal n from geom 2 to geom 1, dist = n^T (a - b).
+struct ContactPoint {
+  Vec3 a, b, n;
+  double dist;
+};
+
+// Collision geometry of a geom in world coordinates.
+struct GeomPose {
+  Vec3 pos;
+  Mat3 rot;
+};
+
+}  // namespace ncpgym

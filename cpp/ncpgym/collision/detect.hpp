@@ -1,0 +1,31 @@
+// Collision detection for one world: broad phase (bounding spheres, planes always
+// candidates), filtering (same body, parent-child, static-static, MuJoCo's
+// contype/conaffinity) and dispatch to the narrow phase.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ncpgym/collision/contact.hpp"
+
+namespace ncpgym {
+
+struct CollisionOptions {
+  double margin = 0.01;  // pairs closer than this become contacts (inactive while apart)
+};
+
+// Whether geoms g1 and g2 may collide under the model's filtering rules.
+bool geoms_may_collide(const Model& m, int g1, int g2);
+
+// Geom type pairs that may collide in this model but have no narrow phase yet, as
+// readable "type-type" strings (empty when every pair is supported).
+std::vector<std::string> unsupported_pairs(const Model& m);
+
+// Contacts at the poses in d (after kinematics()). Appends to `out` (cleared first).
+void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
+                     std::vector<Contact>& out);
+
+// Bounding-sphere radius of a geom (infinite for planes).
+double geom_rbound(const Model& m, int g);
+
+}  // namespace ncpgym

@@ -1,0 +1,355 @@
+// Narrow-phase collision tests (written for ncpgym; standard computational geometry:
+// closest points on segments, separating-axis test and Sutherland-Hodgman face clipping
+// for boxes, as in Ericson, "Real-Time Collision Detection", 2004, §5.1, §4.4, §8.3).
+#include "ncpgym/collision/narrowphase.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ncpgym::collision {
+
+namespace {
+
+inline void push(Points& out, const Vec3& a, const Vec3& b, const Vec3& n) {
+  out.push_back({a, b, n, n.dot(a - b)});
+}
+
+// Closest point to p on the segment [s0, s1].
+inline Vec3 closest_on_segment(const Vec3& p, const Vec3& s0, const Vec3& s1) {
+  const Vec3 d = s1 - s0;
+  const double dd = d.squaredNorm();
+  if (dd < 1e-300) return s0;
+  const double t = std::clamp((p - s0).dot(d) / dd, 0.0, 1.0);
+  return s0 + t * d;
+}
+
+// Closest points between segments [p0, p1] and [q0, q1] (Ericson §5.1.9).
+inline void closest_segments(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1,
+                             Vec3& cp, Vec3& cq) {
+  const Vec3 d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
+  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
+  double s = 0, t = 0;
+  if (a <= 1e-300 && e <= 1e-300) {
+    cp = p0;
+    cq = q0;
+    return;
+  }
+  if (a <= 1e-300) {
+    t = std::clamp(f / e, 0.0, 1.0);
+  } else {
+    const double c = d1.dot(r);
+    if (e <= 1e-300) {
+      s = std::clamp(-c / a, 0.0, 1.0);
+    } else {
+      const double b = d1.dot(d2), den = a * e - b * b;
+      s = den > 1e-14 * a * e ? std::clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
+      t = (b * s + f) / e;
+      if (t < 0) {
+        t = 0;
+        s = std::clamp(-c / a, 0.0, 1.0);
+      } else if (t > 1) {
+        t = 1;
+        s = std::clamp((b - c) / a, 0.0, 1.0);
+      }
+    }
+  }
+  cp = p0 + s * d1;
+  cq = q0 + t * d2;
+}
+
+// Two spheres (centres ca, cb; radii): witness points on each surface.
+inline void spheres(const Vec3& ca, double ra, const Vec3& cb, double rb, double margin, Points& out) {
+  Vec3 d = ca - cb;
+  const double len = d.norm();
+  if (len - ra - rb >= margin) return;
+  const Vec3 n = len > 1e-12 ? Vec3(d / len) : Vec3::UnitZ();
+  push(out, ca - ra * n, cb + rb * n, n);
+}
+
+inline void capsule_ends(const GeomPose& c, double half, Vec3& e0, Vec3& e1) {
+  const Vec3 axis = c.rot.col(2);
+  e0 = c.pos - half * axis;
+  e1 = c.pos + half * axis;
+}
+
+// Sphere (centre, radius) against a box: closest point, or the nearest face when the centre
+// is inside.
+inline void sphere_box_point(const Vec3& ca, double ra, const GeomPose& b, const Vec3& hb,
+                             double margin, Points& out) {
+  const Vec3 local = b.rot.transpose() * (ca - b.pos);
+  const Vec3 q = local.cwiseMax(-hb).cwiseMin(hb);
+  const Vec3 diff = local - q;
+  const double len = diff.norm();
+  if (len > 1e-12) {
+    if (len - ra >= margin) return;
+    const Vec3 n = b.rot * (diff / len);
+    push(out, ca - ra * n, b.pos + b.rot * q, n);
+    return;
+  }
+  int k = 0;
+  double best = hb[0] - std::abs(local[0]);
+  for (int i = 1; i < 3; ++i) {
+    const double pen = hb[i] - std::abs(local[i]);
+    if (pen < best) {
+      best = pen;
+      k = i;
+    }
+  }
+  Vec3 nl = Vec3::Zero();
+  nl[k] = local[k] >= 0 ? 1.0 : -1.0;
+  Vec3 surf = local;
+  surf[k] = nl[k] * hb[k];
+  const Vec3 n = b.rot * nl;
+  push(out, ca - ra * n, b.pos + b.rot * surf, n);
+}
+
+// Keep at most 4 points spanning the largest area: deepest, farthest from it, then the
+// extreme points on either side of the line through both.
+void reduce_manifold(Points& pts, size_t first) {
+  if (pts.size() - first <= 4) return;
+  Points cand(pts.begin() + first, pts.end());
+  pts.resize(first);
+  auto deepest = std::min_element(cand.begin(), cand.end(),
+                                  [](const ContactPoint& x, const ContactPoint& y) { return x.dist < y.dist; });
+  const ContactPoint p0 = *deepest;
+  const ContactPoint* p1 = &cand[0];
+  for (const auto& c : cand)
+    if ((c.a - p0.a).squaredNorm() > (p1->a - p0.a).squaredNorm()) p1 = &c;
+  const Vec3 n = p0.n, e = p1->a - p0.a;
+  const ContactPoint *p2 = nullptr, *p3 = nullptr;
+  double amax = 0, amin = 0;
+  for (const auto& c : cand) {
+    const double area = n.dot(e.cross(c.a - p0.a));
+    if (area > amax) {
+      amax = area;
+      p2 = &c;
+    }
+    if (area < amin) {
+      amin = area;
+      p3 = &c;
+    }
+  }
+  pts.push_back(p0);
+  pts.push_back(*p1);
+  if (p2) pts.push_back(*p2);
+  if (p3) pts.push_back(*p3);
+}
+
+}  // namespace
+
+void sphere_plane(const GeomPose& s, double r, const GeomPose& p, double margin, Points& out) {
+  const Vec3 n = p.rot.col(2);
+  const double h = n.dot(s.pos - p.pos);
+  if (h - r >= margin) return;
+  push(out, s.pos - r * n, s.pos - h * n, n);
+}
+
+void capsule_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out) {
+  Vec3 e0, e1;
+  capsule_ends(c, half, e0, e1);
+  sphere_plane({e0, c.rot}, r, p, margin, out);
+  sphere_plane({e1, c.rot}, r, p, margin, out);
+}
+
+void box_plane(const GeomPose& b, const Vec3& half, const GeomPose& p, double margin, Points& out) {
+  const Vec3 n = p.rot.col(2);
+  const size_t first = out.size();
+  for (int i = 0; i < 8; ++i) {
+    const Vec3 corner = b.pos + b.rot * Vec3((i & 1 ? 1 : -1) * half[0], (i & 2 ? 1 : -1) * half[1],
+                                            (i & 4 ? 1 : -1) * half[2]);
+    const double h = n.dot(corner - p.pos);
+    if (h < margin) push(out, corner, corner - h * n, n);
+  }
+  reduce_manifold(out, first);
+}
+
+void cylinder_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out) {
+  // Rim samples of both caps (8 per cap), reduced to a 4-point manifold.
+  const Vec3 n = p.rot.col(2);
+  const size_t first = out.size();
+  for (int cap = -1; cap <= 1; cap += 2) {
+    for (int k = 0; k < 8; ++k) {
+      const double th = k * M_PI / 4;
+      const Vec3 pt = c.pos + c.rot * Vec3(r * std::cos(th), r * std::sin(th), cap * half);
+      const double h = n.dot(pt - p.pos);
+      if (h < margin) push(out, pt, pt - h * n, n);
+    }
+  }
+  reduce_manifold(out, first);
+}
+
+void mesh_plane(const GeomPose& m, const std::vector<Vec3>& verts, const GeomPose& p, double margin, Points& out) {
+  const Vec3 n = p.rot.col(2);
+  const size_t first = out.size();
+  for (const Vec3& v : verts) {
+    const Vec3 pt = m.pos + m.rot * v;
+    const double h = n.dot(pt - p.pos);
+    if (h < margin) push(out, pt, pt - h * n, n);
+  }
+  reduce_manifold(out, first);
+}
+
+void sphere_sphere(const GeomPose& a, double ra, const GeomPose& b, double rb, double margin, Points& out) {
+  spheres(a.pos, ra, b.pos, rb, margin, out);
+}
+
+void sphere_capsule(const GeomPose& a, double ra, const GeomPose& b, double rb, double hb, double margin, Points& out) {
+  Vec3 e0, e1;
+  capsule_ends(b, hb, e0, e1);
+  spheres(a.pos, ra, closest_on_segment(a.pos, e0, e1), rb, margin, out);
+}
+
+void capsule_capsule(const GeomPose& a, double ra, double ha, const GeomPose& b, double rb, double hb,
+                     double margin, Points& out) {
+  Vec3 a0, a1, b0, b1, pa, pb;
+  capsule_ends(a, ha, a0, a1);
+  capsule_ends(b, hb, b0, b1);
+  const Vec3 da = (a1 - a0).normalized(), db = (b1 - b0).normalized();
+  if (std::abs(da.dot(db)) > 0.999) {
+    // (Nearly) parallel: support the overlap at both of its ends.
+    const size_t first = out.size();
+    for (const Vec3& e : {a0, a1}) spheres(e, ra, closest_on_segment(e, b0, b1), rb, margin, out);
+    for (const Vec3& e : {b0, b1}) spheres(closest_on_segment(e, a0, a1), ra, e, rb, margin, out);
+    // drop duplicates (an endpoint pair found from both sides)
+    for (size_t i = first; i < out.size(); ++i)
+      for (size_t j = out.size() - 1; j > i; --j)
+        if ((out[i].a - out[j].a).norm() < 1e-9) out.erase(out.begin() + j);
+    reduce_manifold(out, first);
+    return;
+  }
+  closest_segments(a0, a1, b0, b1, pa, pb);
+  spheres(pa, ra, pb, rb, margin, out);
+}
+
+void sphere_box(const GeomPose& a, double ra, const GeomPose& b, const Vec3& hb, double margin, Points& out) {
+  sphere_box_point(a.pos, ra, b, hb, margin, out);
+}
+
+void capsule_box(const GeomPose& a, double ra, double ha, const GeomPose& b, const Vec3& hb, double margin,
+                 Points& out) {
+  // The end spheres (a capsule lying on a face rests on both), plus the segment point
+  // closest to the box when it lies strictly between the ends (alternating projections).
+  Vec3 e0, e1;
+  capsule_ends(a, ha, e0, e1);
+  const size_t first = out.size();
+  sphere_box_point(e0, ra, b, hb, margin, out);
+  sphere_box_point(e1, ra, b, hb, margin, out);
+  Vec3 p = a.pos;
+  for (int it = 0; it < 8; ++it) {
+    const Vec3 local = b.rot.transpose() * (p - b.pos);
+    const Vec3 q = b.pos + b.rot * local.cwiseMax(-hb).cwiseMin(hb);
+    p = closest_on_segment(q, e0, e1);
+  }
+  if ((p - e0).norm() > 1e-6 * (1 + ha) && (p - e1).norm() > 1e-6 * (1 + ha))
+    sphere_box_point(p, ra, b, hb, margin, out);
+  reduce_manifold(out, first);
+}
+
+void box_box(const GeomPose& A, const Vec3& ha, const GeomPose& B, const Vec3& hb, double margin, Points& out) {
+  // Separating-axis test over the 15 candidate axes; keep the axis of least penetration,
+  // preferring face axes unless an edge axis separates clearly more.
+  const Vec3 d = A.pos - B.pos;
+  double best_face = -1e300, best_edge = -1e300;
+  int face_axis = -1, edge_i = -1, edge_j = -1;
+  Vec3 face_n, edge_n;
+  auto separation = [&](const Vec3& L) {
+    double ra = 0, rb = 0;
+    for (int k = 0; k < 3; ++k) {
+      ra += ha[k] * std::abs(L.dot(A.rot.col(k)));
+      rb += hb[k] * std::abs(L.dot(B.rot.col(k)));
+    }
+    return std::abs(L.dot(d)) - ra - rb;
+  };
+  for (int k = 0; k < 6; ++k) {
+    const Vec3 L = k < 3 ? Vec3(A.rot.col(k)) : Vec3(B.rot.col(k - 3));
+    const double s = separation(L);
+    if (s >= margin) return;
+    if (s > best_face) {
+      best_face = s;
+      face_axis = k;
+      face_n = L.dot(d) >= 0 ? L : Vec3(-L);
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      Vec3 L = A.rot.col(i).cross(B.rot.col(j));
+      const double len = L.norm();
+      if (len < 1e-6) continue;
+      L /= len;
+      const double s = separation(L);
+      if (s >= margin) return;
+      if (s > best_edge) {
+        best_edge = s;
+        edge_i = i;
+        edge_j = j;
+        edge_n = L.dot(d) >= 0 ? L : Vec3(-L);
+      }
+    }
+  }
+
+  if (edge_i >= 0 && best_edge > best_face + 1e-4 * (1 + ha.maxCoeff() + hb.maxCoeff())) {
+    // Edge-edge: the edges of A and B nearest to each other along n.
+    const Vec3 n = edge_n;  // from B to A
+    Vec3 ca = A.pos, cb = B.pos;
+    for (int k = 0; k < 3; ++k) {
+      if (k != edge_i) ca -= ha[k] * (n.dot(A.rot.col(k)) > 0 ? 1.0 : -1.0) * A.rot.col(k);
+      if (k != edge_j) cb += hb[k] * (n.dot(B.rot.col(k)) > 0 ? 1.0 : -1.0) * B.rot.col(k);
+    }
+    Vec3 pa, pb;
+    closest_segments(ca - ha[edge_i] * A.rot.col(edge_i), ca + ha[edge_i] * A.rot.col(edge_i),
+                     cb - hb[edge_j] * B.rot.col(edge_j), cb + hb[edge_j] * B.rot.col(edge_j), pa, pb);
+    push(out, pa, pb, n);
+    return;
+  }
+
+  // Face contact: clip the incident face of the other box against the reference face.
+  const bool ref_is_a = face_axis < 3;
+  const GeomPose& R = ref_is_a ? A : B;
+  const GeomPose& I = ref_is_a ? B : A;
+  const Vec3& hr = ref_is_a ? ha : hb;
+  const Vec3& hi = ref_is_a ? hb : ha;
+  const Vec3 n = face_n;                  // from B to A
+  const Vec3 m = ref_is_a ? Vec3(-n) : n;  // reference face outward normal, towards the other box
+  const int rk = face_axis % 3;
+  const Vec3 fc = R.pos + hr[rk] * m;
+  const int ru = (rk + 1) % 3, rv = (rk + 2) % 3;
+  const Vec3 u = R.rot.col(ru), v = R.rot.col(rv);
+
+  // incident face: the face of I whose normal is most opposite to m
+  int ik = 0;
+  for (int k = 1; k < 3; ++k)
+    if (std::abs(I.rot.col(k).dot(m)) > std::abs(I.rot.col(ik).dot(m))) ik = k;
+  const Vec3 inormal = I.rot.col(ik).dot(m) > 0 ? Vec3(-I.rot.col(ik)) : Vec3(I.rot.col(ik));
+  const Vec3 ic = I.pos + hi[ik] * inormal;
+  const int iu = (ik + 1) % 3, iv = (ik + 2) % 3;
+  const Vec3 eu = hi[iu] * I.rot.col(iu), ev = hi[iv] * I.rot.col(iv);
+  std::vector<Vec3> poly = {ic + eu + ev, ic - eu + ev, ic - eu - ev, ic + eu - ev}, next;
+  // Sutherland-Hodgman against the four side planes of the reference face
+  const Vec3 axes[4] = {u, Vec3(-u), v, Vec3(-v)};
+  const double lim[4] = {hr[ru], hr[ru], hr[rv], hr[rv]};
+  for (int s = 0; s < 4 && !poly.empty(); ++s) {
+    next.clear();
+    for (size_t i = 0; i < poly.size(); ++i) {
+      const Vec3& p = poly[i];
+      const Vec3& q = poly[(i + 1) % poly.size()];
+      const double dp = axes[s].dot(p - fc) - lim[s], dq = axes[s].dot(q - fc) - lim[s];
+      if (dp <= 0) next.push_back(p);
+      if ((dp < 0) != (dq < 0) && dp != dq) next.push_back(p + (q - p) * (dp / (dp - dq)));
+    }
+    poly.swap(next);
+  }
+  const size_t first = out.size();
+  for (const Vec3& p : poly) {
+    const double s = m.dot(p - fc);
+    if (s >= margin) continue;
+    const Vec3 on_ref = p - s * m;
+    if (ref_is_a) {
+      push(out, on_ref, p, n);
+    } else {
+      push(out, p, on_ref, n);
+    }
+  }
+  reduce_manifold(out, first);
+}
+
+}  // namespace ncpgym::collision

@@ -1,0 +1,52 @@
+// NCP functions of nonsmooth-newton-ncp.txt with the complementarity preconditioner r
+// (§7, eq. 66), and the friction compliance W of Appendix A.2.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+namespace ncpgym::ncp {
+
+// Value of an NCP function phi(C, r lambda) and its partial derivatives
+// dphi/dC (alpha, multiplies the constraint gradient) and dphi/dlambda (beta, includes r).
+struct Value {
+  double phi, dC, dlambda;
+};
+
+// Fischer-Burmeister, eqs. 93-95; at (0, 0) the derivative is set-valued and the seed
+// picks alpha = 0, beta = 1 (eqs. 26-27), i.e. dphi/dlambda = r.
+inline Value fischer_burmeister(double C, double lambda, double r) {
+  const double rl = r * lambda;
+  const double norm = std::sqrt(C * C + rl * rl);
+  if (norm == 0) return {0.0, 0.0, r};
+  return {C + rl - norm, 1.0 - C / norm, (1.0 - rl / norm) * r};
+}
+
+// Minimum map, eqs. 96-98.
+inline Value minimum_map(double C, double lambda, double r) {
+  if (C <= r * lambda) return {C, 1.0, 0.0};
+  return {r * lambda, 0.0, r};
+}
+
+// Friction compliance W for one contact (Appendix A.2). s = |D^T u| is the slip speed,
+// lf = |lambda_f| and mu_ln = mu lambda_n > 0 (active contact). The seed's eqs. 102 and
+// 104 print the first denominator term as |D^T u|^2; eq. 101 gives |D^T u|, as used here:
+//   W_FB = r (sqrt(s^2 + r^2 g^2) - r g) / (s + r mu_ln - sqrt(s^2 + r^2 g^2)),
+//   g = mu_ln - lf.  (eq. 103-104, corrected)
+inline double friction_w_fb(double s, double lf, double mu_ln, double r) {
+  const double g = mu_ln - lf;
+  const double root = std::sqrt(s * s + r * r * g * g);
+  const double num = r * (root - r * g);
+  const double den = s + r * mu_ln - root;
+  if (num <= 0) return 0.0;  // sticking
+  return num / std::max(den, 1e-12 * (s + r * mu_ln) + 1e-300);
+}
+
+// Minimum-map variant, eq. 105.
+inline double friction_w_min(double s, double lf, double mu_ln, double r) {
+  const double g = mu_ln - lf;
+  if (s <= r * g) return 0.0;
+  return (s - r * g) / mu_ln;
+}
+
+}  // namespace ncpgym::ncp

@@ -1,0 +1,32 @@
+// Solver options (per Model/batch, not per world). Defaults follow
+// nonsmooth-newton-ncp.txt: zero start (eqs. 67-68), damped step t = 0.75 (§8.1),
+// regularisation 1e-6 (§8.4), FB with the effective-mass r-factor (eq. 66, Fig. 17), PCR
+// with a Jacobi preconditioner (§8.2), and the arch's iteration counts of Table 2.
+#pragma once
+
+#include "ncpgym/collision/detect.hpp"
+#include "ncpgym/solver/linear.hpp"
+
+namespace ncpgym {
+
+enum class NcpFunction { FischerBurmeister = 0, MinimumMap = 1 };
+// Complementarity preconditioner r (§7, Fig. 17): identity, time-step scaled (h^2 for
+// position rows, h for friction rows), or time-step scaled effective mass (eq. 66).
+enum class RScaling { Identity = 0, TimeStep = 1, EffectiveMass = 2 };
+
+struct SolverOptions {
+  int newton_iterations = 6;
+  int linear_iterations = 20;
+  double tolerance = 0.0;       // early exit when the Newton residual falls below (0: off)
+  double step = 0.75;           // damped Newton step t
+  double regularization = 1e-6; // epsilon on the system diagonal
+  NcpFunction ncp = NcpFunction::FischerBurmeister;
+  RScaling rscale = RScaling::EffectiveMass;
+  LinearSolverType linear = LinearSolverType::PCR;
+  bool warm_start = false;      // start lambda from the previous step's contact impulses
+  double thickness = 0.0;       // contact thickness d of eq. 9
+  double timestep = 0.0;        // 0: the model's timestep
+  CollisionOptions collision;
+};
+
+}  // namespace ncpgym

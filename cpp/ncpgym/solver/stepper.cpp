@@ -1,0 +1,237 @@
+#include "ncpgym/solver/stepper.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "ncpgym/collision/detect.hpp"
+#include "ncpgym/constraints/ncp.hpp"
+
+namespace ncpgym {
+
+namespace {
+
+// Adds sign * dir^T J_p(u) to `row`, where J_p is the Jacobian of the world point p fixed
+// to `body` (columns: the world twists [w; v_O] of the dofs on its path, v = v_O + w x p).
+void add_point_row(const Model& m, const Data& d, int body, const Vec3& p, const Vec3& dir,
+                   double sign, MatX& J, int row) {
+  for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) {
+    const auto S = d.cdof.col(j);
+    const Vec3 w = S.head<3>();
+    const Vec3 v = S.tail<3>() + w.cross(p);
+    J(row, j) += sign * dir.dot(v);
+  }
+}
+
+}  // namespace
+
+Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& options)
+    : m_(std::move(model)), opt_(options), dH_(*m_), dk_(*m_) {
+  const Model& m = *m_;
+  if (opt_.newton_iterations < 1 || opt_.linear_iterations < 1)
+    throw std::invalid_argument("newton_iterations and linear_iterations must be >= 1");
+  if (!(opt_.step > 0 && opt_.step <= 1)) throw std::invalid_argument("step must be in (0, 1]");
+  if (!(opt_.regularization >= 0)) throw std::invalid_argument("regularization must be >= 0");
+  if (!(opt_.timestep >= 0)) throw std::invalid_argument("timestep must be >= 0 (0: the model's)");
+  const auto bad = unsupported_pairs(m);
+  if (!bad.empty()) {
+    std::string s;
+    for (const auto& b : bad) s += (s.empty() ? "" : ", ") + b;
+    throw std::invalid_argument("collision between these geom types is not supported yet: " + s +
+                                " (exclude them with contype/conaffinity)");
+  }
+  tau_.setZero(m.nv);
+  extra_arm_.setZero(m.nv);
+  u_tilde_.setZero(m.nv);
+  u_.setZero(m.nv);
+  du_.setZero(m.nv);
+  qn_.setZero(m.nq);
+}
+
+void Stepper::collect_limits(const State& s) {
+  const Model& m = *m_;
+  limit_joint_.clear();
+  limit_kind_.clear();
+  for (int j = 0; j < m.njnt; ++j) {
+    if (!m.jnt_limited[j]) continue;
+    const double q = s.q[m.jnt_qposadr[j]];
+    if (q - m.jnt_range[2 * j] < opt_.collision.margin) {
+      limit_joint_.push_back(j);
+      limit_kind_.push_back(RowKind::LimitLower);
+    }
+    if (m.jnt_range[2 * j + 1] - q < opt_.collision.margin) {
+      limit_joint_.push_back(j);
+      limit_kind_.push_back(RowKind::LimitUpper);
+    }
+  }
+}
+
+void Stepper::evaluate_rows(const VecX& q) {
+  const Model& m = *m_;
+  kinematics(m, dk_, q.data());
+  J_.setZero();
+  const int nc = static_cast<int>(contacts_.size());
+  for (int c = 0; c < nc; ++c) {
+    const Contact& k = contacts_[c];
+    const Vec3 a = dk_.xpos[k.body1] + dk_.xmat[k.body1] * k.local1;
+    const Vec3 b = dk_.xpos[k.body2] + dk_.xmat[k.body2] * k.local2;
+    C_[3 * c] = k.normal.dot(a - b) - opt_.thickness;  // eq. 9
+    const Vec3 dirs[3] = {k.normal, k.tangent1, k.tangent2};
+    for (int r = 0; r < 3; ++r) {
+      add_point_row(m, dk_, k.body1, a, dirs[r], 1.0, J_, 3 * c + r);
+      add_point_row(m, dk_, k.body2, b, dirs[r], -1.0, J_, 3 * c + r);
+    }
+  }
+  for (size_t l = 0; l < limit_joint_.size(); ++l) {
+    const int j = limit_joint_[l], r = 3 * nc + static_cast<int>(l);
+    const double qj = q[m.jnt_qposadr[j]];
+    const bool lower = limit_kind_[l] == RowKind::LimitLower;
+    C_[r] = lower ? qj - m.jnt_range[2 * j] : m.jnt_range[2 * j + 1] - qj;
+    J_(r, m.jnt_dofadr[j]) = lower ? 1.0 : -1.0;
+  }
+}
+
+void Stepper::step(State& s) {
+  const Model& m = *m_;
+  const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
+  if (!s.q.allFinite() || !s.u.allFinite()) throw std::runtime_error("state is not finite");
+
+  // 1. Collision detection once per step, at q-.
+  kinematics(m, dk_, s.q.data());
+  const std::vector<Contact> previous = opt_.warm_start ? contacts_ : std::vector<Contact>();
+  const VecX previous_force = contact_force_;
+  detect_contacts(m, dk_, opt_.collision, contacts_);
+  collect_limits(s);
+  const int nc = static_cast<int>(contacts_.size());
+  const int nrow = 3 * nc + static_cast<int>(limit_joint_.size());
+  kind_.assign(nrow, RowKind::Friction);
+  owner_.assign(nrow, -1);
+  for (int c = 0; c < nc; ++c) {
+    kind_[3 * c] = RowKind::Normal;
+    for (int r = 0; r < 3; ++r) owner_[3 * c + r] = c;
+  }
+  for (size_t l = 0; l < limit_joint_.size(); ++l) {
+    kind_[3 * nc + l] = limit_kind_[l];
+    owner_[3 * nc + l] = limit_joint_[l];
+  }
+
+  // 2. Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
+  //    (joint damping implicit), from the O(n) forward dynamics; this also leaves the
+  //    factorisation of H at q- in dH_ for the IIM below.
+  passive_spring(m, s.q.data(), tau_.data());
+  for (int i = 0; i < m.nv; ++i) {
+    tau_[i] -= m.dof_damping[i] * s.u[i];
+    extra_arm_[i] = h * m.dof_damping[i];
+  }
+  for (int a = 0; a < m.nu; ++a) {
+    if (m.act_type[a] != ActuatorType::Motor) continue;  // servos: later solver stage
+    double c = s.ctrl[a];
+    if (m.act_ctrllimited[a]) c = std::clamp(c, m.act_ctrlrange[2 * a], m.act_ctrlrange[2 * a + 1]);
+    tau_[m.jnt_dofadr[m.act_joint[a]]] += m.act_gear[a] * c;
+  }
+  aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), false, extra_arm_.data());
+  u_tilde_ = s.u + h * dH_.qacc;
+
+  stats_ = SolverStats();
+  if (nrow == 0) {
+    u_ = u_tilde_;
+  } else {
+    J_.resize(nrow, m.nv);
+    JHinv_.resize(nrow, m.nv);
+    A_.resize(nrow, nrow);
+    C_.resize(nrow);
+    lambda_.setZero(nrow);
+    if (opt_.warm_start && !previous.empty()) {
+      // reuse the impulse of a contact between the same geoms at (nearly) the same place
+      for (int c = 0; c < nc; ++c)
+        for (size_t p = 0; p < previous.size(); ++p)
+          if (previous[p].geom1 == contacts_[c].geom1 && previous[p].geom2 == contacts_[c].geom2 &&
+              (previous[p].pos - contacts_[c].pos).norm() < 1e-3)
+            lambda_.segment<3>(3 * c) = previous_force.segment<3>(3 * p);
+    }
+    u_.setZero(m.nv);  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started)
+    VecX alpha(nrow), cdiag(nrow), hvec(nrow), rfac(nrow), Jg(nrow), b(nrow), dl(nrow), Hg(m.nv);
+    for (int it = 0; it < opt_.newton_iterations; ++it) {
+      // Constraint rows at the iterate q^n = q- + h G u^n (eq. 63).
+      integrate(m, s.q.data(), u_.data(), h, qn_.data());
+      evaluate_rows(qn_);
+      // J H^-1 (= (H^-1 J^T)^T) by the Implicit Inversion Method on the factorisation of H.
+      minv_times_transposed(m, dH_, J_, JHinv_);
+      A_.noalias() = JHinv_ * J_.transpose();
+      // r-factors (eq. 66) and NCP values/derivatives per row.
+      for (int r = 0; r < nrow; ++r) {
+        const bool fric = kind_[r] == RowKind::Friction;
+        double rr = 1.0;
+        if (opt_.rscale == RScaling::TimeStep) rr = fric ? h : h * h;
+        if (opt_.rscale == RScaling::EffectiveMass) rr = (fric ? h : h * h) * A_(r, r);
+        rfac[r] = std::max(rr, 1e-300);
+      }
+      for (int r = 0; r < nrow; ++r) {
+        if (kind_[r] == RowKind::Friction) continue;
+        // Normal contact and joint-limit rows (eqs. 9-10 through eqs. 93-98).
+        const ncp::Value v = opt_.ncp == NcpFunction::FischerBurmeister
+                                 ? ncp::fischer_burmeister(C_[r], lambda_[r], rfac[r])
+                                 : ncp::minimum_map(C_[r], lambda_[r], rfac[r]);
+        alpha[r] = v.dC;
+        cdiag[r] = v.dlambda / (h * h);  // S / h^2 (eq. 55)
+        hvec[r] = v.phi / h;             // eq. 58
+      }
+      for (int c = 0; c < nc; ++c) {
+        // Friction (eqs. 35-37, Appendix A.2): two tangent rows per contact.
+        const int r1 = 3 * c + 1, r2 = 3 * c + 2;
+        const double mu_ln = contacts_[c].friction * lambda_[3 * c];
+        const Vec2d slip(J_.row(r1).dot(u_), J_.row(r2).dot(u_));
+        if (mu_ln <= 0) {
+          // inactive (eq. 106): rows zeroed, W = 1 drives lambda_f to zero
+          alpha[r1] = alpha[r2] = 0.0;
+          cdiag[r1] = cdiag[r2] = 1.0 / h;
+          hvec[r1] = lambda_[r1];
+          hvec[r2] = lambda_[r2];
+          continue;
+        }
+        const double rf = 0.5 * (rfac[r1] + rfac[r2]);
+        const double lf = std::hypot(lambda_[r1], lambda_[r2]);
+        const double W = opt_.ncp == NcpFunction::FischerBurmeister
+                             ? ncp::friction_w_fb(slip.norm(), lf, mu_ln, rf)
+                             : ncp::friction_w_min(slip.norm(), lf, mu_ln, rf);
+        alpha[r1] = alpha[r2] = 1.0;
+        cdiag[r1] = cdiag[r2] = W / h;          // W / h (eq. 55)
+        hvec[r1] = slip[0] + W * lambda_[r1];   // phi_f (eq. 36)
+        hvec[r2] = slip[1] + W * lambda_[r2];
+      }
+      stats_.residual.push_back(hvec.lpNorm<Eigen::Infinity>());
+      if (opt_.tolerance > 0 && stats_.residual.back() < opt_.tolerance && it > 0) break;
+
+      // Effective rows J_eff = diag(alpha) J; system A = J_eff H^-1 J_eff^T + C + eps I.
+      for (int r = 0; r < nrow; ++r) {
+        A_.row(r) *= alpha[r];
+        A_.col(r) *= alpha[r];
+        JHinv_.row(r) *= alpha[r];
+        A_(r, r) += cdiag[r] + opt_.regularization;
+      }
+      // H^-1 g = (u - u~) - h H^-1 J_eff^T lambda  (eq. 57, without forming H)
+      Hg = (u_ - u_tilde_) - h * (JHinv_.transpose() * lambda_);
+      Jg.noalias() = alpha.cwiseProduct(J_ * Hg);
+      b = (Jg - hvec) / h;  // eq. 59
+      LinearOperator op;
+      op.A = &A_;
+      op.diagonal = A_.diagonal();
+      const LinearResult lr = solve_linear(opt_.linear, op, b, dl, opt_.linear_iterations);
+      stats_.linear_iterations.push_back(lr.iterations);
+      stats_.linear_residual.push_back(lr.residual);
+      // eq. 60: du = H^-1 (h J^T dlambda - g); damped update (eqs. 61-62)
+      du_ = h * (JHinv_.transpose() * dl) - Hg;
+      lambda_ += opt_.step * dl;
+      u_ += opt_.step * du_;
+      stats_.newton_iterations = it + 1;
+    }
+  }
+  // eq. 63 with renormalised quaternions
+  integrate(m, s.q.data(), u_.data(), h, qn_.data());
+  s.q = qn_;
+  s.u = u_;
+  contact_force_.resize(3 * nc);
+  for (int c = 0; c < nc; ++c) contact_force_.segment<3>(3 * c) = lambda_.segment<3>(3 * c);
+}
+
+}  // namespace ncpgym

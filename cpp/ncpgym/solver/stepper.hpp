@@ -1,0 +1,62 @@
+// One world's time step: Algorithm 1 of nonsmooth-newton-ncp.txt (eqs. 45-63) on the
+// articulated-body core. Collision detection once per step; the unconstrained velocity
+// u~ from the O(n) forward dynamics with joint damping implicit (H = M + h B); then
+// damped non-smooth Newton iterations from u = 0, lambda = 0 (eqs. 67-68) on the
+// Schur complement [J H^-1 J^T + C] (eq. 59), where H^-1 J^T comes from the Implicit
+// Inversion Method (iwim-on-dynamics.txt §5); q advances with the kinematic map G.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ncpgym/collision/contact.hpp"
+#include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/model/state.hpp"
+#include "ncpgym/solver/options.hpp"
+
+namespace ncpgym {
+
+struct SolverStats {
+  int newton_iterations = 0;
+  std::vector<double> residual;          // max |NCP / constraint residual| at each iterate
+  std::vector<int> linear_iterations;    // per Newton iteration
+  std::vector<double> linear_residual;   // |b - A x| after each linear solve
+};
+
+// Kinds of constraint rows in the Newton system.
+enum class RowKind : int { Normal = 0, Friction = 1, LimitLower = 2, LimitUpper = 3 };
+
+class Stepper {
+ public:
+  Stepper(std::shared_ptr<const Model> model, const SolverOptions& options);
+
+  // Advances `s` by one time step of the model (ctrl read from s.ctrl).
+  void step(State& s);
+
+  const Model& model() const { return *m_; }
+  const SolverOptions& options() const { return opt_; }
+  const std::vector<Contact>& contacts() const { return contacts_; }
+  // Per contact: normal force and the two friction forces (lambda, in N; impulse h lambda).
+  const VecX& contact_forces() const { return contact_force_; }
+  const SolverStats& stats() const { return stats_; }
+
+ private:
+  void collect_limits(const State& s);
+  void evaluate_rows(const VecX& q);  // J (raw gradients) and C at q
+
+  std::shared_ptr<const Model> m_;
+  SolverOptions opt_;
+  Data dH_, dk_;  // factorisation of H at q-; kinematics at the Newton iterate
+  std::vector<Contact> contacts_;
+  std::vector<int> limit_joint_;    // limited joints with active rows
+  std::vector<RowKind> limit_kind_;
+  std::vector<RowKind> kind_;       // per row
+  std::vector<int> owner_;          // contact index or joint index per row
+  MatX J_, JHinv_, A_;              // rows x nv, rows x nv, rows x rows
+  VecX C_, lambda_, warm_;          // per row
+  VecX contact_force_;
+  VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_;
+  SolverStats stats_;
+};
+
+}  // namespace ncpgym
