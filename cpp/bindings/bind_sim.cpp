@@ -37,7 +37,7 @@ void bind_sim(py::module_& mod) {
   py::class_<Simulator>(mod, "Simulator", R"doc(
 One world stepped by the non-smooth Newton NCP solver (nonsmooth-newton-ncp.txt, Alg. 1).
 
-Options (all keyword): newton_iterations=6, linear_iterations=20, tolerance=0 (early exit
+Options (all keyword): newton_iterations=8, linear_iterations=50, tolerance=0 (early exit
 on the NCP residual), step=0.75 (damped Newton step), regularization=1e-6,
 ncp='fischer_burmeister'|'minimum_map', rscale='effective_mass'|'time_step'|'identity',
 linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
@@ -70,8 +70,8 @@ linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
              return new Simulator(model, o);
            }),
-           py::arg("model"), py::kw_only(), py::arg("newton_iterations") = 6,
-           py::arg("linear_iterations") = 20, py::arg("tolerance") = 0.0, py::arg("step") = 0.75,
+           py::arg("model"), py::kw_only(), py::arg("newton_iterations") = 8,
+           py::arg("linear_iterations") = 50, py::arg("tolerance") = 0.0, py::arg("step") = 0.75,
            py::arg("regularization") = 1e-6, py::arg("ncp") = "fischer_burmeister",
            py::arg("rscale") = "effective_mass", py::arg("linear") = "pcr",
            py::arg("warm_start") = false, py::arg("margin") = 0.01, py::arg("thickness") = 0.0,
