@@ -114,7 +114,8 @@ std::vector<std::string> unsupported_pairs(const Model& m) {
   return bad;
 }
 
-void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt, std::vector<Contact>& out) {
+void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt, std::vector<Contact>& out,
+                     const double* sweep) {
   out.clear();
   collision::Points pts;
   auto pose = [&](int g) {
@@ -127,12 +128,13 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
       int a = g1, b = g2;
       if (rank(m.geom_type[a]) > rank(m.geom_type[b])) std::swap(a, b);
       const GeomPose pa = pose(a), pb = pose(b);
+      const double margin = opt.margin + (sweep ? sweep[a] + sweep[b] : 0.0);
       // broad phase: bounding spheres (planes always pass)
       if (m.geom_type[b] != GeomType::Plane &&
-          (pa.pos - pb.pos).norm() > geom_rbound(m, a) + geom_rbound(m, b) + opt.margin)
+          (pa.pos - pb.pos).norm() > geom_rbound(m, a) + geom_rbound(m, b) + margin)
         continue;
       pts.clear();
-      if (!narrow(m, a, pa, b, pb, opt.margin, pts)) continue;  // rejected at Simulator creation
+      if (!narrow(m, a, pa, b, pb, margin, pts)) continue;  // rejected at Simulator creation
       const int ba = m.geom_body[a], bb = m.geom_body[b];
       const double mu = std::max(m.geom_friction[a][0], m.geom_friction[b][0]);
       for (const auto& p : pts) {

@@ -21,9 +21,12 @@ bool geoms_may_collide(const Model& m, int g1, int g2);
 // readable "type-type" strings (empty when every pair is supported).
 std::vector<std::string> unsupported_pairs(const Model& m);
 
-// Contacts at the poses in d (after kinematics()). Appends to `out` (cleared first).
+// Contacts at the poses in d (after kinematics()), written to `out` (cleared first).
+// `sweep` (ngeom, optional) is how far each geom may travel during the step; a pair is
+// tested with margin + sweep1 + sweep2, so fast bodies get their contacts before they
+// reach the surface (speculative contacts: C_n > 0 with lambda_n = 0 until they touch).
 void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
-                     std::vector<Contact>& out);
+                     std::vector<Contact>& out, const double* sweep = nullptr);
 
 // Bounding-sphere radius of a geom (infinite for planes).
 double geom_rbound(const Model& m, int g);

@@ -46,20 +46,22 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   u_.setZero(m.nv);
   du_.setZero(m.nv);
   qn_.setZero(m.nq);
+  sweep_.setZero(m.ngeom);
 }
 
-void Stepper::collect_limits(const State& s) {
+void Stepper::collect_limits(const State& s, double h) {
   const Model& m = *m_;
   limit_joint_.clear();
   limit_kind_.clear();
   for (int j = 0; j < m.njnt; ++j) {
     if (!m.jnt_limited[j]) continue;
     const double q = s.q[m.jnt_qposadr[j]];
-    if (q - m.jnt_range[2 * j] < opt_.collision.margin) {
+    const double margin = opt_.collision.margin + h * std::abs(u_tilde_[m.jnt_dofadr[j]]);
+    if (q - m.jnt_range[2 * j] < margin) {
       limit_joint_.push_back(j);
       limit_kind_.push_back(RowKind::LimitLower);
     }
-    if (m.jnt_range[2 * j + 1] - q < opt_.collision.margin) {
+    if (m.jnt_range[2 * j + 1] - q < margin) {
       limit_joint_.push_back(j);
       limit_kind_.push_back(RowKind::LimitUpper);
     }
@@ -96,26 +98,7 @@ void Stepper::step(State& s) {
   const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
   if (!s.q.allFinite() || !s.u.allFinite()) throw std::runtime_error("state is not finite");
 
-  // 1. Collision detection once per step, at q-.
-  kinematics(m, dk_, s.q.data());
-  const std::vector<Contact> previous = opt_.warm_start ? contacts_ : std::vector<Contact>();
-  const VecX previous_force = contact_force_;
-  detect_contacts(m, dk_, opt_.collision, contacts_);
-  collect_limits(s);
-  const int nc = static_cast<int>(contacts_.size());
-  const int nrow = 3 * nc + static_cast<int>(limit_joint_.size());
-  kind_.assign(nrow, RowKind::Friction);
-  owner_.assign(nrow, -1);
-  for (int c = 0; c < nc; ++c) {
-    kind_[3 * c] = RowKind::Normal;
-    for (int r = 0; r < 3; ++r) owner_[3 * c + r] = c;
-  }
-  for (size_t l = 0; l < limit_joint_.size(); ++l) {
-    kind_[3 * nc + l] = limit_kind_[l];
-    owner_[3 * nc + l] = limit_joint_[l];
-  }
-
-  // 2. Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
+  // 1. Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
   //    (joint damping implicit), from the O(n) forward dynamics; this also leaves the
   //    factorisation of H at q- in dH_ for the IIM below.
   passive_spring(m, s.q.data(), tau_.data());
@@ -131,6 +114,34 @@ void Stepper::step(State& s) {
   }
   aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), false, extra_arm_.data());
   u_tilde_ = s.u + h * dH_.qacc;
+
+  // 2. Collision detection once per step, at q-, with each geom's sweep over the step
+  //    under the unconstrained velocity as extra margin (speculative contacts).
+  kinematics(m, dk_, s.q.data());
+  velocities(m, dk_, u_tilde_.data());
+  for (int g = 0; g < m.ngeom; ++g) {
+    const int b = m.geom_body[g];
+    const Vec6& v = dk_.cvel[b];
+    const Vec3 c = dk_.xpos[b] + dk_.xmat[b] * m.geom_pos[g];
+    const double r = m.geom_type[g] == GeomType::Plane ? 0.0 : geom_rbound(m, g);
+    sweep_[g] = h * ((v.tail<3>() + v.head<3>().cross(c)).norm() + v.head<3>().norm() * r);
+  }
+  const std::vector<Contact> previous = opt_.warm_start ? contacts_ : std::vector<Contact>();
+  const VecX previous_force = contact_force_;
+  detect_contacts(m, dk_, opt_.collision, contacts_, sweep_.data());
+  collect_limits(s, h);
+  const int nc = static_cast<int>(contacts_.size());
+  const int nrow = 3 * nc + static_cast<int>(limit_joint_.size());
+  kind_.assign(nrow, RowKind::Friction);
+  owner_.assign(nrow, -1);
+  for (int c = 0; c < nc; ++c) {
+    kind_[3 * c] = RowKind::Normal;
+    for (int r = 0; r < 3; ++r) owner_[3 * c + r] = c;
+  }
+  for (size_t l = 0; l < limit_joint_.size(); ++l) {
+    kind_[3 * nc + l] = limit_kind_[l];
+    owner_[3 * nc + l] = limit_joint_[l];
+  }
 
   stats_ = SolverStats();
   if (nrow == 0) {

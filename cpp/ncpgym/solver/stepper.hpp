@@ -41,7 +41,7 @@ class Stepper {
   const SolverStats& stats() const { return stats_; }
 
  private:
-  void collect_limits(const State& s);
+  void collect_limits(const State& s, double h);  // limits within reach this step
   void evaluate_rows(const VecX& q);  // J (raw gradients) and C at q
 
   std::shared_ptr<const Model> m_;
@@ -55,7 +55,7 @@ class Stepper {
   MatX J_, JHinv_, A_;              // rows x nv, rows x nv, rows x rows
   VecX C_, lambda_, warm_;          // per row
   VecX contact_force_;
-  VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_;
+  VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_;
   SolverStats stats_;
 };
 
