@@ -239,6 +239,8 @@ void Stepper::step(State& s) {
   }
   // eq. 63 with renormalised quaternions
   integrate(m, s.q.data(), u_.data(), h, qn_.data());
+  if (!qn_.allFinite() || !u_.allFinite())
+    throw std::runtime_error("the solver diverged: the new state is not finite (state left unchanged)");
   s.q = qn_;
   s.u = u_;
   contact_force_.resize(3 * nc);

@@ -1,0 +1,204 @@
+"""Contact validation scenes: ncpgym (PCR, and Jacobi / Gauss-Seidel / PCG at the same
+iteration budget) against MuJoCo on the same geometry, plus convergence plots in the
+manner of the seed's Figs. 16-18.
+
+    python benchmarks/contact_scenes.py --json benchmarks/results/contact_scenes.json
+
+Rows: {"scene", "engine", "max_penetration_m", "drift_m", "stable", "step_us"}.
+Scenes implemented so far: incline (mu > tan theta, block must stay put), heavy_stack
+(masses 8..32768 kg, mu 0.5), humanoid (Gymnasium's humanoid.xml dropped, random
+torques). PNG plots of the NCP residual per Newton iteration (one step of the heavy
+stack, per linear solver and per r-factor strategy) land next to the JSON.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import importlib.util
+import json
+import time
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+import ncpgym
+from ncpgym import scenes
+
+ROOT = Path(__file__).resolve().parents[1]
+H = 1 / 120
+THETA, MU_STICK = np.deg2rad(20), 0.5
+MASSES = (8, 64, 512, 4096, 32768)
+HALF = 0.2
+
+
+def humanoid_path() -> Path:
+    spec = importlib.util.find_spec("gymnasium.envs.mujoco")
+    return Path(spec.submodule_search_locations[0]) / "assets" / "humanoid.xml"
+
+
+# ---------------------------------------------------------------- ncpgym runs
+def run_ncpgym(scene: str, seconds: float, **opts):
+    if scene == "incline":
+        m, q0 = scenes.incline(THETA, MU_STICK, timestep=H)
+    elif scene == "heavy_stack":
+        m, q0 = scenes.heavy_stack(MASSES, half=HALF, timestep=H)
+    else:
+        m = ncpgym.load_model(humanoid_path())
+        q0 = m.qpos0.copy()
+        opts.setdefault("timestep", H)
+    sim = ncpgym.Simulator(m, **opts)
+    sim.q[:] = q0
+    rng = np.random.default_rng(0)
+    n = int(round(seconds / H))
+    pen, stable = 0.0, True
+    t0 = time.perf_counter()
+    try:
+        for _ in range(n):
+            sim.step(ctrl=rng.uniform(-0.4, 0.4, m.nu) if scene == "humanoid" else None)
+            if scene == "humanoid":
+                d = sim.contacts["dist"]
+                pen = max(pen, -d.min()) if len(d) else pen
+    except RuntimeError:
+        stable = False
+    dt = (time.perf_counter() - t0) / n
+    q = sim.q.copy()
+    pen, drift = measure(scene, q, q0, pen)
+    stable = stable and bool(np.isfinite(q).all()) and pen < 0.05 and drift < 0.05
+    return dict(max_penetration_m=float(pen), drift_m=float(drift), stable=stable, step_us=dt * 1e6)
+
+
+def measure(scene, q, q0, pen):
+    if scene == "incline":
+        return max(0.0, -(q[:3] @ np.array([0, -np.sin(THETA), np.cos(THETA)]) - HALF * 0.5)), \
+            float(np.linalg.norm(q[:3] - q0[:3]))
+    if scene == "heavy_stack":
+        z = q.reshape(-1, 7)[:, 2]
+        gaps = np.diff(np.concatenate([[-HALF], z])) - 2 * HALF
+        return float(max(0.0, -gaps.min())), float(np.linalg.norm(q.reshape(-1, 7)[:, :2], axis=1).max())
+    return pen, 0.0
+
+
+# ---------------------------------------------------------------- MuJoCo runs
+def mjcf(scene: str, stiff: bool) -> str:
+    opt = '<option timestep="%g" cone="elliptic" impratio="10" noslip_iterations="10"/>' % H if stiff \
+        else '<option timestep="%g"/>' % H
+    solref = ' solref="0.002 1" solimp="0.99 0.999 0.0001"' if stiff else ""
+    if scene == "incline":
+        c, s = np.cos(THETA / 2), np.sin(THETA / 2)
+        n = np.array([0, -np.sin(THETA), np.cos(THETA)]) * 0.1
+        return f"""<mujoco>{opt}<worldbody>
+          <geom type="plane" size="5 5 .1" quat="{c} {s} 0 0" friction="{MU_STICK} 0 0"{solref}/>
+          <body pos="{n[0]} {n[1]} {n[2]}" quat="{c} {s} 0 0"><freejoint/>
+          <geom type="box" size=".1 .1 .1" mass="1" friction="{MU_STICK} 0 0"{solref}/></body>
+          </worldbody></mujoco>"""
+    bodies = "".join(
+        f'<body pos="0 0 {HALF * (2 * i + 1)}"><freejoint/><geom type="box" size="{HALF} {HALF} {HALF}" '
+        f'mass="{mass}" friction="0.5 0 0"{solref}/></body>' for i, mass in enumerate(MASSES))
+    return f"""<mujoco>{opt}<worldbody><geom type="plane" size="5 5 .1" friction="0.5 0 0"{solref}/>
+      {bodies}</worldbody></mujoco>"""
+
+
+def run_mujoco(scene: str, seconds: float, stiff: bool):
+    if scene == "humanoid":
+        mj = mujoco.MjModel.from_xml_path(str(humanoid_path()))
+        mj.opt.timestep = H
+        if stiff:
+            mj.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+            mj.opt.impratio = 10
+            mj.opt.noslip_iterations = 10
+            mj.geom_solref[:] = [0.002, 1]
+    else:
+        mj = mujoco.MjModel.from_xml_string(mjcf(scene, stiff))
+    d = mujoco.MjData(mj)
+    q0 = d.qpos.copy()
+    rng = np.random.default_rng(0)
+    n = int(round(seconds / H))
+    pen = 0.0
+    t0 = time.perf_counter()
+    for _ in range(n):
+        if scene == "humanoid":
+            d.ctrl[:] = rng.uniform(-0.4, 0.4, mj.nu)
+        mujoco.mj_step(mj, d)
+        if scene == "humanoid" and d.ncon:
+            pen = max(pen, -min(c.dist for c in d.contact[: d.ncon]))
+    dt = (time.perf_counter() - t0) / n
+    q = d.qpos.copy()
+    pen, drift = measure(scene, q, q0, pen)
+    stable = bool(np.isfinite(q).all()) and pen < 0.05 and drift < 0.05
+    return dict(max_penetration_m=float(pen), drift_m=float(drift), stable=stable, step_us=dt * 1e6)
+
+
+# ---------------------------------------------------------------- convergence plots
+def convergence(out_dir: Path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    m, q0 = scenes.heavy_stack(MASSES, half=HALF, timestep=H)
+    settle = ncpgym.Simulator(m)  # a settled stack (PCR), then one step per variant
+    settle.q[:] = q0
+    settle.step(nsteps=60)
+    curves = {}
+    for key, opts in [("linear", [("pcr", {}), ("pcg", {"linear": "pcg"}),
+                                  ("jacobi", {"linear": "jacobi"}),
+                                  ("gauss_seidel", {"linear": "gauss_seidel"}),
+                                  ("ldlt", {"linear": "ldlt"})]),
+                      ("rscale", [("effective_mass", {}), ("time_step", {"rscale": "time_step"}),
+                                  ("identity", {"rscale": "identity"})])]:
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        for label, o in opts:
+            sim = ncpgym.Simulator(m, newton_iterations=30, **o)
+            sim.q[:], sim.u[:] = settle.q, settle.u
+            try:
+                sim.step()
+            except RuntimeError:
+                pass  # diverged: the residual history up to the blow-up is still recorded
+            r = np.maximum(np.array(sim.solver_stats["residual"]), 1e-16)
+            curves[f"{key}:{label}"] = r.tolist()
+            ax.semilogy(r, label=label)
+        ax.set_xlabel("Newton iteration")
+        ax.set_ylabel("max |NCP residual|")
+        ax.set_title(f"heavy stack 4096:1, by {'linear solver' if key == 'linear' else 'r-factor'}")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out_dir / f"convergence_{key}.png", dpi=120)
+        plt.close(fig)
+    return curves
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "contact_scenes.json")
+    args = ap.parse_args(argv)
+    seconds = {"incline": 5.0, "heavy_stack": 10.0, "humanoid": 10000 * H}
+    rows = []
+    print(f"{'scene':<12}{'engine':<26}{'max_pen_m':>11}{'drift_m':>11}{'stable':>8}{'step_us':>9}")
+    for scene, secs in seconds.items():
+        runs = [("ncpgym-pcr", lambda: run_ncpgym(scene, secs))]
+        if scene != "humanoid":
+            runs += [(f"ncpgym-{s}", (lambda s=s: run_ncpgym(scene, secs, linear=s)))
+                     for s in ("pcg", "jacobi", "gauss_seidel")]
+        runs += [("mujoco-default", lambda: run_mujoco(scene, secs, False)),
+                 ("mujoco-stiff", lambda: run_mujoco(scene, secs, True))]
+        for engine, fn in runs:
+            r = dict(scene=scene, engine=engine, **fn())
+            rows.append(r)
+            print(f"{scene:<12}{engine:<26}{r['max_penetration_m']:>11.2e}{r['drift_m']:>11.2e}"
+                  f"{str(r['stable']):>8}{r['step_us']:>9.0f}")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    curves = convergence(args.json.parent)
+    args.json.write_text(json.dumps({"scenes": rows, "convergence": curves, "meta": {
+        "command": f"python benchmarks/contact_scenes.py --json {args.json}",
+        "timestep": H, "ncpgym": ncpgym.__version__, "mujoco": mujoco.__version__,
+        "note": "arch, pile and stiff-chain scenes are not implemented yet"}}, indent=1) + "\n")
+    print(f"wrote {args.json} and convergence_*.png")
+
+
+if __name__ == "__main__":
+    main()
