@@ -47,3 +47,31 @@ def heavy_stack(masses=(8, 64, 512, 4096, 32768), half=0.2, mu=0.5, timestep=1 /
         b.add_geom(body, "box", size=hs, friction=[mu, 0, 0], name=f"box{i}")
         q0 += [0.0, 0.0, half * (2 * i + 1), 1.0, 0.0, 0.0, 0.0]
     return b.build(), np.array(q0)
+
+
+def stiff_chain(n=16, mass=0.003, stiffness=250.0, link=0.05, damping=0.0, timestep=1 / 120):
+    """A horizontal cantilever of `n` links (Fetch-beam-like) along +x, each joined to the
+    previous (the first to the world) by a hinge about y with a torsional spring. Each
+    link's mass sits at its midpoint; the site 'tip' marks the free end."""
+    b = Builder()
+    b.set_timestep(timestep)
+    parent = 0
+    rod = mass * link * link / 12.0
+    for i in range(n):
+        body = b.add_body(parent, pos=[0.0 if i == 0 else link, 0, 0], mass=mass,
+                          com=[link / 2, 0, 0], inertia=np.diag([1e-9, rod, rod]), name=f"link{i}")
+        b.add_joint(body, "hinge", axis=[0, 1, 0], stiffness=stiffness, damping=damping,
+                    name=f"bend{i}")
+        parent = body
+    b.add_site(parent, pos=[link, 0, 0], name="tip")
+    return b.build()
+
+
+def stiff_chain_deflection(n=16, mass=0.003, stiffness=250.0, link=0.05, g=9.81):
+    """Small-deflection tip displacement of stiff_chain under gravity: joint i carries the
+    moment of the links outboard, M_i = sum_j m g (x_j + l/2 - x_i), turns by M_i / k, and
+    moves the tip by theta_i (L - x_i)."""
+    x = link * np.arange(n)
+    L = link * n
+    moments = np.array([mass * g * np.sum(x[i:] + link / 2 - x[i]) for i in range(n)])
+    return float(np.sum(moments / stiffness * (L - x)))

@@ -47,6 +47,23 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   du_.setZero(m.nv);
   qn_.setZero(m.nq);
   sweep_.setZero(m.ngeom);
+  for (int j = 0; j < m.njnt; ++j) {
+    if (m.jnt_stiffness[j] == 0) continue;  // the Builder allows it on hinge/slide only
+    comp_dof_.push_back(m.jnt_dofadr[j]);
+    comp_qadr_.push_back(m.jnt_qposadr[j]);
+    comp_act_.push_back(-1);
+    comp_E_.push_back(1.0 / m.jnt_stiffness[j]);
+    comp_ref_.push_back(m.jnt_springref[j]);
+  }
+  for (int a = 0; a < m.nu; ++a) {
+    if (m.act_type[a] != ActuatorType::Position) continue;
+    const int j = m.act_joint[a];
+    comp_dof_.push_back(m.jnt_dofadr[j]);
+    comp_qadr_.push_back(m.jnt_qposadr[j]);
+    comp_act_.push_back(a);
+    comp_E_.push_back(1.0 / (m.act_kp[a] * m.act_gear[a] * m.act_gear[a]));
+    comp_ref_.push_back(0.0);
+  }
 }
 
 void Stepper::collect_limits(const State& s, double h) {
@@ -91,6 +108,12 @@ void Stepper::evaluate_rows(const VecX& q) {
     C_[r] = lower ? qj - m.jnt_range[2 * j] : m.jnt_range[2 * j + 1] - qj;
     J_(r, m.jnt_dofadr[j]) = lower ? 1.0 : -1.0;
   }
+  const int r0 = 3 * nc + static_cast<int>(limit_joint_.size());
+  for (size_t k = 0; k < comp_dof_.size(); ++k) {
+    const int r = r0 + static_cast<int>(k);
+    C_[r] = q[comp_qadr_[k]] - comp_ref_[k];
+    J_(r, comp_dof_[k]) = 1.0;
+  }
 }
 
 void Stepper::step(State& s) {
@@ -101,16 +124,29 @@ void Stepper::step(State& s) {
   // 1. Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
   //    (joint damping implicit), from the O(n) forward dynamics; this also leaves the
   //    factorisation of H at q- in dH_ for the IIM below.
-  passive_spring(m, s.q.data(), tau_.data());
+  //    Springs and servo stiffness are compliant rows below, not explicit forces.
   for (int i = 0; i < m.nv; ++i) {
-    tau_[i] -= m.dof_damping[i] * s.u[i];
+    tau_[i] = -m.dof_damping[i] * s.u[i];
     extra_arm_[i] = h * m.dof_damping[i];
   }
   for (int a = 0; a < m.nu; ++a) {
-    if (m.act_type[a] != ActuatorType::Motor) continue;  // servos: later solver stage
     double c = s.ctrl[a];
     if (m.act_ctrllimited[a]) c = std::clamp(c, m.act_ctrlrange[2 * a], m.act_ctrlrange[2 * a + 1]);
-    tau_[m.jnt_dofadr[m.act_joint[a]]] += m.act_gear[a] * c;
+    const int dof = m.jnt_dofadr[m.act_joint[a]];
+    if (m.act_type[a] == ActuatorType::Motor) {
+      tau_[dof] += m.act_gear[a] * c;  // explicit torque gear * ctrl
+    } else {
+      const double kv = m.act_kv[a] * m.act_gear[a] * m.act_gear[a];  // implicit servo damping
+      tau_[dof] -= kv * s.u[dof];
+      extra_arm_[dof] += h * kv;
+    }
+  }
+  for (size_t k = 0; k < comp_act_.size(); ++k) {
+    const int a = comp_act_[k];
+    if (a < 0) continue;
+    double c = s.ctrl[a];
+    if (m.act_ctrllimited[a]) c = std::clamp(c, m.act_ctrlrange[2 * a], m.act_ctrlrange[2 * a + 1]);
+    comp_ref_[k] = c / m.act_gear[a];  // servo target on the joint coordinate
   }
   aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), false, extra_arm_.data());
   u_tilde_ = s.u + h * dH_.qacc;
@@ -131,7 +167,7 @@ void Stepper::step(State& s) {
   detect_contacts(m, dk_, opt_.collision, contacts_, sweep_.data());
   collect_limits(s, h);
   const int nc = static_cast<int>(contacts_.size());
-  const int nrow = 3 * nc + static_cast<int>(limit_joint_.size());
+  const int nrow = 3 * nc + static_cast<int>(limit_joint_.size() + comp_dof_.size());
   kind_.assign(nrow, RowKind::Friction);
   owner_.assign(nrow, -1);
   for (int c = 0; c < nc; ++c) {
@@ -141,6 +177,11 @@ void Stepper::step(State& s) {
   for (size_t l = 0; l < limit_joint_.size(); ++l) {
     kind_[3 * nc + l] = limit_kind_[l];
     owner_[3 * nc + l] = limit_joint_[l];
+  }
+  for (size_t k = 0; k < comp_dof_.size(); ++k) {
+    const size_t r = 3 * nc + limit_joint_.size() + k;
+    kind_[r] = RowKind::Compliant;
+    owner_[r] = static_cast<int>(k);
   }
 
   stats_ = SolverStats();
@@ -178,7 +219,14 @@ void Stepper::step(State& s) {
         rfac[r] = std::max(rr, 1e-300);
       }
       for (int r = 0; r < nrow; ++r) {
-        if (kind_[r] == RowKind::Friction) continue;
+        if (kind_[r] == RowKind::Compliant) {
+          // eq. 8 / 58: h_b = (c + E lambda) / h, compliance block E / h^2
+          const double E = comp_E_[owner_[r]];
+          alpha[r] = 1.0;
+          cdiag[r] = E / (h * h);
+          hvec[r] = (C_[r] + E * lambda_[r]) / h;
+        }
+        if (kind_[r] == RowKind::Friction || kind_[r] == RowKind::Compliant) continue;
         // Normal contact and joint-limit rows (eqs. 9-10 through eqs. 93-98).
         const ncp::Value v = opt_.ncp == NcpFunction::FischerBurmeister
                                  ? ncp::fischer_burmeister(C_[r], lambda_[r], rfac[r])

@@ -24,7 +24,7 @@ struct SolverStats {
 };
 
 // Kinds of constraint rows in the Newton system.
-enum class RowKind : int { Normal = 0, Friction = 1, LimitLower = 2, LimitUpper = 3 };
+enum class RowKind : int { Normal = 0, Friction = 1, LimitLower = 2, LimitUpper = 3, Compliant = 4 };
 
 class Stepper {
  public:
@@ -50,6 +50,11 @@ class Stepper {
   std::vector<Contact> contacts_;
   std::vector<int> limit_joint_;    // limited joints with active rows
   std::vector<RowKind> limit_kind_;
+  // Bilateral compliant rows (eq. 8, c(q) + E lambda = 0): joint springs (E = 1/k about
+  // the spring reference) and position servos (E = 1/kp about the clipped control; their
+  // kv enters H as implicit damping). Fixed for the Model.
+  std::vector<int> comp_dof_, comp_qadr_, comp_act_;
+  std::vector<double> comp_E_, comp_ref_;
   std::vector<RowKind> kind_;       // per row
   std::vector<int> owner_;          // contact index or joint index per row
   MatX J_, JHinv_, A_;              // rows x nv, rows x nv, rows x rows
