@@ -111,3 +111,22 @@ def test_joint_limit_holds_against_gravity():
     run(sim, 3.0)
     assert sim.q[0] == pytest.approx(0.5, abs=1e-4)
     assert abs(sim.u[0]) < 1e-4
+
+
+def test_humanoid_drop_with_random_torques_stays_finite_and_on_the_ground(model_paths):
+    """Gymnasium's humanoid.xml dropped with random torques for 10,000 steps at h = 1/120.
+    Regression guard at the level reached so far: never NaN, 99 % of steps within 0.5 mm
+    of penetration and none beyond 2.5 mm. (Issue 3's target is <= 1 mm on every step;
+    rare impacts still reach about 1-2 mm, see the closing note.)"""
+    m = ncpgym.load_model(model_paths["humanoid"])
+    sim = ncpgym.Simulator(m, timestep=1 / 120)
+    rng = np.random.default_rng(0)
+    pens = np.zeros(10_000)
+    for k in range(10_000):
+        sim.step(ctrl=rng.uniform(-0.4, 0.4, m.nu))
+        d = sim.contacts["dist"]
+        pens[k] = max(0.0, -d.min()) if len(d) else 0.0
+    assert np.all(np.isfinite(sim.q)) and np.all(np.isfinite(sim.u))
+    assert np.percentile(pens, 99) <= 5e-4
+    assert pens.max() <= 2.5e-3
+    assert sim.q[2] < 0.5  # it fell and lies on the floor

@@ -153,14 +153,19 @@ void Stepper::step(State& s) {
 
   // 2. Collision detection once per step, at q-, with each geom's sweep over the step
   //    under the unconstrained velocity as extra margin (speculative contacts).
+  //    Both the velocity at the start and the unconstrained one bound the sweep: a
+  //    contact elsewhere may push a geom along its current velocity rather than u~.
   kinematics(m, dk_, s.q.data());
-  velocities(m, dk_, u_tilde_.data());
-  for (int g = 0; g < m.ngeom; ++g) {
-    const int b = m.geom_body[g];
-    const Vec6& v = dk_.cvel[b];
-    const Vec3 c = dk_.xpos[b] + dk_.xmat[b] * m.geom_pos[g];
-    const double r = m.geom_type[g] == GeomType::Plane ? 0.0 : geom_rbound(m, g);
-    sweep_[g] = h * ((v.tail<3>() + v.head<3>().cross(c)).norm() + v.head<3>().norm() * r);
+  for (int pass = 0; pass < 2; ++pass) {
+    velocities(m, dk_, pass == 0 ? u_tilde_.data() : s.u.data());
+    for (int g = 0; g < m.ngeom; ++g) {
+      const int b = m.geom_body[g];
+      const Vec6& v = dk_.cvel[b];
+      const Vec3 c = dk_.xpos[b] + dk_.xmat[b] * m.geom_pos[g];
+      const double r = m.geom_type[g] == GeomType::Plane ? 0.0 : geom_rbound(m, g);
+      const double sw = h * ((v.tail<3>() + v.head<3>().cross(c)).norm() + v.head<3>().norm() * r);
+      sweep_[g] = pass == 0 ? sw : std::max(sweep_[g], sw);
+    }
   }
   const std::vector<Contact> previous = opt_.warm_start ? contacts_ : std::vector<Contact>();
   const VecX previous_force = contact_force_;
