@@ -125,7 +125,7 @@ def run_mujoco(scene: str, seconds: float, stiff: bool):
             d.ctrl[:] = rng.uniform(-0.4, 0.4, mj.nu)
         mujoco.mj_step(mj, d)
         if scene == "humanoid" and d.ncon:
-            pen = max(pen, -min(c.dist for c in d.contact[: d.ncon]))
+            pen = max(pen, -float(d.contact.dist[: d.ncon].min()))
     dt = (time.perf_counter() - t0) / n
     q = d.qpos.copy()
     pen, drift = measure(scene, q, q0, pen)
