@@ -41,12 +41,13 @@ Options (all keyword): newton_iterations=8, linear_iterations=50, tolerance=0 (e
 on the NCP residual), step=0.75 (damped Newton step), regularization=1e-6,
 ncp='fischer_burmeister'|'minimum_map', rscale='effective_mass'|'time_step'|'identity',
 linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
-(collision margin), thickness=0 (contact thickness), timestep=0 (0: the model's).
+(collision margin), thickness=0 (contact thickness), timestep=0 (0: the model's),
+dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always assemble).
 )doc")
       .def(py::init([](std::shared_ptr<Model> model, int newton_iterations, int linear_iterations,
                        double tolerance, double step, double regularization, const std::string& ncp,
                        const std::string& rscale, const std::string& linear, bool warm_start,
-                       double margin, double thickness, double timestep) {
+                       double margin, double thickness, double timestep, int dense_max_rows) {
              SolverOptions o;
              o.newton_iterations = newton_iterations;
              o.linear_iterations = linear_iterations;
@@ -67,6 +68,7 @@ linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
              o.collision.margin = margin;
              o.thickness = thickness;
              o.timestep = timestep;
+             o.dense_max_rows = dense_max_rows;
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
              return new Simulator(model, o);
            }),
@@ -75,7 +77,7 @@ linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
            py::arg("regularization") = 1e-6, py::arg("ncp") = "fischer_burmeister",
            py::arg("rscale") = "effective_mass", py::arg("linear") = "pcr",
            py::arg("warm_start") = false, py::arg("margin") = 0.01, py::arg("thickness") = 0.0,
-           py::arg("timestep") = 0.0)
+           py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64)
       .def_property_readonly("model", [](const Simulator& s) { return s.model_; })
       .def_property_readonly("timestep", [](const Simulator& s) {
         return s.stepper.options().timestep > 0 ? s.stepper.options().timestep : s.model_->timestep;
@@ -144,6 +146,7 @@ linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
         d["residual"] = st.residual;
         d["linear_iterations"] = st.linear_iterations;
         d["linear_residual"] = st.linear_residual;
+        d["assembled"] = s.stepper.last_step_assembled();
         return d;
       });
 }

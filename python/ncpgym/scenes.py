@@ -75,3 +75,39 @@ def stiff_chain_deflection(n=16, mass=0.003, stiffness=250.0, link=0.05, g=9.81)
     L = link * n
     moments = np.array([mass * g * np.sum(x[i:] + link / 2 - x[i]) for i in range(n)])
     return float(np.sum(moments / stiffness * (L - x)))
+
+
+def pile(n=50, seed=0, mu=0.5, timestep=1 / 120):
+    """`n` boxes and capsules (alternating, random sizes and orientations) dropped in a
+    loose column above the ground, inside four walls. Returns the model and qpos."""
+    rng = np.random.default_rng(seed)
+    b = Builder()
+    b.set_timestep(timestep)
+    b.add_geom(0, "plane", friction=[mu, 0, 0], name="ground")
+    # walls: planes whose normals (their local z, turned 90 degrees about `axis`) point inwards
+    for k, (pos, axis) in enumerate([([1.2, 0, 0], [0, -1, 0]), ([-1.2, 0, 0], [0, 1, 0]),
+                                     ([0, 1.2, 0], [1, 0, 0]), ([0, -1.2, 0], [-1, 0, 0])]):
+        a = np.asarray(axis, dtype=float) * np.sin(np.pi / 4)
+        b.add_geom(0, "plane", pos=pos, quat=[np.cos(np.pi / 4), *a], friction=[mu, 0, 0],
+                   name=f"wall{k}")
+    q0 = []
+    for i in range(n):
+        mass = float(rng.uniform(0.5, 2.0))
+        if i % 2 == 0:
+            hs = rng.uniform(0.08, 0.15, 3)
+            geom = dict(type="box", size=hs)
+            inertia = _box_inertia(mass, hs)
+        else:
+            r, hl = rng.uniform(0.05, 0.08), rng.uniform(0.08, 0.15)
+            geom = dict(type="capsule", size=[r, hl, 0])
+            inertia = np.diag([mass * (3 * r * r + 4 * hl * hl) / 12] * 2 + [mass * r * r / 2])
+        body = b.add_body(0, mass=mass, inertia=inertia, name=f"piece{i}")
+        b.add_joint(body, "free")
+        b.add_geom(body, friction=[mu, 0, 0], **geom)
+        quat = rng.normal(size=4)
+        layer, slot = divmod(i, 9)
+        x, y = (slot % 3 - 1) * 0.6, (slot // 3 - 1) * 0.6
+        q0 += [x + rng.uniform(-0.05, 0.05), y + rng.uniform(-0.05, 0.05), 0.3 + 0.45 * layer,
+               *(quat / np.linalg.norm(quat))]
+    model = b.build()
+    return model, np.array(q0)

@@ -164,12 +164,12 @@ TEST(Solver, ContactRowsMatchFiniteDifferencesOfTheGap) {
   kinematics(*m, d2, q2.data());
   for (const auto& c : cs) {
     auto gap = [&](const Data& dd) {
-      const Vec3 a = dd.xpos[c.body1] + dd.xmat[c.body1] * c.local1;
-      const Vec3 bb = dd.xpos[c.body2] + dd.xmat[c.body2] * c.local2;
+      const Vec3 a = dd.xpos[c.body1] + dd.xmat[c.body1] * c.local1 - c.radius1 * c.normal;
+      const Vec3 bb = dd.xpos[c.body2] + dd.xmat[c.body2] * c.local2 + c.radius2 * c.normal;
       return c.normal.dot(a - bb);
     };
     // row from the point Jacobian of body 1 (body 2 is the static world)
-    const Vec3 a = d.xpos[c.body1] + d.xmat[c.body1] * c.local1;
+    const Vec3 a = d.xpos[c.body1] + d.xmat[c.body1] * c.local1 - c.radius1 * c.normal;
     double Jn_u = 0;
     for (int j = m->body_lastdof[c.body1]; j >= 0; j = m->dof_parent[j]) {
       const Vec3 w = d.cdof.col(j).head<3>();

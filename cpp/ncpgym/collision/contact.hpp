@@ -16,7 +16,13 @@ struct Contact {
   Vec3 pos;                    // world position (midpoint of the witness points)
   Vec3 normal;                 // unit, world, from B to A
   Vec3 tangent1, tangent2;     // world tangent basis (friction directions)
-  Vec3 local1, local2;         // witness points in the frames of body A and body B
+  // Witness points are "core point - radius n": the core point is fixed in the body (a
+  // sphere's centre, a point of a capsule's axis, a box corner) and the radius is 0 for
+  // flat geometry. Rolling and spinning round bodies then keep their contact on the
+  // surface along n instead of carrying a material surface point around (which would
+  // apply the normal force off-centre and pump energy into the spin).
+  Vec3 local1, local2;         // core points in the frames of body A and body B
+  double radius1 = 0, radius2 = 0;
   double dist = 0;             // signed distance at detection (negative: penetration)
   double friction = 0;         // Coulomb coefficient mu of the pair
 };
@@ -26,6 +32,7 @@ struct Contact {
 struct ContactPoint {
   Vec3 a, b, n;
   double dist;
+  double ra = 0, rb = 0;  // core points are a + ra n and b - rb n
 };
 
 // Collision geometry of a geom in world coordinates.

@@ -147,8 +147,10 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
         c.pos = 0.5 * (p.a + p.b);
         c.dist = p.dist;
         c.friction = mu;
-        c.local1 = d.xmat[ba].transpose() * (p.a - d.xpos[ba]);
-        c.local2 = d.xmat[bb].transpose() * (p.b - d.xpos[bb]);
+        c.local1 = d.xmat[ba].transpose() * (p.a + p.ra * p.n - d.xpos[ba]);
+        c.local2 = d.xmat[bb].transpose() * (p.b - p.rb * p.n - d.xpos[bb]);
+        c.radius1 = p.ra;
+        c.radius2 = p.rb;
         // tangent basis: t1 perpendicular to n built from the least-aligned world axis
         Vec3 axis = Vec3::UnitX();
         if (std::abs(p.n.x()) > 0.57) axis = Vec3::UnitY();

@@ -10,8 +10,8 @@ namespace ncpgym::collision {
 
 namespace {
 
-inline void push(Points& out, const Vec3& a, const Vec3& b, const Vec3& n) {
-  out.push_back({a, b, n, n.dot(a - b)});
+inline void push(Points& out, const Vec3& a, const Vec3& b, const Vec3& n, double ra = 0, double rb = 0) {
+  out.push_back({a, b, n, n.dot(a - b), ra, rb});
 }
 
 // Closest point to p on the segment [s0, s1].
@@ -63,7 +63,7 @@ inline void spheres(const Vec3& ca, double ra, const Vec3& cb, double rb, double
   const double len = d.norm();
   if (len - ra - rb >= margin) return;
   const Vec3 n = len > 1e-12 ? Vec3(d / len) : Vec3::UnitZ();
-  push(out, ca - ra * n, cb + rb * n, n);
+  push(out, ca - ra * n, cb + rb * n, n, ra, rb);
 }
 
 inline void capsule_ends(const GeomPose& c, double half, Vec3& e0, Vec3& e1) {
@@ -83,7 +83,7 @@ inline void sphere_box_point(const Vec3& ca, double ra, const GeomPose& b, const
   if (len > 1e-12) {
     if (len - ra >= margin) return;
     const Vec3 n = b.rot * (diff / len);
-    push(out, ca - ra * n, b.pos + b.rot * q, n);
+    push(out, ca - ra * n, b.pos + b.rot * q, n, ra, 0.0);
     return;
   }
   int k = 0;
@@ -100,7 +100,7 @@ inline void sphere_box_point(const Vec3& ca, double ra, const GeomPose& b, const
   Vec3 surf = local;
   surf[k] = nl[k] * hb[k];
   const Vec3 n = b.rot * nl;
-  push(out, ca - ra * n, b.pos + b.rot * surf, n);
+  push(out, ca - ra * n, b.pos + b.rot * surf, n, ra, 0.0);
 }
 
 // Keep at most 4 points spanning the largest area: deepest, farthest from it, then the
@@ -141,7 +141,7 @@ void sphere_plane(const GeomPose& s, double r, const GeomPose& p, double margin,
   const Vec3 n = p.rot.col(2);
   const double h = n.dot(s.pos - p.pos);
   if (h - r >= margin) return;
-  push(out, s.pos - r * n, s.pos - h * n, n);
+  push(out, s.pos - r * n, s.pos - h * n, n, r, 0.0);
 }
 
 void capsule_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out) {

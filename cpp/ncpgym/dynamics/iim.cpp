@@ -77,8 +77,11 @@ NCPGYM_CLONES void outward_dof(int n, Eigen::Index ld, double* __restrict A, con
 void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>& Bt,
                            Eigen::Ref<MatX> Xt) {
   const int nc = static_cast<int>(Bt.rows());
-  if (d.iim_buf.rows() != nc || d.iim_buf.cols() < 6 * m.nbody) d.iim_buf.resize(nc, 6 * m.nbody);
-  auto blk = [&](int slot) { return d.iim_buf.middleCols(6 * slot, 6); };
+  // The scratch only grows: calls with fewer columns use its top rows (leading dim ld).
+  if (d.iim_buf.rows() < nc || d.iim_buf.cols() < 6 * m.nbody)
+    d.iim_buf.resize(std::max<Eigen::Index>(nc, d.iim_buf.rows()), 6 * m.nbody);
+  const Eigen::Index ld = d.iim_buf.rows();
+  auto blk = [&](int slot) { return d.iim_buf.block(0, 6 * slot, nc, 6); };
 
   // Column range of B touched by each subtree (B* is block upper triangular, eq. 17).
   for (int b = 0; b < m.nbody; ++b) {
@@ -113,7 +116,7 @@ void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>
       const Vec6 w = d.U.col(r) * d.dinv[r];
       double* ub = Xt.col(r).data();
       std::fill(ub, ub + nc, 0.0);
-      inward_dof(n, nc, Bt.col(r).data() + lo, P, p > 0 || r > first, d.cdof.col(r).data(),
+      inward_dof(n, ld, Bt.col(r).data() + lo, P, p > 0 || r > first, d.cdof.col(r).data(),
                  w.data(), ub + lo);
     }
     if (p > 0 && sp != sb) blk(sp).middleRows(lo, n) += blk(sb).middleRows(lo, n);
@@ -130,7 +133,7 @@ void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>
       A = blk(sp);
     }
     for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)
-      outward_dof(nc, nc, A.data(), d.U.col(r).data(), d.dinv[r], d.cdof.col(r).data(),
+      outward_dof(nc, ld, A.data(), d.U.col(r).data(), d.dinv[r], d.cdof.col(r).data(),
                   Xt.col(r).data());
   }
 }

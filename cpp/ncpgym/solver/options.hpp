@@ -28,6 +28,10 @@ struct SolverOptions {
   bool warm_start = false;      // start lambda from the previous step's contact impulses
   double thickness = 0.0;       // contact thickness d of eq. 9
   double timestep = 0.0;        // 0: the model's timestep
+  // Systems with more rows than this are solved matrix-free (products J H^-1 J^T x through
+  // sparse J and one O(n) H^-1 sweep) instead of assembling the dense matrix; Gauss-Seidel
+  // and LDL^T always assemble.
+  int dense_max_rows = 64;
   CollisionOptions collision;
 };
 

@@ -14,12 +14,12 @@ namespace {
 // Adds sign * dir^T J_p(u) to `row`, where J_p is the Jacobian of the world point p fixed
 // to `body` (columns: the world twists [w; v_O] of the dofs on its path, v = v_O + w x p).
 void add_point_row(const Model& m, const Data& d, int body, const Vec3& p, const Vec3& dir,
-                   double sign, MatX& J, int row) {
+                   double sign, std::vector<Eigen::Triplet<double>>& out, int row) {
   for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) {
     const auto S = d.cdof.col(j);
     const Vec3 w = S.head<3>();
     const Vec3 v = S.tail<3>() + w.cross(p);
-    J(row, j) += sign * dir.dot(v);
+    out.emplace_back(row, j, sign * dir.dot(v));  // duplicates (shared dofs) are summed
   }
 }
 
@@ -88,17 +88,17 @@ void Stepper::collect_limits(const State& s, double h) {
 void Stepper::evaluate_rows(const VecX& q) {
   const Model& m = *m_;
   kinematics(m, dk_, q.data());
-  J_.setZero();
+  triplets_.clear();
   const int nc = static_cast<int>(contacts_.size());
   for (int c = 0; c < nc; ++c) {
     const Contact& k = contacts_[c];
-    const Vec3 a = dk_.xpos[k.body1] + dk_.xmat[k.body1] * k.local1;
-    const Vec3 b = dk_.xpos[k.body2] + dk_.xmat[k.body2] * k.local2;
+    const Vec3 a = dk_.xpos[k.body1] + dk_.xmat[k.body1] * k.local1 - k.radius1 * k.normal;
+    const Vec3 b = dk_.xpos[k.body2] + dk_.xmat[k.body2] * k.local2 + k.radius2 * k.normal;
     C_[3 * c] = k.normal.dot(a - b) - opt_.thickness;  // eq. 9
     const Vec3 dirs[3] = {k.normal, k.tangent1, k.tangent2};
     for (int r = 0; r < 3; ++r) {
-      add_point_row(m, dk_, k.body1, a, dirs[r], 1.0, J_, 3 * c + r);
-      add_point_row(m, dk_, k.body2, b, dirs[r], -1.0, J_, 3 * c + r);
+      add_point_row(m, dk_, k.body1, a, dirs[r], 1.0, triplets_, 3 * c + r);
+      add_point_row(m, dk_, k.body2, b, dirs[r], -1.0, triplets_, 3 * c + r);
     }
   }
   for (size_t l = 0; l < limit_joint_.size(); ++l) {
@@ -106,14 +106,17 @@ void Stepper::evaluate_rows(const VecX& q) {
     const double qj = q[m.jnt_qposadr[j]];
     const bool lower = limit_kind_[l] == RowKind::LimitLower;
     C_[r] = lower ? qj - m.jnt_range[2 * j] : m.jnt_range[2 * j + 1] - qj;
-    J_(r, m.jnt_dofadr[j]) = lower ? 1.0 : -1.0;
+    triplets_.emplace_back(r, m.jnt_dofadr[j], lower ? 1.0 : -1.0);
   }
   const int r0 = 3 * nc + static_cast<int>(limit_joint_.size());
   for (size_t k = 0; k < comp_dof_.size(); ++k) {
     const int r = r0 + static_cast<int>(k);
     C_[r] = q[comp_qadr_[k]] - comp_ref_[k];
-    J_(r, comp_dof_[k]) = 1.0;
+    triplets_.emplace_back(r, comp_dof_[k], 1.0);
   }
+  Js_.resize(static_cast<Eigen::Index>(C_.size()), m.nv);
+  Js_.setFromTriplets(triplets_.begin(), triplets_.end());
+  J_ = Js_;  // dense copy: the IIM's input block
 }
 
 void Stepper::step(State& s) {
@@ -207,6 +210,12 @@ void Stepper::step(State& s) {
             lambda_.segment<3>(3 * c) = previous_force.segment<3>(3 * p);
     }
     u_.setZero(m.nv);  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started)
+    const bool dense = nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
+                       opt_.linear == LinearSolverType::LDLT;
+    last_dense_ = dense;
+    mf_in_.resize(1, m.nv);
+    mf_out_.resize(1, m.nv);
+    VecX jhj(nrow), opdiag(nrow), tmp_nv(m.nv);
     VecX alpha(nrow), cdiag(nrow), hvec(nrow), rfac(nrow), Jg(nrow), b(nrow), dl(nrow), Hg(m.nv);
     for (int it = 0; it < opt_.newton_iterations; ++it) {
       // Constraint rows at the iterate q^n = q- + h G u^n (eq. 63).
@@ -214,13 +223,14 @@ void Stepper::step(State& s) {
       evaluate_rows(qn_);
       // J H^-1 (= (H^-1 J^T)^T) by the Implicit Inversion Method on the factorisation of H.
       minv_times_transposed(m, dH_, J_, JHinv_);
-      A_.noalias() = JHinv_ * J_.transpose();
+      for (int r = 0; r < nrow; ++r) jhj[r] = Js_.row(r).dot(JHinv_.row(r));  // diag J H^-1 J^T
+      if (dense) A_ = JHinv_ * Js_.transpose();
       // r-factors (eq. 66) and NCP values/derivatives per row.
       for (int r = 0; r < nrow; ++r) {
         const bool fric = kind_[r] == RowKind::Friction;
         double rr = 1.0;
         if (opt_.rscale == RScaling::TimeStep) rr = fric ? h : h * h;
-        if (opt_.rscale == RScaling::EffectiveMass) rr = (fric ? h : h * h) * A_(r, r);
+        if (opt_.rscale == RScaling::EffectiveMass) rr = (fric ? h : h * h) * jhj[r];
         rfac[r] = std::max(rr, 1e-300);
       }
       for (int r = 0; r < nrow; ++r) {
@@ -244,7 +254,7 @@ void Stepper::step(State& s) {
         // Friction (eqs. 35-37, Appendix A.2): two tangent rows per contact.
         const int r1 = 3 * c + 1, r2 = 3 * c + 2;
         const double mu_ln = contacts_[c].friction * lambda_[3 * c];
-        const Vec2d slip(J_.row(r1).dot(u_), J_.row(r2).dot(u_));
+        const Vec2d slip(Js_.row(r1).dot(u_), Js_.row(r2).dot(u_));
         if (mu_ln <= 0) {
           // inactive (eq. 106): rows zeroed, W = 1 drives lambda_f to zero
           alpha[r1] = alpha[r2] = 0.0;
@@ -268,18 +278,33 @@ void Stepper::step(State& s) {
 
       // Effective rows J_eff = diag(alpha) J; system A = J_eff H^-1 J_eff^T + C + eps I.
       for (int r = 0; r < nrow; ++r) {
-        A_.row(r) *= alpha[r];
-        A_.col(r) *= alpha[r];
         JHinv_.row(r) *= alpha[r];
-        A_(r, r) += cdiag[r] + opt_.regularization;
+        opdiag[r] = alpha[r] * alpha[r] * jhj[r] + cdiag[r] + opt_.regularization;
+      }
+      if (dense) {
+        for (int r = 0; r < nrow; ++r) {
+          A_.row(r) *= alpha[r];
+          A_.col(r) *= alpha[r];
+        }
+        A_.diagonal() = opdiag;
       }
       // H^-1 g = (u - u~) - h H^-1 J_eff^T lambda  (eq. 57, without forming H)
       Hg = (u_ - u_tilde_) - h * (JHinv_.transpose() * lambda_);
-      Jg.noalias() = alpha.cwiseProduct(J_ * Hg);
+      Jg.noalias() = alpha.cwiseProduct(Js_ * Hg);
       b = (Jg - hvec) / h;  // eq. 59
       LinearOperator op;
-      op.A = &A_;
-      op.diagonal = A_.diagonal();
+      op.diagonal = opdiag;
+      if (dense) {
+        op.A = &A_;
+      } else {
+        // y = J_eff H^-1 J_eff^T x + (C + eps) x, with one O(n) sweep for H^-1
+        op.apply = [&](const VecX& x, VecX& y) {
+          mf_in_.row(0) = (Js_.transpose() * alpha.cwiseProduct(x)).transpose();
+          minv_times_transposed(m, dH_, mf_in_, mf_out_);
+          tmp_nv = mf_out_.row(0).transpose();
+          y = alpha.cwiseProduct(Js_ * tmp_nv) + (opdiag - alpha.cwiseAbs2().cwiseProduct(jhj)).cwiseProduct(x);
+        };
+      }
       const LinearResult lr = solve_linear(opt_.linear, op, b, dl, opt_.linear_iterations);
       stats_.linear_iterations.push_back(lr.iterations);
       stats_.linear_residual.push_back(lr.residual);

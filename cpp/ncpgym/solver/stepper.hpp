@@ -6,6 +6,7 @@
 // Inversion Method (iwim-on-dynamics.txt §5); q advances with the kinematic map G.
 #pragma once
 
+#include <Eigen/SparseCore>
 #include <memory>
 #include <vector>
 
@@ -58,10 +59,17 @@ class Stepper {
   std::vector<RowKind> kind_;       // per row
   std::vector<int> owner_;          // contact index or joint index per row
   MatX J_, JHinv_, A_;              // rows x nv, rows x nv, rows x rows
+  Eigen::SparseMatrix<double, Eigen::RowMajor> Js_;  // J_ in sparse form (rows touch few dofs)
+  std::vector<Eigen::Triplet<double>> triplets_;
+  MatX mf_in_, mf_out_;             // 1 x nv scratch of the matrix-free H^-1 product
   VecX C_, lambda_, warm_;          // per row
   VecX contact_force_;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_;
   SolverStats stats_;
+  bool last_dense_ = true;
+
+ public:
+  bool last_step_assembled() const { return last_dense_; }  // dense (true) or matrix-free
 };
 
 }  // namespace ncpgym
