@@ -108,6 +108,10 @@ void bind_model(py::module_& m) {
       .def_property_readonly("jnt_range", [](const Model& s) {
         return py::array_t<double>({s.njnt, 2}, s.jnt_range.data());
       })
+      .def_property_readonly("jnt_pos", [](const Model& s) { return vec3s(s.jnt_pos); })
+      .def_property_readonly("jnt_axis", [](const Model& s) { return vec3s(s.jnt_axis); })
+      .def_property_readonly("jnt_ref", [](const Model& s) { return arr(s.jnt_ref); })
+      .def_property_readonly("jnt_springref", [](const Model& s) { return arr(s.jnt_springref); })
       .def_property_readonly("dof_armature", [](const Model& s) { return arr(s.dof_armature); })
       .def_property_readonly("dof_damping", [](const Model& s) { return arr(s.dof_damping); })
       .def_property_readonly("actuator_joint", [](const Model& s) { return arr(s.act_joint); })
@@ -118,6 +122,12 @@ void bind_model(py::module_& m) {
       .def_property_readonly("geom_type", [](const Model& s) { return enum_arr(s.geom_type); })
       .def_property_readonly("geom_body", [](const Model& s) { return arr(s.geom_body); })
       .def_property_readonly("geom_size", [](const Model& s) { return vec3s(s.geom_size); })
+      .def_property_readonly("geom_pos", [](const Model& s) { return vec3s(s.geom_pos); })
+      .def_property_readonly("geom_quat", [](const Model& s) { return quats(s.geom_quat); })
+      .def_property_readonly("geom_friction", [](const Model& s) { return vec3s(s.geom_friction); })
+      .def_property_readonly("geom_contype", [](const Model& s) { return arr(s.geom_contype); })
+      .def_property_readonly("geom_conaffinity", [](const Model& s) { return arr(s.geom_conaffinity); })
+      .def_property_readonly("site_pos", [](const Model& s) { return vec3s(s.site_pos); })
       .def_property_readonly("site_body", [](const Model& s) { return arr(s.site_body); })
       .def("body_id", &Model::body_id, py::arg("name"))
       .def("joint_id", &Model::joint_id, py::arg("name"))
