@@ -84,6 +84,11 @@ void bind_model(py::module_& m) {
       .def_readonly("nsite", &Model::nsite)
       .def_readonly("nmesh", &Model::nmesh)
       .def_readonly("timestep", &Model::timestep)
+      .def_readonly("nparticle", &Model::nparticle)
+      .def_readonly("ndistance", &Model::ndistance)
+      .def_readonly("nattach", &Model::nattach)
+      .def_property_readonly("particle_mass", [](const Model& s) { return arr(s.particle_mass); })
+      .def_property_readonly("particle_pos0", [](const Model& s) { return vec3s(s.particle_pos0); })
       .def_property_readonly("gravity", [](const Model& s) { return Vec3(s.gravity); })
       .def_property_readonly("qpos0", [](const Model& s) { return VecX(s.qpos0); })
       .def_readonly("body_names", &Model::body_name)
@@ -229,6 +234,14 @@ void bind_model(py::module_& m) {
           py::arg("joint"), py::arg("type") = "motor", py::arg("gear") = 1.0,
           py::arg("ctrlrange") = py::none(), py::arg("kp") = 0.0, py::arg("kv") = 0.0,
           py::arg("name") = "")
+      .def("add_particle", &Builder::add_particle, py::arg("pos"), py::arg("mass"),
+           py::arg("radius") = 0.0, py::arg("friction") = 0.5,
+           "Add a point mass with a collision radius; returns the particle id.")
+      .def("add_distance", &Builder::add_distance, py::arg("p1"), py::arg("p2"),
+           py::arg("compliance") = 0.0, py::arg("rest") = -1.0,
+           "Distance constraint between particles (rest < 0: the initial distance).")
+      .def("add_attachment", &Builder::add_attachment, py::arg("particle"), py::arg("body"),
+           py::arg("local") = Vec3::Zero(), "Pin a particle to a point of a body (0: the world).")
       .def("set_gravity", &Builder::set_gravity, py::arg("gravity"))
       .def("set_timestep", &Builder::set_timestep, py::arg("timestep"))
       .def_property_readonly("nbody", &Builder::nbody)

@@ -42,12 +42,14 @@ on the NCP residual), step=0.75 (damped Newton step), regularization=1e-6,
 ncp='fischer_burmeister'|'minimum_map', rscale='effective_mass'|'time_step'|'identity',
 linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
 (collision margin), thickness=0 (contact thickness), timestep=0 (0: the model's),
-dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always assemble).
+dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always assemble),
+geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74).
 )doc")
       .def(py::init([](std::shared_ptr<Model> model, int newton_iterations, int linear_iterations,
                        double tolerance, double step, double regularization, const std::string& ncp,
                        const std::string& rscale, const std::string& linear, bool warm_start,
-                       double margin, double thickness, double timestep, int dense_max_rows) {
+                       double margin, double thickness, double timestep, int dense_max_rows,
+                       bool geometric_stiffness) {
              SolverOptions o;
              o.newton_iterations = newton_iterations;
              o.linear_iterations = linear_iterations;
@@ -69,6 +71,7 @@ dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always ass
              o.thickness = thickness;
              o.timestep = timestep;
              o.dense_max_rows = dense_max_rows;
+             o.geometric_stiffness = geometric_stiffness;
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
              return new Simulator(model, o);
            }),
@@ -77,7 +80,8 @@ dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always ass
            py::arg("regularization") = 1e-6, py::arg("ncp") = "fischer_burmeister",
            py::arg("rscale") = "effective_mass", py::arg("linear") = "pcr",
            py::arg("warm_start") = false, py::arg("margin") = 0.01, py::arg("thickness") = 0.0,
-           py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64)
+           py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64,
+           py::arg("geometric_stiffness") = true)
       .def_property_readonly("model", [](const Simulator& s) { return s.model_; })
       .def_property_readonly("timestep", [](const Simulator& s) {
         return s.stepper.options().timestep > 0 ? s.stepper.options().timestep : s.model_->timestep;
@@ -110,12 +114,20 @@ dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always ass
                       s.state.u = u;
                     })
       .def_property_readonly("ctrl", [](py::object self) { return view(self.cast<Simulator&>().state.ctrl, self); })
+      .def_property_readonly("x", [](py::object self) {
+        auto& s = self.cast<Simulator&>();
+        return py::array_t<double>({s.model_->nparticle, 3}, s.state.x.data(), self);
+      }, "Particle positions (nparticle, 3), writable view.")
+      .def_property_readonly("v", [](py::object self) {
+        auto& s = self.cast<Simulator&>();
+        return py::array_t<double>({s.model_->nparticle, 3}, s.state.v.data(), self);
+      }, "Particle velocities (nparticle, 3), writable view.")
       .def_property_readonly("contacts", [](const Simulator& s) {
         const auto& cs = s.stepper.contacts();
         const py::ssize_t n = static_cast<py::ssize_t>(cs.size());
         py::array_t<double> pos({n, py::ssize_t(3)}), normal({n, py::ssize_t(3)}), force({n, py::ssize_t(3)});
         py::array_t<double> dist(n), friction(n);
-        py::array_t<int> g1(n), g2(n);
+        py::array_t<int> g1(n), g2(n), part(n);
         const VecX& f = s.stepper.contact_forces();
         for (py::ssize_t i = 0; i < n; ++i) {
           for (int k = 0; k < 3; ++k) {
@@ -126,6 +138,7 @@ dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always ass
           dist.mutable_at(i) = cs[i].dist;
           friction.mutable_at(i) = cs[i].friction;
           g1.mutable_at(i) = cs[i].geom1;
+          part.mutable_at(i) = cs[i].particle1;
           g2.mutable_at(i) = cs[i].geom2;
         }
         py::dict d;
@@ -136,9 +149,11 @@ dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always ass
         d["friction"] = friction;
         d["geom1"] = g1;
         d["geom2"] = g2;
+        d["particle"] = part;
         return d;
       }, "Contacts of the last step: pos, normal (from geom2 to geom1), dist at detection, "
-         "force (normal, tangent1, tangent2; impulse = timestep * force), geom ids.")
+         "force (normal, tangent1, tangent2; impulse = timestep * force), geom ids, particle id "
+         "(side 1 is a particle where >= 0, then geom1 = -1).")
       .def_property_readonly("solver_stats", [](const Simulator& s) {
         const auto& st = s.stepper.stats();
         py::dict d;

@@ -111,3 +111,22 @@ def pile(n=50, seed=0, mu=0.5, timestep=1 / 120):
                *(quat / np.linalg.norm(quat))]
     model = b.build()
     return model, np.array(q0)
+
+
+def hanging_chain(n=80, mass=0.01, segment=0.02, compliance=1e-4, timestep=1 / 120):
+    """`n` particles joined by compliant distance constraints, the first pinned to the
+    world at the origin, hanging straight down at rest length."""
+    b = Builder()
+    b.set_timestep(timestep)
+    ids = [b.add_particle([0.0, 0.0, -segment * i], mass, radius=0.0) for i in range(n)]
+    for i in range(n - 1):
+        b.add_distance(ids[i], ids[i + 1], compliance=compliance)
+    b.add_attachment(ids[0], 0, [0.0, 0.0, 0.0])
+    return b.build()
+
+
+def hanging_chain_static(n=80, mass=0.01, segment=0.02, compliance=1e-4, g=9.81):
+    """Static heights of hanging_chain: segment k carries the weight below it and
+    stretches by compliance * tension."""
+    tension = mass * g * (n - 1 - np.arange(n - 1))
+    return -np.concatenate([[0.0], np.cumsum(segment + compliance * tension)])

@@ -13,6 +13,7 @@ namespace ncpgym {
 struct Contact {
   int geom1 = -1, geom2 = -1;  // geom ids (A, B)
   int body1 = 0, body2 = 0;    // body ids (A, B)
+  int particle1 = -1;          // side A is this particle instead of a geom (geom1 = -1)
   Vec3 pos;                    // world position (midpoint of the witness points)
   Vec3 normal;                 // unit, world, from B to A
   Vec3 tangent1, tangent2;     // world tangent basis (friction directions)

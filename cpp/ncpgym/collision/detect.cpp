@@ -1,5 +1,6 @@
 #include "ncpgym/collision/detect.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -94,8 +95,21 @@ bool geoms_may_collide(const Model& m, int g1, int g2) {
   return (m.geom_contype[g1] & m.geom_conaffinity[g2]) || (m.geom_contype[g2] & m.geom_conaffinity[g1]);
 }
 
+namespace {
+bool accepts_particles(const Model& m, int g) { return (m.geom_conaffinity[g] & 1) != 0; }
+}  // namespace
+
 std::vector<std::string> unsupported_pairs(const Model& m) {
   std::vector<std::string> bad;
+  if (m.nparticle > 0) {
+    for (int g = 0; g < m.ngeom; ++g) {
+      const GeomType t = m.geom_type[g];
+      if (accepts_particles(m, g) && (t == GeomType::Cylinder || t == GeomType::Mesh)) {
+        const std::string s = std::string("particle-") + type_name(t);
+        if (std::find(bad.begin(), bad.end(), s) == bad.end()) bad.push_back(s);
+      }
+    }
+  }
   collision::Points scratch;
   const GeomPose far1{Vec3(0, 0, 1e9), Mat3::Identity()}, far2{Vec3(0, 0, -1e9), Mat3::Identity()};
   for (int g1 = 0; g1 < m.ngeom; ++g1) {
@@ -157,6 +171,56 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
         c.tangent1 = p.n.cross(axis).normalized();
         c.tangent2 = p.n.cross(c.tangent1);
         out.push_back(c);
+      }
+    }
+  }
+}
+
+}  // namespace ncpgym
+
+namespace ncpgym {
+
+void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
+                              std::vector<Contact>& out, const double* psweep, const double* gsweep) {
+  collision::Points pts;
+  for (int g = 0; g < m.ngeom; ++g) {
+    if (!accepts_particles(m, g)) continue;
+    const int b = m.geom_body[g];
+    const GeomPose pg{d.xpos[b] + d.xmat[b] * m.geom_pos[g], d.xmat[b] * m.geom_quat[g].toRotationMatrix()};
+    const Vec3& sz = m.geom_size[g];
+    const double rb = geom_rbound(m, g);
+    for (int p = 0; p < m.nparticle; ++p) {
+      const double r = m.particle_radius[p];
+      const double margin = opt.margin + (psweep ? psweep[p] : 0.0) + (gsweep ? gsweep[g] : 0.0);
+      const GeomPose pp{x.segment<3>(3 * p), Mat3::Identity()};
+      if (m.geom_type[g] != GeomType::Plane && (pp.pos - pg.pos).norm() > rb + r + margin) continue;
+      pts.clear();
+      switch (m.geom_type[g]) {
+        case GeomType::Plane: collision::sphere_plane(pp, r, pg, margin, pts); break;
+        case GeomType::Sphere: collision::sphere_sphere(pp, r, pg, sz[0], margin, pts); break;
+        case GeomType::Capsule: collision::sphere_capsule(pp, r, pg, sz[0], sz[1], margin, pts); break;
+        case GeomType::Box: collision::sphere_box(pp, r, pg, sz, margin, pts); break;
+        default: break;  // rejected at Simulator creation
+      }
+      for (const auto& c : pts) {
+        Contact k;
+        k.particle1 = p;
+        k.geom1 = -1;
+        k.geom2 = g;
+        k.body1 = 0;
+        k.body2 = b;
+        k.normal = c.n;
+        k.pos = 0.5 * (c.a + c.b);
+        k.dist = c.dist;
+        k.friction = std::max(m.particle_friction[p], m.geom_friction[g][0]);
+        k.local1 = Vec3::Zero();  // the particle itself is the core point
+        k.radius1 = c.ra;
+        k.local2 = d.xmat[b].transpose() * (c.b - c.rb * c.n - d.xpos[b]);
+        k.radius2 = c.rb;
+        Vec3 axis = std::abs(c.n.x()) > 0.57 ? Vec3::UnitY() : Vec3::UnitX();
+        k.tangent1 = c.n.cross(axis).normalized();
+        k.tangent2 = c.n.cross(k.tangent1);
+        out.push_back(k);
       }
     }
   }

@@ -28,6 +28,13 @@ std::vector<std::string> unsupported_pairs(const Model& m);
 void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
                      std::vector<Contact>& out, const double* sweep = nullptr);
 
+// Contacts of particles (spheres of their radius at positions x, 3 nparticle) against
+// the geoms that accept them (conaffinity bit 1 set), appended to `out`. psweep/gsweep
+// (optional) are per-particle and per-geom sweeps added to the margin.
+void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
+                              std::vector<Contact>& out, const double* psweep = nullptr,
+                              const double* gsweep = nullptr);
+
 // Bounding-sphere radius of a geom (infinite for planes).
 double geom_rbound(const Model& m, int g);
 

@@ -217,6 +217,44 @@ int Builder::add_actuator(int joint, ActuatorType type, double gear, bool ctrlli
   return m_.nu++;
 }
 
+int Builder::add_particle(const Vec3& pos, double mass, double radius, double friction) {
+  const std::string who = "particle " + std::to_string(m_.nparticle);
+  require(finite3(pos) && std::isfinite(mass) && std::isfinite(radius) && std::isfinite(friction),
+          who + ": non-finite parameter");
+  require(mass > 0, who + ": mass must be > 0, got " + std::to_string(mass));
+  require(radius >= 0 && friction >= 0, who + ": radius and friction must be >= 0");
+  m_.particle_pos0.push_back(pos);
+  m_.particle_mass.push_back(mass);
+  m_.particle_radius.push_back(radius);
+  m_.particle_friction.push_back(friction);
+  return m_.nparticle++;
+}
+
+int Builder::add_distance(int p1, int p2, double compliance, double rest) {
+  const std::string who = "distance " + std::to_string(m_.ndistance);
+  require(p1 >= 0 && p1 < m_.nparticle && p2 >= 0 && p2 < m_.nparticle && p1 != p2,
+          who + ": needs two different existing particles");
+  require(std::isfinite(compliance) && compliance >= 0, who + ": compliance must be >= 0");
+  if (rest < 0) rest = (m_.particle_pos0[p1] - m_.particle_pos0[p2]).norm();
+  require(std::isfinite(rest) && rest > 0, who + ": rest length must be > 0");
+  m_.dist_p1.push_back(p1);
+  m_.dist_p2.push_back(p2);
+  m_.dist_rest.push_back(rest);
+  m_.dist_compliance.push_back(compliance);
+  return m_.ndistance++;
+}
+
+int Builder::add_attachment(int particle, int body, const Vec3& local) {
+  const std::string who = "attachment " + std::to_string(m_.nattach);
+  require(particle >= 0 && particle < m_.nparticle, who + ": particle does not exist");
+  require(body >= 0 && body < m_.nbody, who + ": body does not exist");
+  require(finite3(local), who + ": non-finite point");
+  m_.att_particle.push_back(particle);
+  m_.att_body.push_back(body);
+  m_.att_local.push_back(local);
+  return m_.nattach++;
+}
+
 void Builder::set_timestep(double h) {
   require(std::isfinite(h) && h > 0, "timestep must be positive and finite");
   m_.timestep = h;

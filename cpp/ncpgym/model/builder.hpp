@@ -48,6 +48,13 @@ class Builder {
   int add_site(int body, const Vec3& pos, const Quat& quat, const std::string& name = "");
   int add_actuator(int joint, ActuatorType type, double gear, bool ctrllimited, double ctrl_lo,
                    double ctrl_hi, double kp = 0, double kv = 0, const std::string& name = "");
+  // A particle (point mass) at `pos` with collision radius and friction coefficient.
+  int add_particle(const Vec3& pos, double mass, double radius = 0.0, double friction = 0.5);
+  // Distance constraint between two particles; rest < 0 takes the initial distance;
+  // compliance 0 is a hard constraint.
+  int add_distance(int p1, int p2, double compliance = 0.0, double rest = -1.0);
+  // Pins a particle to the point `local` of `body` (0: a point fixed in the world).
+  int add_attachment(int particle, int body, const Vec3& local);
   void set_gravity(const Vec3& g) { m_.gravity = g; }
   void set_timestep(double h);
 

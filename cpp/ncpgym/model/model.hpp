@@ -90,6 +90,20 @@ struct Model {
   std::vector<Mat3> site_rot;  // site_quat as a rotation matrix
   std::vector<std::string> site_name;
 
+  // particles (nparticle): point masses with a collision radius, outside the articulated
+  // trees; their coordinates follow the trees' in the solver's velocity vector.
+  int nparticle = 0;
+  std::vector<double> particle_mass, particle_radius, particle_friction;
+  std::vector<Vec3> particle_pos0;
+  // distance constraints between particles (compliant rows, eq. 8): |x1 - x2| - rest
+  int ndistance = 0;
+  std::vector<int> dist_p1, dist_p2;
+  std::vector<double> dist_rest, dist_compliance;
+  // attachments of a particle to a point fixed on a body (3 hard bilateral rows)
+  int nattach = 0;
+  std::vector<int> att_particle, att_body;
+  std::vector<Vec3> att_local;
+
   Vec3 gravity = Vec3(0, 0, -9.81);
   double timestep = 0.002;
 

@@ -32,6 +32,9 @@ struct SolverOptions {
   // sparse J and one O(n) H^-1 sweep) instead of assembling the dense matrix; Gauss-Seidel
   // and LDL^T always assemble.
   int dense_max_rows = 64;
+  // Diagonal geometric-stiffness shift on particle coordinates (eqs. 71-74); never on the
+  // articulated bodies, where the seed saw jitter at joint limits.
+  bool geometric_stiffness = true;
   CollisionOptions collision;
 };
 

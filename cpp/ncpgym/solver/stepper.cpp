@@ -40,13 +40,20 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
     throw std::invalid_argument("collision between these geom types is not supported yet: " + s +
                                 " (exclude them with contype/conaffinity)");
   }
+  nvall_ = m.nv + 3 * m.nparticle;
   tau_.setZero(m.nv);
   extra_arm_.setZero(m.nv);
-  u_tilde_.setZero(m.nv);
-  u_.setZero(m.nv);
-  du_.setZero(m.nv);
+  u_tilde_.setZero(nvall_);
+  u_.setZero(nvall_);
+  du_.setZero(nvall_);
   qn_.setZero(m.nq);
   sweep_.setZero(m.ngeom);
+  xn_.setZero(3 * m.nparticle);
+  psweep_.setZero(m.nparticle);
+  pminv_.setZero(3 * m.nparticle);
+  scale_.setOnes(nvall_);
+  f_prev_.setZero(3 * m.nparticle);
+  du_prev_.setZero(3 * m.nparticle);
   for (int j = 0; j < m.njnt; ++j) {
     if (m.jnt_stiffness[j] == 0) continue;  // the Builder allows it on hinge/slide only
     comp_dof_.push_back(m.jnt_dofadr[j]);
@@ -85,19 +92,28 @@ void Stepper::collect_limits(const State& s, double h) {
   }
 }
 
-void Stepper::evaluate_rows(const VecX& q) {
+void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
   const Model& m = *m_;
   kinematics(m, dk_, q.data());
   triplets_.clear();
   const int nc = static_cast<int>(contacts_.size());
+  auto particle_row = [&](int row, int p, const Vec3& dir, double sign) {
+    for (int i = 0; i < 3; ++i) triplets_.emplace_back(row, m.nv + 3 * p + i, sign * dir[i]);
+  };
   for (int c = 0; c < nc; ++c) {
     const Contact& k = contacts_[c];
-    const Vec3 a = dk_.xpos[k.body1] + dk_.xmat[k.body1] * k.local1 - k.radius1 * k.normal;
+    const Vec3 core1 = k.particle1 >= 0 ? Vec3(x.segment<3>(3 * k.particle1))
+                                        : Vec3(dk_.xpos[k.body1] + dk_.xmat[k.body1] * k.local1);
+    const Vec3 a = core1 - k.radius1 * k.normal;
     const Vec3 b = dk_.xpos[k.body2] + dk_.xmat[k.body2] * k.local2 + k.radius2 * k.normal;
     C_[3 * c] = k.normal.dot(a - b) - opt_.thickness;  // eq. 9
     const Vec3 dirs[3] = {k.normal, k.tangent1, k.tangent2};
     for (int r = 0; r < 3; ++r) {
-      add_point_row(m, dk_, k.body1, a, dirs[r], 1.0, triplets_, 3 * c + r);
+      if (k.particle1 >= 0) {
+        particle_row(3 * c + r, k.particle1, dirs[r], 1.0);
+      } else {
+        add_point_row(m, dk_, k.body1, a, dirs[r], 1.0, triplets_, 3 * c + r);
+      }
       add_point_row(m, dk_, k.body2, b, dirs[r], -1.0, triplets_, 3 * c + r);
     }
   }
@@ -108,13 +124,35 @@ void Stepper::evaluate_rows(const VecX& q) {
     C_[r] = lower ? qj - m.jnt_range[2 * j] : m.jnt_range[2 * j + 1] - qj;
     triplets_.emplace_back(r, m.jnt_dofadr[j], lower ? 1.0 : -1.0);
   }
-  const int r0 = 3 * nc + static_cast<int>(limit_joint_.size());
-  for (size_t k = 0; k < comp_dof_.size(); ++k) {
-    const int r = r0 + static_cast<int>(k);
+  int r = 3 * nc + static_cast<int>(limit_joint_.size());
+  for (size_t k = 0; k < comp_dof_.size(); ++k, ++r) {
     C_[r] = q[comp_qadr_[k]] - comp_ref_[k];
+    erow_[r] = comp_E_[k];
     triplets_.emplace_back(r, comp_dof_[k], 1.0);
   }
-  Js_.resize(static_cast<Eigen::Index>(C_.size()), m.nv);
+  for (int k = 0; k < m.ndistance; ++k, ++r) {
+    // |x1 - x2| - rest + E lambda = 0, gradient +n at particle 1 and -n at particle 2
+    const int p1 = m.dist_p1[k], p2 = m.dist_p2[k];
+    const Vec3 d = x.segment<3>(3 * p1) - x.segment<3>(3 * p2);
+    const double len = d.norm();
+    const Vec3 n = len > 1e-12 ? Vec3(d / len) : Vec3::UnitZ();
+    C_[r] = len - m.dist_rest[k];
+    erow_[r] = m.dist_compliance[k];
+    particle_row(r, p1, n, 1.0);
+    particle_row(r, p2, n, -1.0);
+  }
+  for (int k = 0; k < m.nattach; ++k) {
+    // particle pinned to a body point: three hard rows along the world axes
+    const int p = m.att_particle[k], body = m.att_body[k];
+    const Vec3 P = dk_.xpos[body] + dk_.xmat[body] * m.att_local[k];
+    for (int i = 0; i < 3; ++i, ++r) {
+      C_[r] = x[3 * p + i] - P[i];
+      erow_[r] = 0.0;
+      particle_row(r, p, Vec3::Unit(i), 1.0);
+      add_point_row(m, dk_, body, P, Vec3::Unit(i), -1.0, triplets_, r);
+    }
+  }
+  Js_.resize(static_cast<Eigen::Index>(C_.size()), nvall_);
   Js_.setFromTriplets(triplets_.begin(), triplets_.end());
   J_ = Js_;  // dense copy: the IIM's input block
 }
@@ -122,7 +160,8 @@ void Stepper::evaluate_rows(const VecX& q) {
 void Stepper::step(State& s) {
   const Model& m = *m_;
   const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
-  if (!s.q.allFinite() || !s.u.allFinite()) throw std::runtime_error("state is not finite");
+  if (!s.q.allFinite() || !s.u.allFinite() || !s.x.allFinite() || !s.v.allFinite())
+    throw std::runtime_error("state is not finite");
 
   // 1. Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
   //    (joint damping implicit), from the O(n) forward dynamics; this also leaves the
@@ -152,7 +191,11 @@ void Stepper::step(State& s) {
     comp_ref_[k] = c / m.act_gear[a];  // servo target on the joint coordinate
   }
   aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), false, extra_arm_.data());
-  u_tilde_ = s.u + h * dH_.qacc;
+  u_tilde_.head(m.nv) = s.u + h * dH_.qacc;
+  for (int p = 0; p < m.nparticle; ++p) {  // particles: M diagonal, gravity only
+    u_tilde_.segment<3>(m.nv + 3 * p) = s.v.segment<3>(3 * p) + h * m.gravity;
+    psweep_[p] = h * std::max(s.v.segment<3>(3 * p).norm(), u_tilde_.segment<3>(m.nv + 3 * p).norm());
+  }
 
   // 2. Collision detection once per step, at q-, with each geom's sweep over the step
   //    under the unconstrained velocity as extra margin (speculative contacts).
@@ -173,9 +216,12 @@ void Stepper::step(State& s) {
   const std::vector<Contact> previous = opt_.warm_start ? contacts_ : std::vector<Contact>();
   const VecX previous_force = contact_force_;
   detect_contacts(m, dk_, opt_.collision, contacts_, sweep_.data());
+  if (m.nparticle > 0)
+    detect_particle_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
   collect_limits(s, h);
   const int nc = static_cast<int>(contacts_.size());
-  const int nrow = 3 * nc + static_cast<int>(limit_joint_.size() + comp_dof_.size());
+  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach;
+  const int nrow = 3 * nc + static_cast<int>(limit_joint_.size()) + nbil;
   kind_.assign(nrow, RowKind::Friction);
   owner_.assign(nrow, -1);
   for (int c = 0; c < nc; ++c) {
@@ -186,20 +232,17 @@ void Stepper::step(State& s) {
     kind_[3 * nc + l] = limit_kind_[l];
     owner_[3 * nc + l] = limit_joint_[l];
   }
-  for (size_t k = 0; k < comp_dof_.size(); ++k) {
-    const size_t r = 3 * nc + limit_joint_.size() + k;
-    kind_[r] = RowKind::Compliant;
-    owner_[r] = static_cast<int>(k);
-  }
+  for (int k = 0; k < nbil; ++k) kind_[3 * nc + limit_joint_.size() + k] = RowKind::Compliant;
 
   stats_ = SolverStats();
   if (nrow == 0) {
     u_ = u_tilde_;
   } else {
-    J_.resize(nrow, m.nv);
-    JHinv_.resize(nrow, m.nv);
+    J_.resize(nrow, nvall_);
+    JHinv_.resize(nrow, nvall_);
     A_.resize(nrow, nrow);
     C_.resize(nrow);
+    erow_.setZero(nrow);
     lambda_.setZero(nrow);
     if (opt_.warm_start && !previous.empty()) {
       // reuse the impulse of a contact between the same geoms at (nearly) the same place
@@ -209,20 +252,49 @@ void Stepper::step(State& s) {
               (previous[p].pos - contacts_[c].pos).norm() < 1e-3)
             lambda_.segment<3>(3 * c) = previous_force.segment<3>(3 * p);
     }
-    u_.setZero(m.nv);  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started)
+    u_.setZero(nvall_);  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started)
+    const int np3 = 3 * m.nparticle;
+    for (int p = 0; p < m.nparticle; ++p) pminv_.segment<3>(3 * p).setConstant(1.0 / m.particle_mass[p]);
+    scale_.setOnes();
+    f_prev_.setZero();
+    du_prev_.setZero();
     const bool dense = nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                        opt_.linear == LinearSolverType::LDLT;
     last_dense_ = dense;
     mf_in_.resize(1, m.nv);
     mf_out_.resize(1, m.nv);
-    VecX jhj(nrow), opdiag(nrow), tmp_nv(m.nv);
-    VecX alpha(nrow), cdiag(nrow), hvec(nrow), rfac(nrow), Jg(nrow), b(nrow), dl(nrow), Hg(m.nv);
+    VecX jhj(nrow), opdiag(nrow), tmp_nv(nvall_), w_nv(nvall_);
+    VecX alpha(nrow), cdiag(nrow), hvec(nrow), rfac(nrow), Jg(nrow), b(nrow), dl(nrow), Hg(nvall_);
     for (int it = 0; it < opt_.newton_iterations; ++it) {
-      // Constraint rows at the iterate q^n = q- + h G u^n (eq. 63).
+      // Constraint rows at the iterate q^n = q- + h G u^n (eq. 63), x^n = x- + h v^n.
       integrate(m, s.q.data(), u_.data(), h, qn_.data());
-      evaluate_rows(qn_);
-      // J H^-1 (= (H^-1 J^T)^T) by the Implicit Inversion Method on the factorisation of H.
-      minv_times_transposed(m, dH_, J_, JHinv_);
+      if (np3) xn_ = s.x + h * u_.tail(np3);
+      evaluate_rows(qn_, xn_);
+      if (np3 && opt_.geometric_stiffness) {
+        // Geometric stiffness (eqs. 71-74): the change of the constraint force J^T lambda
+        // between iterates, per particle coordinate, gives c_k; H_kk = M_kk - min(0, c_k).
+        // With g = M (u - u~) - h J^T lambda (eq. 57), g(u') - g(u) = M du - h d(J^T lambda),
+        // so the part of dg/du beyond M is -h d(J^T lambda)/du. The printed eq. 73 adds
+        // (M du)_k inside the bracket, which would double-count M; we follow the derivation:
+        // c_k = h d(J^T lambda)_k / du_k, so that H_kk grows by -c_k when the constraint
+        // forces stiffen (a chain under tension: H = M + h^2 T/L (I - n n^T)).
+        const VecX f_now = (Js_.transpose() * lambda_).tail(np3);
+        if (it > 0) {
+          for (int k = 0; k < np3; ++k) {
+            if (std::abs(du_prev_[k]) < 1e-12) continue;
+            const double c = h * (f_now[k] - f_prev_[k]) / du_prev_[k];  // eq. 73, see above
+            const double mk = m.particle_mass[k / 3];
+            const double Hkk = mk - std::min(0.0, c);                       // eq. 74
+            pminv_[k] = 1.0 / Hkk;
+            scale_[m.nv + k] = mk / Hkk;  // H^-1 M on the diagonal
+          }
+        }
+        f_prev_ = f_now;
+      }
+      // J H^-1 (= (H^-1 J^T)^T): the Implicit Inversion Method on the trees' factorisation
+      // of H, and the diagonal H^-1 of the particles.
+      minv_times_transposed(m, dH_, J_.leftCols(m.nv), JHinv_.leftCols(m.nv));
+      if (np3) JHinv_.rightCols(np3) = J_.rightCols(np3) * pminv_.asDiagonal();
       for (int r = 0; r < nrow; ++r) jhj[r] = Js_.row(r).dot(JHinv_.row(r));  // diag J H^-1 J^T
       if (dense) A_ = JHinv_ * Js_.transpose();
       // r-factors (eq. 66) and NCP values/derivatives per row.
@@ -236,7 +308,7 @@ void Stepper::step(State& s) {
       for (int r = 0; r < nrow; ++r) {
         if (kind_[r] == RowKind::Compliant) {
           // eq. 8 / 58: h_b = (c + E lambda) / h, compliance block E / h^2
-          const double E = comp_E_[owner_[r]];
+          const double E = erow_[r];
           alpha[r] = 1.0;
           cdiag[r] = E / (h * h);
           hvec[r] = (C_[r] + E * lambda_[r]) / h;
@@ -289,7 +361,7 @@ void Stepper::step(State& s) {
         A_.diagonal() = opdiag;
       }
       // H^-1 g = (u - u~) - h H^-1 J_eff^T lambda  (eq. 57, without forming H)
-      Hg = (u_ - u_tilde_) - h * (JHinv_.transpose() * lambda_);
+      Hg = scale_.cwiseProduct(u_ - u_tilde_) - h * (JHinv_.transpose() * lambda_);
       Jg.noalias() = alpha.cwiseProduct(Js_ * Hg);
       b = (Jg - hvec) / h;  // eq. 59
       LinearOperator op;
@@ -299,9 +371,11 @@ void Stepper::step(State& s) {
       } else {
         // y = J_eff H^-1 J_eff^T x + (C + eps) x, with one O(n) sweep for H^-1
         op.apply = [&](const VecX& x, VecX& y) {
-          mf_in_.row(0) = (Js_.transpose() * alpha.cwiseProduct(x)).transpose();
+          w_nv = Js_.transpose() * alpha.cwiseProduct(x);
+          mf_in_.row(0) = w_nv.head(m.nv).transpose();
           minv_times_transposed(m, dH_, mf_in_, mf_out_);
-          tmp_nv = mf_out_.row(0).transpose();
+          tmp_nv.head(m.nv) = mf_out_.row(0).transpose();
+          if (np3) tmp_nv.tail(np3) = pminv_.cwiseProduct(w_nv.tail(np3));
           y = alpha.cwiseProduct(Js_ * tmp_nv) + (opdiag - alpha.cwiseAbs2().cwiseProduct(jhj)).cwiseProduct(x);
         };
       }
@@ -312,15 +386,20 @@ void Stepper::step(State& s) {
       du_ = h * (JHinv_.transpose() * dl) - Hg;
       lambda_ += opt_.step * dl;
       u_ += opt_.step * du_;
+      if (np3) du_prev_ = opt_.step * du_.tail(np3);
       stats_.newton_iterations = it + 1;
     }
   }
   // eq. 63 with renormalised quaternions
   integrate(m, s.q.data(), u_.data(), h, qn_.data());
-  if (!qn_.allFinite() || !u_.allFinite())
+  const int np3 = 3 * m.nparticle;
+  if (np3) xn_ = s.x + h * u_.tail(np3);
+  if (!qn_.allFinite() || !u_.allFinite() || !xn_.allFinite())
     throw std::runtime_error("the solver diverged: the new state is not finite (state left unchanged)");
   s.q = qn_;
-  s.u = u_;
+  s.u = u_.head(m.nv);
+  s.x = xn_;
+  s.v = u_.tail(np3);
   contact_force_.resize(3 * nc);
   for (int c = 0; c < nc; ++c) contact_force_.segment<3>(3 * c) = lambda_.segment<3>(3 * c);
 }

@@ -43,7 +43,7 @@ class Stepper {
 
  private:
   void collect_limits(const State& s, double h);  // limits within reach this step
-  void evaluate_rows(const VecX& q);  // J (raw gradients) and C at q
+  void evaluate_rows(const VecX& q, const VecX& x);  // J (raw gradients), C, E at (q, x)
 
   std::shared_ptr<const Model> m_;
   SolverOptions opt_;
@@ -58,13 +58,16 @@ class Stepper {
   std::vector<double> comp_E_, comp_ref_;
   std::vector<RowKind> kind_;       // per row
   std::vector<int> owner_;          // contact index or joint index per row
-  MatX J_, JHinv_, A_;              // rows x nv, rows x nv, rows x rows
+  // The solver's velocity vector is [u (nv); particle velocities (3 nparticle)] = nvall.
+  int nvall_ = 0;
+  MatX J_, JHinv_, A_;              // rows x nvall, rows x nvall, rows x rows
   Eigen::SparseMatrix<double, Eigen::RowMajor> Js_;  // J_ in sparse form (rows touch few dofs)
   std::vector<Eigen::Triplet<double>> triplets_;
   MatX mf_in_, mf_out_;             // 1 x nv scratch of the matrix-free H^-1 product
-  VecX C_, lambda_, warm_;          // per row
+  VecX C_, lambda_, erow_;          // per row: value, multiplier, compliance E (bilateral)
   VecX contact_force_;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_;
+  VecX xn_, psweep_, pminv_, scale_, f_prev_, du_prev_;  // particles: iterate, sweep, H^-1, ...
   SolverStats stats_;
   bool last_dense_ = true;
 
