@@ -43,13 +43,14 @@ ncp='fischer_burmeister'|'minimum_map', rscale='effective_mass'|'time_step'|'ide
 linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
 (collision margin), thickness=0 (contact thickness), timestep=0 (0: the model's),
 dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always assemble),
-geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74).
+geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74),
+block_preconditioner=False (PCR/PCG: invert each contact's 3 x 3 block instead of Jacobi).
 )doc")
       .def(py::init([](std::shared_ptr<Model> model, int newton_iterations, int linear_iterations,
                        double tolerance, double step, double regularization, const std::string& ncp,
                        const std::string& rscale, const std::string& linear, bool warm_start,
                        double margin, double thickness, double timestep, int dense_max_rows,
-                       bool geometric_stiffness) {
+                       bool geometric_stiffness, bool block_preconditioner) {
              SolverOptions o;
              o.newton_iterations = newton_iterations;
              o.linear_iterations = linear_iterations;
@@ -72,6 +73,7 @@ geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74).
              o.timestep = timestep;
              o.dense_max_rows = dense_max_rows;
              o.geometric_stiffness = geometric_stiffness;
+             o.block_preconditioner = block_preconditioner;
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
              return new Simulator(model, o);
            }),
@@ -81,7 +83,7 @@ geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74).
            py::arg("rscale") = "effective_mass", py::arg("linear") = "pcr",
            py::arg("warm_start") = false, py::arg("margin") = 0.01, py::arg("thickness") = 0.0,
            py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64,
-           py::arg("geometric_stiffness") = true)
+           py::arg("geometric_stiffness") = true, py::arg("block_preconditioner") = false)
       .def_property_readonly("model", [](const Simulator& s) { return s.model_; })
       .def_property_readonly("timestep", [](const Simulator& s) {
         return s.stepper.options().timestep > 0 ? s.stepper.options().timestep : s.model_->timestep;

@@ -130,3 +130,56 @@ def hanging_chain_static(n=80, mass=0.01, segment=0.02, compliance=1e-4, g=9.81)
     stretches by compliance * tension."""
     tension = mass * g * (n - 1 - np.arange(n - 1))
     return -np.concatenate([[0.0], np.cumsum(segment + compliance * tension)])
+
+
+def arch(n=20, span=2.0, rise=3.63, thickness=0.3, depth=0.5, min_mass=15.0, mu=0.6,
+         timestep=1 / 120):
+    """A self-supporting parabolic arch of `n` voussoirs (convex wedge blocks, seed §10.1.5,
+    Fig. 14) between two static abutments that continue the arch below the springing.
+    A parabola is the thrust line of a load uniform per horizontal length, so each
+    voussoir's mass is proportional to its horizontal extent (the lightest `min_mass`);
+    with the default rise the masses span 15..110 kg, the seed's range. Returns the model
+    and qpos."""
+    half = span / 2
+    xs = np.linspace(-half, half, 4001)
+    zs = rise * (1 - (xs / half) ** 2)
+    arc = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(xs), np.diff(zs)))])
+    s_joint = np.linspace(0, arc[-1], n + 1)
+    xj = np.interp(s_joint, arc, xs)
+    zj = rise * (1 - (xj / half) ** 2)
+    tangent = np.stack([np.ones_like(xj), -2 * rise * xj / half**2], axis=1)
+    tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
+    normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)  # outward (up at the crown)
+    centre = np.stack([xj, zj], axis=1)
+    inner = centre - thickness / 2 * normal
+    outer = centre + thickness / 2 * normal
+
+    def prism(points2d):  # (k, 2) in the x-z plane -> (2k, 3) extruded along y
+        return np.array([[p[0], y, p[1]] for y in (-depth / 2, depth / 2) for p in points2d])
+
+    b = Builder()
+    b.set_timestep(timestep)
+    # static abutments: the arch continued 1 m past each springing
+    for j, sgn in ((0, -1.0), (n, 1.0)):
+        ext = sgn * tangent[j]
+        quad = [inner[j], outer[j], outer[j] + ext, inner[j] + ext]
+        mid = 0.5 * (inner[j] + outer[j])
+        mesh = b.add_mesh(prism([p - mid for p in quad]), name=f"abutment{j}")
+        b.add_geom(0, "mesh", mesh=mesh, pos=[mid[0], 0.0, mid[1]], friction=[mu, 0, 0],
+                   name=f"abutment{j}")
+    q0 = []
+    width = np.abs(np.diff(xj))
+    for k in range(n):
+        quad = [inner[k], outer[k], outer[k + 1], inner[k + 1]]
+        verts = prism(quad)
+        c = verts.mean(axis=0)
+        mass = min_mass * width[k] / width.min()
+        ext = verts.max(axis=0) - verts.min(axis=0)
+        inertia = mass / 12 * np.diag([ext[1] ** 2 + ext[2] ** 2, ext[0] ** 2 + ext[2] ** 2,
+                                       ext[0] ** 2 + ext[1] ** 2])
+        body = b.add_body(0, mass=float(mass), inertia=inertia, name=f"voussoir{k}")
+        b.add_joint(body, "free")
+        mesh = b.add_mesh(verts - c, name=f"voussoir{k}")
+        b.add_geom(body, "mesh", mesh=mesh, friction=[mu, 0, 0], name=f"voussoir{k}")
+        q0 += [*c, 1.0, 0.0, 0.0, 0.0]
+    return b.build(), np.array(q0)

@@ -184,3 +184,37 @@ TEST(Solver, ContactRowsMatchFiniteDifferencesOfTheGap) {
 
 }  // namespace
 }  // namespace ncpgym
+
+namespace ncpgym {
+namespace {
+
+TEST(Narrowphase, HullOfABoxHasSixFacesAndPolyhedraMatchBoxBox) {
+  using namespace collision;
+  std::vector<Vec3> verts;
+  std::vector<Model::HullFace> faces;
+  box_polyhedron(Vec3(0.3, 0.2, 0.1), verts, faces);
+  const auto hull = convex_hull_faces(verts);
+  ASSERT_EQ(hull.size(), 6u);
+  for (const auto& f : hull) EXPECT_EQ(f.verts.size(), 4u);
+  // a tilted small box resting into a big one: polyhedron path == box-box path
+  const Quat tilt(Eigen::AngleAxisd(0.2, Vec3(1, 1, 0).normalized()));
+  const GeomPose A{Vec3(0.05, -0.02, 0.33), tilt.toRotationMatrix()}, B{Vec3::Zero(), Mat3::Identity()};
+  Points p1, p2;
+  box_box(A, Vec3(0.1, 0.1, 0.1), B, Vec3(0.3, 0.3, 0.3), 0.05, p1);
+  std::vector<Vec3> va, vb;
+  std::vector<Model::HullFace> fa, fb;
+  poly_poly(A, box_polyhedron(Vec3(0.1, 0.1, 0.1), va, fa), B, box_polyhedron(Vec3(0.3, 0.3, 0.3), vb, fb), 0.05, p2);
+  ASSERT_FALSE(p1.empty());
+  double d1 = 1e9, d2 = 1e9;
+  for (const auto& p : p1) d1 = std::min(d1, p.dist);
+  for (const auto& p : p2) d2 = std::min(d2, p.dist);
+  EXPECT_NEAR(d1, d2, 1e-12);
+  EXPECT_NEAR(p2[0].n.z(), 1.0, 1e-12);
+  // the deepest corner of the tilted box, computed directly
+  double lowest = 1e9;
+  for (const Vec3& v : va) lowest = std::min(lowest, (A.pos + A.rot * v).z());
+  EXPECT_NEAR(d2, lowest - 0.3, 1e-12);
+}
+
+}  // namespace
+}  // namespace ncpgym

@@ -57,6 +57,18 @@ bool narrow(const Model& m, int g1, const GeomPose& p1, int g2, const GeomPose& 
   if (t1 == GeomType::Capsule && t2 == GeomType::Capsule) { capsule_capsule(p1, s1[0], s1[1], p2, s2[0], s2[1], margin, out); return true; }
   if (t1 == GeomType::Capsule && t2 == GeomType::Box) { capsule_box(p1, s1[0], s1[1], p2, s2, margin, out); return true; }
   if (t1 == GeomType::Box && t2 == GeomType::Box) { box_box(p1, s1, p2, s2, margin, out); return true; }
+  // convex polyhedra (meshes with a computed hull; boxes as polyhedra against meshes)
+  if ((t1 == GeomType::Box || t1 == GeomType::Mesh) && t2 == GeomType::Mesh) {
+    const auto& faces2 = m.mesh_faces[m.geom_mesh[g2]];
+    if (faces2.empty()) return false;
+    std::vector<Vec3> bv;
+    std::vector<Model::HullFace> bf;
+    Polyhedron a = t1 == GeomType::Box ? box_polyhedron(s1, bv, bf)
+                                       : Polyhedron{&m.mesh_vert[m.geom_mesh[g1]], &m.mesh_faces[m.geom_mesh[g1]]};
+    if (a.faces->empty()) return false;
+    poly_poly(p1, a, p2, Polyhedron{&m.mesh_vert[m.geom_mesh[g2]], &faces2}, margin, out);
+    return true;
+  }
   return false;
 }
 

@@ -352,4 +352,143 @@ void box_box(const GeomPose& A, const Vec3& ha, const GeomPose& B, const Vec3& h
   reduce_manifold(out, first);
 }
 
+Polyhedron box_polyhedron(const Vec3& h, std::vector<Vec3>& verts, std::vector<Model::HullFace>& faces) {
+  verts.resize(8);
+  for (int i = 0; i < 8; ++i)
+    verts[i] = Vec3((i & 1 ? 1 : -1) * h[0], (i & 2 ? 1 : -1) * h[1], (i & 4 ? 1 : -1) * h[2]);
+  // faces +-x, +-y, +-z with counter-clockwise loops about the outward normal
+  faces = {{Vec3(1, 0, 0), h[0], {1, 3, 7, 5}}, {Vec3(-1, 0, 0), h[0], {0, 4, 6, 2}},
+           {Vec3(0, 1, 0), h[1], {2, 6, 7, 3}}, {Vec3(0, -1, 0), h[1], {0, 1, 5, 4}},
+           {Vec3(0, 0, 1), h[2], {4, 5, 7, 6}}, {Vec3(0, 0, -1), h[2], {0, 2, 3, 1}}};
+  return {&verts, &faces};
+}
+
+namespace {
+struct WorldPoly {
+  std::vector<Vec3> v;                 // vertices (world)
+  std::vector<Vec3> n;                 // face normals (world)
+  std::vector<double> d;               // face offsets (world): n.x <= d inside
+  std::vector<std::pair<int, int>> e;  // unique edges (vertex index pairs)
+  Vec3 centre = Vec3::Zero();
+};
+
+WorldPoly to_world(const GeomPose& g, const Polyhedron& p) {
+  WorldPoly w;
+  for (const Vec3& v : *p.verts) {
+    w.v.push_back(g.pos + g.rot * v);
+    w.centre += w.v.back();
+  }
+  w.centre /= static_cast<double>(w.v.size());
+  for (const auto& f : *p.faces) {
+    const Vec3 n = g.rot * f.normal;
+    w.n.push_back(n);
+    w.d.push_back(f.offset + n.dot(g.pos));
+    for (size_t i = 0; i < f.verts.size(); ++i) {
+      int a = f.verts[i], b = f.verts[(i + 1) % f.verts.size()];
+      if (a > b) std::swap(a, b);
+      if (std::find(w.e.begin(), w.e.end(), std::make_pair(a, b)) == w.e.end()) w.e.emplace_back(a, b);
+    }
+  }
+  return w;
+}
+
+// Largest separation of B's vertices from A's face planes: (separation, face).
+std::pair<double, int> face_separation(const WorldPoly& A, const WorldPoly& B) {
+  double best = -1e300;
+  int face = -1;
+  for (size_t f = 0; f < A.n.size(); ++f) {
+    double lo = 1e300;
+    for (const Vec3& v : B.v) lo = std::min(lo, A.n[f].dot(v) - A.d[f]);
+    if (lo > best) {
+      best = lo;
+      face = static_cast<int>(f);
+    }
+  }
+  return {best, face};
+}
+}  // namespace
+
+void poly_poly(const GeomPose& ga, const Polyhedron& pa, const GeomPose& gb, const Polyhedron& pb,
+               double margin, Points& out) {
+  const WorldPoly A = to_world(ga, pa), B = to_world(gb, pb);
+  const auto [sa, fa] = face_separation(A, B);
+  if (sa >= margin) return;
+  const auto [sb, fb] = face_separation(B, A);
+  if (sb >= margin) return;
+  // edge-pair axes, oriented from B to A
+  double se = -1e300;
+  int ea = -1, eb = -1;
+  Vec3 en;
+  for (size_t i = 0; i < A.e.size(); ++i) {
+    const Vec3 da = (A.v[A.e[i].second] - A.v[A.e[i].first]).normalized();
+    for (size_t j = 0; j < B.e.size(); ++j) {
+      const Vec3 db = (B.v[B.e[j].second] - B.v[B.e[j].first]).normalized();
+      Vec3 L = da.cross(db);
+      const double len = L.norm();
+      if (len < 1e-6) continue;
+      L /= len;
+      if (L.dot(A.centre - B.centre) < 0) L = -L;
+      double amin = 1e300, bmax = -1e300;
+      for (const Vec3& v : A.v) amin = std::min(amin, L.dot(v));
+      for (const Vec3& v : B.v) bmax = std::max(bmax, L.dot(v));
+      const double s = amin - bmax;
+      if (s >= margin) return;
+      if (s > se) {
+        se = s;
+        ea = static_cast<int>(i);
+        eb = static_cast<int>(j);
+        en = L;
+      }
+    }
+  }
+  const double tol = 1e-6 * (1 + (A.centre - B.centre).norm());
+  if (ea >= 0 && se > std::max(sa, sb) + tol) {
+    // edge-edge: closest points of the two edges realising the axis
+    Vec3 p, q;
+    closest_segments(A.v[A.e[ea].first], A.v[A.e[ea].second], B.v[B.e[eb].first], B.v[B.e[eb].second], p, q);
+    push(out, p, q, en);
+    return;
+  }
+  const bool ref_a = sa >= sb;
+  const WorldPoly& R = ref_a ? A : B;
+  const WorldPoly& I = ref_a ? B : A;
+  const Polyhedron& PR = ref_a ? pa : pb;
+  const Polyhedron& PI = ref_a ? pb : pa;
+  const int rf = ref_a ? fa : fb;
+  const Vec3 m = R.n[rf];                  // reference face normal, towards the other body
+  const Vec3 n = ref_a ? Vec3(-m) : m;     // contact normal from B to A
+  // incident face: most anti-parallel to m
+  int inc = 0;
+  for (size_t f = 1; f < I.n.size(); ++f)
+    if (I.n[f].dot(m) < I.n[inc].dot(m)) inc = static_cast<int>(f);
+  std::vector<Vec3> poly, next;
+  for (int vi : (*PI.faces)[inc].verts) poly.push_back(I.v[vi]);
+  const auto& loop = (*PR.faces)[rf].verts;
+  for (size_t i = 0; i < loop.size() && !poly.empty(); ++i) {
+    const Vec3& p0 = R.v[loop[i]];
+    const Vec3 side = (R.v[loop[(i + 1) % loop.size()]] - p0).cross(m);
+    next.clear();
+    for (size_t k = 0; k < poly.size(); ++k) {
+      const Vec3& p = poly[k];
+      const Vec3& q = poly[(k + 1) % poly.size()];
+      const double dp = side.dot(p - p0), dq = side.dot(q - p0);
+      if (dp <= 0) next.push_back(p);
+      if ((dp < 0) != (dq < 0) && dp != dq) next.push_back(p + (q - p) * (dp / (dp - dq)));
+    }
+    poly.swap(next);
+  }
+  const size_t first = out.size();
+  for (const Vec3& p : poly) {
+    const double s = m.dot(p) - R.d[rf];
+    if (s >= margin) continue;
+    const Vec3 on_ref = p - s * m;
+    if (ref_a) {
+      push(out, on_ref, p, n);
+    } else {
+      push(out, p, on_ref, n);
+    }
+  }
+  reduce_manifold(out, first);
+}
+
 }  // namespace ncpgym::collision

@@ -26,4 +26,14 @@ void sphere_box(const GeomPose& a, double ra, const GeomPose& b, const Vec3& hb,
 void capsule_box(const GeomPose& a, double ra, double ha, const GeomPose& b, const Vec3& hb, double margin, Points& out);
 void box_box(const GeomPose& a, const Vec3& ha, const GeomPose& b, const Vec3& hb, double margin, Points& out);
 
+// Convex polyhedra given by vertices and hull faces in their geom frames (meshes, boxes):
+// separating-axis test over face normals and edge-pair axes, face clipping for manifolds.
+struct Polyhedron {
+  const std::vector<Vec3>* verts;
+  const std::vector<Model::HullFace>* faces;
+};
+Polyhedron box_polyhedron(const Vec3& half, std::vector<Vec3>& verts, std::vector<Model::HullFace>& faces);
+void poly_poly(const GeomPose& a, const Polyhedron& pa, const GeomPose& b, const Polyhedron& pb,
+               double margin, Points& out);
+
 }  // namespace ncpgym::collision

@@ -1,6 +1,7 @@
 #include "ncpgym/model/builder.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -18,6 +19,55 @@ void require(bool ok, const std::string& what) {
 }
 bool finite3(const Vec3& v) { return v.allFinite(); }
 }  // namespace
+
+// Faces of the convex hull of a small vertex set by brute force over vertex triples (written
+// for ncpgym; O(V^4), used up to Model::kMaxHullVertices vertices). Coplanar vertices are
+// merged into one polygon, ordered counter-clockwise about the outward normal.
+std::vector<Model::HullFace> convex_hull_faces(const std::vector<Vec3>& v) {
+  std::vector<Model::HullFace> faces;
+  const int n = static_cast<int>(v.size());
+  if (n > Model::kMaxHullVertices) return faces;
+  double scale = 0;
+  for (const Vec3& p : v) scale = std::max(scale, p.norm());
+  const double eps = 1e-9 * (1 + scale);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      for (int k = j + 1; k < n; ++k) {
+        Vec3 nrm = (v[j] - v[i]).cross(v[k] - v[i]);
+        if (nrm.norm() < 1e-12 * (1 + scale * scale)) continue;
+        nrm.normalize();
+        double d = nrm.dot(v[i]);
+        int above = 0, below = 0;
+        for (const Vec3& p : v) {
+          const double s = nrm.dot(p) - d;
+          above += s > eps;
+          below += s < -eps;
+        }
+        if (above && below) continue;
+        if (above) {
+          nrm = -nrm;
+          d = -d;
+        }
+        bool seen = false;
+        for (const auto& f : faces) seen = seen || ((f.normal - nrm).norm() < 1e-7 && std::abs(f.offset - d) < eps * 10);
+        if (seen) continue;
+        Model::HullFace f{nrm, d, {}};
+        Vec3 c = Vec3::Zero();
+        for (int q = 0; q < n; ++q)
+          if (std::abs(nrm.dot(v[q]) - d) <= eps) {
+            f.verts.push_back(q);
+            c += v[q];
+          }
+        c /= static_cast<double>(f.verts.size());
+        const Vec3 e1 = (v[f.verts[0]] - c).normalized(), e2 = nrm.cross(e1);
+        std::sort(f.verts.begin(), f.verts.end(), [&](int a, int b) {
+          return std::atan2((v[a] - c).dot(e2), (v[a] - c).dot(e1)) <
+                 std::atan2((v[b] - c).dot(e2), (v[b] - c).dot(e1));
+        });
+        faces.push_back(std::move(f));
+      }
+  return faces;
+}
 
 Builder::Builder() {
   // body 0: the world
@@ -142,6 +192,7 @@ int Builder::add_mesh(const std::vector<Vec3>& vertices, const std::string& name
   require(volume, who + ": all vertices are coplanar (the mesh has no volume)");
   m_.mesh_vert.push_back(vertices);
   m_.mesh_name.push_back(name);
+  m_.mesh_faces.push_back(convex_hull_faces(vertices));
   return m_.nmesh++;
 }
 

@@ -32,6 +32,9 @@ struct GeomSpec {
   std::string name;
 };
 
+// Faces of the convex hull of a small vertex set (empty beyond Model::kMaxHullVertices).
+std::vector<Model::HullFace> convex_hull_faces(const std::vector<Vec3>& vertices);
+
 class Builder {
  public:
   Builder();

@@ -82,6 +82,16 @@ struct Model {
   // convex meshes (nmesh): vertices in the mesh frame
   std::vector<std::vector<Vec3>> mesh_vert;
   std::vector<std::string> mesh_name;
+  // Convex hull faces (outward unit normal, offset n.v <= d inside, vertex loop CCW about
+  // n); computed for meshes of up to kMaxHullVertices vertices, empty otherwise (such
+  // meshes collide with planes only).
+  struct HullFace {
+    Vec3 normal;
+    double offset;
+    std::vector<int> verts;
+  };
+  static constexpr int kMaxHullVertices = 64;
+  std::vector<std::vector<HullFace>> mesh_faces;
 
   // sites (nsite)
   std::vector<int> site_body;

@@ -12,11 +12,22 @@ namespace ncpgym {
 
 namespace {
 
+// z = P^-1 r with the operator's preconditioner, Jacobi by default.
+void precond(const LinearOperator& op, const VecX& Pinv, const VecX& r, VecX& z) {
+  if (op.precondition) {
+    op.precondition(r, z);
+  } else {
+    z = Pinv.cwiseProduct(r);
+  }
+}
+
 LinearResult pcr(const LinearOperator& op, const VecX& b, VecX& x, int iters, double tol) {
   const Eigen::Index n = op.size();
   const VecX Pinv = op.diagonal.cwiseAbs().cwiseMax(1e-300).cwiseInverse();
   x.setZero(n);
-  VecX r = b, z = Pinv.cwiseProduct(r), p = z, Az(n), Ap(n);
+  VecX r = b, z(n), p(n), Az(n), Ap(n), PAp(n);
+  precond(op, Pinv, r, z);
+  p = z;
   op.mul(z, Az);
   Ap = Az;
   double zAz = z.dot(Az);
@@ -24,7 +35,7 @@ LinearResult pcr(const LinearOperator& op, const VecX& b, VecX& x, int iters, do
   LinearResult res;
   for (int k = 0; k < iters; ++k) {
     if (r.norm() <= tol * bnorm || zAz == 0) break;
-    const VecX PAp = Pinv.cwiseProduct(Ap);
+    precond(op, Pinv, Ap, PAp);
     const double den = Ap.dot(PAp);
     if (den <= 0) break;
     const double alpha = zAz / den;
@@ -47,7 +58,9 @@ LinearResult pcg(const LinearOperator& op, const VecX& b, VecX& x, int iters, do
   const Eigen::Index n = op.size();
   const VecX Pinv = op.diagonal.cwiseAbs().cwiseMax(1e-300).cwiseInverse();
   x.setZero(n);
-  VecX r = b, z = Pinv.cwiseProduct(r), p = z, Ap(n);
+  VecX r = b, z(n), p(n), Ap(n);
+  precond(op, Pinv, r, z);
+  p = z;
   double rz = r.dot(z);
   const double bnorm = b.norm();
   LinearResult res;
@@ -59,7 +72,7 @@ LinearResult pcg(const LinearOperator& op, const VecX& b, VecX& x, int iters, do
     const double alpha = rz / den;
     x += alpha * p;
     r -= alpha * Ap;
-    z = Pinv.cwiseProduct(r);
+    precond(op, Pinv, r, z);
     const double rz_new = r.dot(z);
     p = z + (rz_new / rz) * p;
     rz = rz_new;

@@ -17,6 +17,8 @@ struct LinearOperator {
   const MatX* A = nullptr;
   std::function<void(const VecX& x, VecX& y)> apply;  // y = A x
   VecX diagonal;
+  // Optional preconditioner z = P^-1 r for PCR/PCG (default: Jacobi, 1 / |diagonal|).
+  std::function<void(const VecX& r, VecX& z)> precondition;
   Eigen::Index size() const { return diagonal.size(); }
   void mul(const VecX& x, VecX& y) const {
     if (A) {

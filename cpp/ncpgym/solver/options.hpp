@@ -35,6 +35,9 @@ struct SolverOptions {
   // Diagonal geometric-stiffness shift on particle coordinates (eqs. 71-74); never on the
   // articulated bodies, where the seed saw jitter at joint limits.
   bool geometric_stiffness = true;
+  // Preconditioner of PCR/PCG: the seed's Jacobi (diagonal), or block Jacobi that inverts
+  // each contact's 3 x 3 normal-friction block (better on long chains of contacts).
+  bool block_preconditioner = false;
   CollisionOptions collision;
 };
 

@@ -1,5 +1,6 @@
 #include "ncpgym/solver/stepper.hpp"
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -377,6 +378,25 @@ void Stepper::step(State& s) {
           tmp_nv.head(m.nv) = mf_out_.row(0).transpose();
           if (np3) tmp_nv.tail(np3) = pminv_.cwiseProduct(w_nv.tail(np3));
           y = alpha.cwiseProduct(Js_ * tmp_nv) + (opdiag - alpha.cwiseAbs2().cwiseProduct(jhj)).cwiseProduct(x);
+        };
+      }
+      if (opt_.block_preconditioner && nc > 0) {
+        // inverse 3 x 3 blocks of the contacts (normal and friction rows coupled)
+        blocks_.resize(nc);
+        for (int c = 0; c < nc; ++c) {
+          Mat3 B;
+          // JHinv_ rows already carry alpha: B_ij = alpha_i J_i . (alpha_j H^-1 J_j^T)
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              B(i, j) = alpha[3 * c + i] * Js_.row(3 * c + i).dot(JHinv_.row(3 * c + j));
+          for (int i = 0; i < 3; ++i) B(i, i) = opdiag[3 * c + i];
+          B = 0.5 * (B + B.transpose()).eval();
+          Eigen::LDLT<Mat3> f(B);
+          blocks_[c] = f.info() == Eigen::Success ? f.solve(Mat3::Identity()) : Mat3(opdiag.segment<3>(3 * c).cwiseInverse().asDiagonal());
+        }
+        op.precondition = [&](const VecX& r, VecX& z) {
+          z = r.cwiseQuotient(opdiag.cwiseAbs().cwiseMax(1e-300));
+          for (int c = 0; c < nc; ++c) z.segment<3>(3 * c) = blocks_[c] * r.segment<3>(3 * c);
         };
       }
       const LinearResult lr = solve_linear(opt_.linear, op, b, dl, opt_.linear_iterations);

@@ -64,6 +64,7 @@ class Stepper {
   Eigen::SparseMatrix<double, Eigen::RowMajor> Js_;  // J_ in sparse form (rows touch few dofs)
   std::vector<Eigen::Triplet<double>> triplets_;
   MatX mf_in_, mf_out_;             // 1 x nv scratch of the matrix-free H^-1 product
+  std::vector<Mat3> blocks_;        // block-Jacobi inverses per contact
   VecX C_, lambda_, erow_;          // per row: value, multiplier, compliance E (bilateral)
   VecX contact_force_;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_;
