@@ -133,6 +133,11 @@ void bind_model(py::module_& m) {
       .def_property_readonly("geom_contype", [](const Model& s) { return arr(s.geom_contype); })
       .def_property_readonly("geom_conaffinity", [](const Model& s) { return arr(s.geom_conaffinity); })
       .def_property_readonly("site_pos", [](const Model& s) { return vec3s(s.site_pos); })
+      .def_property_readonly("geom_mesh", [](const Model& s) { return arr(s.geom_mesh); })
+      .def("mesh_vertices", [](const Model& s, int i) {
+        if (i < 0 || i >= s.nmesh) throw std::out_of_range("unknown mesh id " + std::to_string(i));
+        return vec3s(s.mesh_vert[i]);
+      }, py::arg("mesh"), "Vertices (n, 3) of a mesh in its frame.")
       .def_property_readonly("site_body", [](const Model& s) { return arr(s.site_body); })
       .def("body_id", &Model::body_id, py::arg("name"))
       .def("joint_id", &Model::joint_id, py::arg("name"))

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _core
 
-_GEOM = {0: "plane", 2: "sphere", 3: "capsule", 5: "cylinder", 6: "box"}
+_GEOM = {0: "plane", 2: "sphere", 3: "capsule", 5: "cylinder", 6: "box", 7: "mesh"}
 _JOINT = {0: "free", 1: "ball", 2: "slide", 3: "hinge"}
 
 
@@ -16,11 +16,9 @@ def _f(v) -> str:
 
 
 def to_mjcf(model: _core.Model, *, solref: str | None = None, solimp: str | None = None) -> str:
-    """MJCF text for `model` (meshes are not exported). Angles in radians; joint damping,
+    """MJCF text for `model` (meshes inline as vertex lists). Angles in radians; joint damping,
     armature, stiffness, limits and geom friction carried over; `solref` / `solimp` (e.g.
     "0.002 1" / "0.99 0.999 0.0001") are applied to every geom when given."""
-    if model.nmesh:
-        raise ValueError("to_mjcf: models with meshes are not supported")
     children: dict[int, list[int]] = {}
     for b in range(1, model.nbody):
         children.setdefault(int(model.body_parent[b]), []).append(b)
@@ -33,7 +31,8 @@ def to_mjcf(model: _core.Model, *, solref: str | None = None, solimp: str | None
             size = model.geom_size[g]
             size = size[:1] if t == "sphere" else size[:2] if t in ("capsule", "cylinder") else \
                 [5, 5, 0.1] if t == "plane" else size
-            out += (f'{indent}<geom type="{t}" size="{_f(size)}" pos="{_f(model.geom_pos[g])}" '
+            shape = f'mesh="mesh{int(model.geom_mesh[g])}"' if t == "mesh" else f'size="{_f(size)}"'
+            out += (f'{indent}<geom type="{t}" {shape} pos="{_f(model.geom_pos[g])}" '
                     f'quat="{_f(model.geom_quat[g])}" friction="{_f(model.geom_friction[g])}" '
                     f'contype="{int(model.geom_contype[g])}" conaffinity="{int(model.geom_conaffinity[g])}" '
                     f'mass="0"{extra}/>\n')
@@ -64,7 +63,10 @@ def to_mjcf(model: _core.Model, *, solref: str | None = None, solimp: str | None
         return s + f"{indent}</body>\n"
 
     world = geoms(0, "    ") + "".join(body_xml(b, "    ") for b in children.get(0, []))
+    assets = "".join(f'    <mesh name="mesh{i}" vertex="{_f(model.mesh_vertices(i))}"/>\n'
+                     for i in range(model.nmesh))
+    assets = f"  <asset>\n{assets}  </asset>\n" if assets else ""
     g = model.gravity
     return (f'<mujoco model="ncpgym">\n  <compiler angle="radian" inertiafromgeom="false"/>\n'
-            f'  <option timestep="{model.timestep!r}" gravity="{_f(g)}"/>\n'
+            f'  <option timestep="{model.timestep!r}" gravity="{_f(g)}"/>\n{assets}'
             f"  <worldbody>\n{world}  </worldbody>\n</mujoco>\n")
