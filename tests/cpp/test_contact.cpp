@@ -218,3 +218,81 @@ TEST(Narrowphase, HullOfABoxHasSixFacesAndPolyhedraMatchBoxBox) {
 
 }  // namespace
 }  // namespace ncpgym
+
+namespace ncpgym {
+namespace {
+
+TEST(Solver, EveryPositionRowMatchesFiniteDifferences) {
+  // One model with every position-level row kind: contacts (box-plane, sphere-box,
+  // particle-plane), a joint limit, a joint spring and a servo (compliant rows), a
+  // particle distance constraint and a particle attachment to a moving body.
+  // For each row, (C(q(+e), x(+e)) - C(q(-e), x(-e))) / 2e = J [u; v] (eq. 44).
+  Builder b;
+  b.set_timestep(0.01);
+  GeomSpec plane;
+  plane.type = GeomType::Plane;
+  b.add_geom(0, plane);
+  const int box = b.add_body(0, Vec3::Zero(), Quat::Identity(), 2.0, Vec3::Zero(), Mat3::Identity() * 0.05);
+  JointSpec free;
+  free.type = JointType::Free;
+  b.add_joint(box, free);
+  GeomSpec g;
+  g.type = GeomType::Box;
+  g.size = Vec3(0.2, 0.15, 0.1);
+  b.add_geom(box, g);
+  const int arm = b.add_body(0, Vec3(1, 0, 1), Quat::Identity(), 1.0, Vec3(0, 0, -0.3), Mat3::Identity() * 0.01);
+  JointSpec hinge;
+  hinge.axis = Vec3(0, 1, 0);
+  hinge.limited = true;
+  hinge.range_lo = -0.3;
+  hinge.range_hi = 0.3;
+  hinge.stiffness = 40;
+  const int hj = b.add_joint(arm, hinge);
+  b.add_actuator(hj, ActuatorType::Position, 1.0, true, -1, 1, 100.0, 1.0);
+  GeomSpec ball;
+  ball.type = GeomType::Sphere;
+  ball.size = Vec3(0.1, 0, 0);
+  ball.pos = Vec3(0, 0, -0.6);
+  b.add_geom(arm, ball);
+  const int p0 = b.add_particle(Vec3(1.5, 0, 0.02), 0.1, 0.02);
+  const int p1 = b.add_particle(Vec3(1.5, 0.2, 0.3), 0.1, 0.0);
+  b.add_distance(p0, p1, 1e-3);
+  b.add_attachment(p1, arm, Vec3(0.5, 0.2, -0.7));
+  auto m = b.build();
+
+  SolverOptions o;
+  o.collision.margin = 0.5;
+  Stepper st(m, o);
+  State s(*m);
+  s.q << 0.1, 0.05, 0.11, 1, 0, 0, 0, 0.29;
+  s.q.segment<4>(3) = Vec4(0.98, 0.05, -0.1, 0.02).normalized();
+  s.ctrl << 0.2;
+  const ConstraintRows rows = st.constraint_rows(s);
+  int counts[5] = {0, 0, 0, 0, 0};
+  for (auto k : rows.kind) counts[static_cast<int>(k)]++;
+  EXPECT_GT(counts[0], 4);  // normal rows: box corners, ball, particle
+  EXPECT_GE(counts[2] + counts[3], 1);  // the limit
+  EXPECT_EQ(counts[4], 1 + 1 + 1 + 3);  // spring, servo, distance, attachment
+
+  std::mt19937 rng(4);
+  std::normal_distribution<double> N(0, 1);
+  VecX U(m->nv + 3 * m->nparticle);
+  for (int i = 0; i < U.size(); ++i) U[i] = N(rng);
+  const double e = 1e-6;
+  auto at = [&](double sgn) {
+    VecX q(m->nq), x(3 * m->nparticle);
+    const VecX u = U.head(m->nv);
+    integrate(*m, s.q.data(), u.data(), sgn * e, q.data());
+    x = s.x + sgn * e * U.tail(3 * m->nparticle);
+    return st.constraint_rows_at(q, x).C;
+  };
+  const VecX dC = (at(1) - at(-1)) / (2 * e);
+  const VecX JU = rows.J * U;
+  for (size_t r = 0; r < rows.kind.size(); ++r) {
+    if (rows.kind[r] == RowKind::Friction) continue;  // velocity-level rows
+    EXPECT_NEAR(dC[r], JU[r], 1e-6 * (1 + std::abs(JU[r]))) << "row " << r << " kind " << static_cast<int>(rows.kind[r]);
+  }
+}
+
+}  // namespace
+}  // namespace ncpgym

@@ -158,12 +158,8 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
   J_ = Js_;  // dense copy: the IIM's input block
 }
 
-void Stepper::step(State& s) {
+int Stepper::prepare(const State& s, double h) {
   const Model& m = *m_;
-  const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
-  if (!s.q.allFinite() || !s.u.allFinite() || !s.x.allFinite() || !s.v.allFinite())
-    throw std::runtime_error("state is not finite");
-
   // 1. Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
   //    (joint damping implicit), from the O(n) forward dynamics; this also leaves the
   //    factorisation of H at q- in dH_ for the IIM below.
@@ -214,8 +210,8 @@ void Stepper::step(State& s) {
       sweep_[g] = pass == 0 ? sw : std::max(sweep_[g], sw);
     }
   }
-  const std::vector<Contact> previous = opt_.warm_start ? contacts_ : std::vector<Contact>();
-  const VecX previous_force = contact_force_;
+  previous_ = opt_.warm_start ? contacts_ : std::vector<Contact>();
+  previous_force_ = contact_force_;
   detect_contacts(m, dk_, opt_.collision, contacts_, sweep_.data());
   if (m.nparticle > 0)
     detect_particle_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
@@ -234,6 +230,39 @@ void Stepper::step(State& s) {
     owner_[3 * nc + l] = limit_joint_[l];
   }
   for (int k = 0; k < nbil; ++k) kind_[3 * nc + limit_joint_.size() + k] = RowKind::Compliant;
+
+  return nrow;
+}
+
+ConstraintRows Stepper::constraint_rows(const State& s) {
+  const Model& m = *m_;
+  const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
+  const int nrow = prepare(s, h);
+  C_.resize(nrow);
+  erow_.setZero(nrow);
+  evaluate_rows(s.q, s.x);
+  ConstraintRows out;
+  out.J = J_;
+  out.C = C_;
+  out.kind = kind_;
+  return out;
+}
+
+ConstraintRows Stepper::constraint_rows_at(const VecX& q, const VecX& x) {
+  evaluate_rows(q, x);
+  return {J_, C_, kind_};
+}
+
+void Stepper::step(State& s) {
+  const Model& m = *m_;
+  const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
+  if (!s.q.allFinite() || !s.u.allFinite() || !s.x.allFinite() || !s.v.allFinite())
+    throw std::runtime_error("state is not finite");
+
+  const int nrow = prepare(s, h);
+  const int nc = static_cast<int>(contacts_.size());
+  const std::vector<Contact>& previous = previous_;
+  const VecX& previous_force = previous_force_;
 
   stats_ = SolverStats();
   if (nrow == 0) {

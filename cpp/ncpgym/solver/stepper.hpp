@@ -27,6 +27,15 @@ struct SolverStats {
 // Kinds of constraint rows in the Newton system.
 enum class RowKind : int { Normal = 0, Friction = 1, LimitLower = 2, LimitUpper = 3, Compliant = 4 };
 
+// The constraint rows of a state, for tests and debugging: J (rows x nvall, raw
+// gradients: position rows d C / d u scaled by 1/h, friction rows the tangential point
+// velocity) and the row values C.
+struct ConstraintRows {
+  MatX J;
+  VecX C;
+  std::vector<RowKind> kind;
+};
+
 class Stepper {
  public:
   Stepper(std::shared_ptr<const Model> model, const SolverOptions& options);
@@ -40,15 +49,21 @@ class Stepper {
   // Per contact: normal force and the two friction forces (lambda, in N; impulse h lambda).
   const VecX& contact_forces() const { return contact_force_; }
   const SolverStats& stats() const { return stats_; }
+  // Collision detection and constraint rows at `s` (as at the start of a step).
+  ConstraintRows constraint_rows(const State& s);
+  // The same rows (contacts kept from the last constraint_rows/step) at other (q, x).
+  ConstraintRows constraint_rows_at(const VecX& q, const VecX& x);
 
  private:
+  int prepare(const State& s, double h);  // u~, collision, row layout; returns the row count
   void collect_limits(const State& s, double h);  // limits within reach this step
   void evaluate_rows(const VecX& q, const VecX& x);  // J (raw gradients), C, E at (q, x)
 
   std::shared_ptr<const Model> m_;
   SolverOptions opt_;
   Data dH_, dk_;  // factorisation of H at q-; kinematics at the Newton iterate
-  std::vector<Contact> contacts_;
+  std::vector<Contact> contacts_, previous_;
+  VecX previous_force_;
   std::vector<int> limit_joint_;    // limited joints with active rows
   std::vector<RowKind> limit_kind_;
   // Bilateral compliant rows (eq. 8, c(q) + E lambda = 0): joint springs (E = 1/k about
