@@ -275,3 +275,34 @@ def test_parabolic_arch_stands():
     run(sim, 10.0)
     drift = np.linalg.norm((sim.q - q0).reshape(-1, 7)[:, :3], axis=1).max()
     assert drift <= 1e-3, f"drift {drift:.2e} m"
+
+
+def test_cylinders_and_meshes_rest_on_every_primitive():
+    """Cylinders (16-sided prisms against non-planes) and a convex mesh stacked on boxes,
+    spheres under a cylinder, a capsule on a mesh: everything comes to rest where the
+    geometry says, without sinking."""
+    b = ncpgym.Builder()
+    b.set_timestep(1 / 120)
+    b.add_geom(0, "plane")
+    b.add_geom(0, "box", size=[0.3, 0.3, 0.1], pos=[0, 0, 0.1])           # table A (top z=0.2)
+    tetra = np.array([[0.2, 0, 0], [-0.1, 0.17, 0], [-0.1, -0.17, 0], [0, 0, 0.25]])
+    prism = b.add_mesh(np.array([[x, y, z] for x in (-.2, .2) for y in (-.2, .2) for z in (0, .1)]))
+    b.add_geom(0, "mesh", mesh=prism, pos=[2, 0, 0])                       # mesh slab (top z=0.1)
+    q0 = []
+
+    def free(geom_kw, pos, mass=1.0):
+        body = b.add_body(0, mass=mass, inertia=np.eye(3) * 0.01)
+        b.add_joint(body, "free")
+        b.add_geom(body, **geom_kw)
+        q0.extend([*pos, 1, 0, 0, 0])
+
+    free(dict(type="cylinder", size=[0.1, 0.05, 0]), [0, 0, 0.26])        # cylinder on table A
+    free(dict(type="sphere", size=[0.05, 0, 0]), [0, 0, 0.37])            # sphere on the cylinder
+    free(dict(type="capsule", size=[0.04, 0.1, 0]), [2, 0, 0.25])         # capsule upright on the slab
+    free(dict(type="mesh", mesh=b.add_mesh(tetra)), [4, 0, 0.01])         # tetrahedron on the floor
+    sim = ncpgym.Simulator(b.build())
+    sim.q[:] = q0
+    run(sim, 2.0)
+    z = sim.q.reshape(-1, 7)[:, 2]
+    np.testing.assert_allclose(z, [0.25, 0.35, 0.24, 0.0], atol=1e-3)
+    assert np.abs(sim.u).max() < 1e-2

@@ -44,12 +44,17 @@ def test_options_are_validated():
 
 
 def test_unsupported_geom_pair_is_rejected_at_creation():
+    """Meshes beyond 64 vertices get no hull: they may only meet planes."""
+    rng = np.random.default_rng(0)
+    sphere_pts = rng.normal(size=(100, 3))
+    sphere_pts /= np.linalg.norm(sphere_pts, axis=1, keepdims=True)
     b = ncpgym.Builder()
+    mesh = b.add_mesh(0.1 * sphere_pts)
     for k in range(2):
         body = b.add_body(0, pos=[0, 0, k])
         b.add_joint(body, "free")
-        b.add_geom(body, "cylinder", size=[0.1, 0.1, 0])
-    with pytest.raises(ValueError, match="cylinder-cylinder"):
+        b.add_geom(body, "mesh", mesh=mesh)
+    with pytest.raises(ValueError, match="mesh-mesh"):
         ncpgym.Simulator(b.build())
 
 

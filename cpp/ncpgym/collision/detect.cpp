@@ -57,16 +57,26 @@ bool narrow(const Model& m, int g1, const GeomPose& p1, int g2, const GeomPose& 
   if (t1 == GeomType::Capsule && t2 == GeomType::Capsule) { capsule_capsule(p1, s1[0], s1[1], p2, s2[0], s2[1], margin, out); return true; }
   if (t1 == GeomType::Capsule && t2 == GeomType::Box) { capsule_box(p1, s1[0], s1[1], p2, s2, margin, out); return true; }
   if (t1 == GeomType::Box && t2 == GeomType::Box) { box_box(p1, s1, p2, s2, margin, out); return true; }
-  // convex polyhedra (meshes with a computed hull; boxes as polyhedra against meshes)
-  if ((t1 == GeomType::Box || t1 == GeomType::Mesh) && t2 == GeomType::Mesh) {
-    const auto& faces2 = m.mesh_faces[m.geom_mesh[g2]];
-    if (faces2.empty()) return false;
-    std::vector<Vec3> bv;
-    std::vector<Model::HullFace> bf;
-    Polyhedron a = t1 == GeomType::Box ? box_polyhedron(s1, bv, bf)
-                                       : Polyhedron{&m.mesh_vert[m.geom_mesh[g1]], &m.mesh_faces[m.geom_mesh[g1]]};
-    if (a.faces->empty()) return false;
-    poly_poly(p1, a, p2, Polyhedron{&m.mesh_vert[m.geom_mesh[g2]], &faces2}, margin, out);
+  // convex polyhedra: meshes with a computed hull, cylinders as prisms, and boxes when
+  // paired with either; spheres and capsules against them by closest points
+  auto poly = [&](int g, std::vector<Vec3>& bv, std::vector<Model::HullFace>& bf) -> Polyhedron {
+    switch (m.geom_type[g]) {
+      case GeomType::Mesh: return {&m.mesh_vert[m.geom_mesh[g]], &m.mesh_faces[m.geom_mesh[g]]};
+      case GeomType::Cylinder: return {&m.geom_poly_vert[g], &m.geom_poly_faces[g]};
+      case GeomType::Box: return box_polyhedron(m.geom_size[g], bv, bf);
+      default: return {nullptr, nullptr};
+    }
+  };
+  if (t2 == GeomType::Mesh || t2 == GeomType::Cylinder) {
+    std::vector<Vec3> bv1, bv2;
+    std::vector<Model::HullFace> bf1, bf2;
+    const Polyhedron P2 = poly(g2, bv2, bf2);
+    if (P2.faces->empty()) return false;
+    if (t1 == GeomType::Sphere) { sphere_poly(p1, s1[0], p2, P2, margin, out); return true; }
+    if (t1 == GeomType::Capsule) { capsule_poly(p1, s1[0], s1[1], p2, P2, margin, out); return true; }
+    const Polyhedron P1 = poly(g1, bv1, bf1);
+    if (P1.faces == nullptr || P1.faces->empty()) return false;
+    poly_poly(p1, P1, p2, P2, margin, out);
     return true;
   }
   return false;
@@ -116,7 +126,7 @@ std::vector<std::string> unsupported_pairs(const Model& m) {
   if (m.nparticle > 0) {
     for (int g = 0; g < m.ngeom; ++g) {
       const GeomType t = m.geom_type[g];
-      if (accepts_particles(m, g) && (t == GeomType::Cylinder || t == GeomType::Mesh)) {
+      if (accepts_particles(m, g) && t == GeomType::Mesh && m.mesh_faces[m.geom_mesh[g]].empty()) {
         const std::string s = std::string("particle-") + type_name(t);
         if (std::find(bad.begin(), bad.end(), s) == bad.end()) bad.push_back(s);
       }
@@ -212,7 +222,16 @@ void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, cons
         case GeomType::Sphere: collision::sphere_sphere(pp, r, pg, sz[0], margin, pts); break;
         case GeomType::Capsule: collision::sphere_capsule(pp, r, pg, sz[0], sz[1], margin, pts); break;
         case GeomType::Box: collision::sphere_box(pp, r, pg, sz, margin, pts); break;
-        default: break;  // rejected at Simulator creation
+        case GeomType::Cylinder:
+          collision::sphere_poly(pp, r, pg, {&m.geom_poly_vert[g], &m.geom_poly_faces[g]}, margin, pts);
+          break;
+        case GeomType::Mesh: {
+          const auto& faces = m.mesh_faces[m.geom_mesh[g]];
+          if (!faces.empty())
+            collision::sphere_poly(pp, r, pg, {&m.mesh_vert[m.geom_mesh[g]], &faces}, margin, pts);
+          break;
+        }
+        default: break;
       }
       for (const auto& c : pts) {
         Contact k;

@@ -491,4 +491,86 @@ void poly_poly(const GeomPose& ga, const Polyhedron& pa, const GeomPose& gb, con
   reduce_manifold(out, first);
 }
 
+namespace {
+// Closest point on the surface of a convex polyhedron (world pose g) to point c, with the
+// outward normal there; inside points report the face of least penetration (signed
+// distance negative).
+void closest_on_poly(const Vec3& c, const GeomPose& g, const Polyhedron& P, Vec3& point, Vec3& normal,
+                     double& signed_dist) {
+  const Vec3 cl = g.rot.transpose() * (c - g.pos);  // work in the geom frame
+  const auto& F = *P.faces;
+  const auto& V = *P.verts;
+  int best = 0;
+  double smax = -1e300;
+  for (size_t f = 0; f < F.size(); ++f) {
+    const double sd = F[f].normal.dot(cl) - F[f].offset;
+    if (sd > smax) {
+      smax = sd;
+      best = static_cast<int>(f);
+    }
+  }
+  if (smax <= 0) {  // inside: the face of least penetration
+    point = g.pos + g.rot * (cl - smax * F[best].normal);
+    normal = g.rot * F[best].normal;
+    signed_dist = smax;
+    return;
+  }
+  double dmin = 1e300;
+  Vec3 pmin = cl;
+  for (const auto& f : F) {
+    const double sd = f.normal.dot(cl) - f.offset;
+    if (sd <= 0) continue;
+    const Vec3 pr = cl - sd * f.normal;  // projection inside the polygon: a face point
+    bool inside = true;
+    for (size_t i = 0; i < f.verts.size() && inside; ++i) {
+      const Vec3& a = V[f.verts[i]];
+      const Vec3& b2 = V[f.verts[(i + 1) % f.verts.size()]];
+      inside = (b2 - a).cross(f.normal).dot(pr - a) <= 0;
+    }
+    if (inside && sd < dmin) {
+      dmin = sd;
+      pmin = pr;
+    }
+    for (size_t i = 0; i < f.verts.size(); ++i) {  // edges (and through them, vertices)
+      const Vec3 q = closest_on_segment(cl, V[f.verts[i]], V[f.verts[(i + 1) % f.verts.size()]]);
+      const double dq = (cl - q).norm();
+      if (dq < dmin) {
+        dmin = dq;
+        pmin = q;
+      }
+    }
+  }
+  point = g.pos + g.rot * pmin;
+  normal = (c - point).normalized();
+  signed_dist = dmin;
+}
+}  // namespace
+
+void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const Polyhedron& pb, double margin, Points& out) {
+  Vec3 p, n;
+  double d;
+  closest_on_poly(a.pos, b, pb, p, n, d);
+  if (d - ra >= margin) return;
+  push(out, a.pos - ra * n, p, n, ra, 0.0);
+}
+
+void capsule_poly(const GeomPose& a, double ra, double ha, const GeomPose& b, const Polyhedron& pb,
+                  double margin, Points& out) {
+  Vec3 e0, e1;
+  capsule_ends(a, ha, e0, e1);
+  const size_t first = out.size();
+  sphere_poly({e0, a.rot}, ra, b, pb, margin, out);
+  sphere_poly({e1, a.rot}, ra, b, pb, margin, out);
+  // the segment point closest to the polyhedron, when strictly between the ends
+  Vec3 p = a.pos, q, n;
+  double d;
+  for (int it = 0; it < 8; ++it) {
+    closest_on_poly(p, b, pb, q, n, d);
+    p = closest_on_segment(q, e0, e1);
+  }
+  if ((p - e0).norm() > 1e-6 * (1 + ha) && (p - e1).norm() > 1e-6 * (1 + ha))
+    sphere_poly({p, a.rot}, ra, b, pb, margin, out);
+  reduce_manifold(out, first);
+}
+
 }  // namespace ncpgym::collision

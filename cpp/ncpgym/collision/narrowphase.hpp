@@ -35,5 +35,10 @@ struct Polyhedron {
 Polyhedron box_polyhedron(const Vec3& half, std::vector<Vec3>& verts, std::vector<Model::HullFace>& faces);
 void poly_poly(const GeomPose& a, const Polyhedron& pa, const GeomPose& b, const Polyhedron& pb,
                double margin, Points& out);
+// Sphere and capsule against a convex polyhedron (exact closest points: face interiors,
+// then edges).
+void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const Polyhedron& pb, double margin, Points& out);
+void capsule_poly(const GeomPose& a, double ra, double ha, const GeomPose& b, const Polyhedron& pb,
+                  double margin, Points& out);
 
 }  // namespace ncpgym::collision

@@ -232,6 +232,18 @@ int Builder::add_geom(int body, const GeomSpec& s) {
   m_.geom_contype.push_back(s.contype);
   m_.geom_conaffinity.push_back(s.conaffinity);
   m_.geom_name.push_back(s.name);
+  std::vector<Vec3> pv;
+  std::vector<Model::HullFace> pf;
+  if (s.type == GeomType::Cylinder) {
+    for (int cap = -1; cap <= 1; cap += 2)
+      for (int k = 0; k < 16; ++k) {
+        const double th = 2 * M_PI * k / 16;
+        pv.emplace_back(s.size[0] * std::cos(th), s.size[0] * std::sin(th), cap * s.size[1]);
+      }
+    pf = convex_hull_faces(pv);
+  }
+  m_.geom_poly_vert.push_back(std::move(pv));
+  m_.geom_poly_faces.push_back(std::move(pf));
   return m_.ngeom++;
 }
 

@@ -92,6 +92,10 @@ struct Model {
   };
   static constexpr int kMaxHullVertices = 64;
   std::vector<std::vector<HullFace>> mesh_faces;
+  // Cylinders collide with non-planar geoms as 16-sided prisms (vertices and hull faces in
+  // the geom frame; empty for other geom types).
+  std::vector<std::vector<Vec3>> geom_poly_vert;
+  std::vector<std::vector<HullFace>> geom_poly_faces;
 
   // sites (nsite)
   std::vector<int> site_body;
