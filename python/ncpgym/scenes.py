@@ -132,14 +132,15 @@ def hanging_chain_static(n=80, mass=0.01, segment=0.02, compliance=1e-4, g=9.81)
     return -np.concatenate([[0.0], np.cumsum(segment + compliance * tension)])
 
 
-def arch(n=20, span=2.0, rise=3.63, thickness=0.3, depth=0.5, min_mass=15.0, mu=0.6,
-         timestep=1 / 120):
+def arch(n=20, span=4.0, rise=2.0, thickness=0.4, depth=0.5, min_mass=15.0, mu=0.6,
+         timestep=1 / 120, masses=None):
     """A self-supporting parabolic arch of `n` voussoirs (convex wedge blocks, seed §10.1.5,
     Fig. 14) between two static abutments that continue the arch below the springing.
     A parabola is the thrust line of a load uniform per horizontal length, so each
     voussoir's mass is proportional to its horizontal extent (the lightest `min_mass`);
-    with the default rise the masses span 15..110 kg, the seed's range. Returns the model
-    and qpos."""
+    with the default shape the masses span 15..33 kg (the seed's 15..110 kg needs a far
+    steeper parabola: rise 3.63 on span 2 gives 15..74). `masses=(crown, springing)`
+    instead interpolates linearly in |x|. Returns the model and qpos."""
     half = span / 2
     xs = np.linspace(-half, half, 4001)
     zs = rise * (1 - (xs / half) ** 2)
@@ -173,7 +174,10 @@ def arch(n=20, span=2.0, rise=3.63, thickness=0.3, depth=0.5, min_mass=15.0, mu=
         quad = [inner[k], outer[k], outer[k + 1], inner[k + 1]]
         verts = prism(quad)
         c = verts.mean(axis=0)
-        mass = min_mass * width[k] / width.min()
+        if masses is None:
+            mass = min_mass * width[k] / width.min()
+        else:
+            mass = masses[0] + (masses[1] - masses[0]) * abs(c[0]) / half
         ext = verts.max(axis=0) - verts.min(axis=0)
         inertia = mass / 12 * np.diag([ext[1] ** 2 + ext[2] ** 2, ext[0] ** 2 + ext[2] ** 2,
                                        ext[0] ** 2 + ext[1] ** 2])
