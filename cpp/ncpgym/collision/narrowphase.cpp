@@ -135,6 +135,38 @@ void reduce_manifold(Points& pts, size_t first) {
   if (p3) pts.push_back(*p3);
 }
 
+// Face contact: clip the incident polygon against the side planes (normal . x <= offset)
+// of the reference face, then keep the points below the reference plane m . x = d (m
+// points from the reference body towards the other). Contact normal n is from B to A.
+void clip_face(std::vector<Vec3> poly, const std::vector<std::pair<Vec3, double>>& sides, const Vec3& m,
+               double d, bool ref_is_a, const Vec3& n, double margin, Points& out) {
+  std::vector<Vec3> next;
+  for (const auto& [side, offset] : sides) {
+    if (poly.empty()) break;
+    next.clear();
+    for (size_t k = 0; k < poly.size(); ++k) {
+      const Vec3& p = poly[k];
+      const Vec3& q = poly[(k + 1) % poly.size()];
+      const double dp = side.dot(p) - offset, dq = side.dot(q) - offset;
+      if (dp <= 0) next.push_back(p);
+      if ((dp < 0) != (dq < 0) && dp != dq) next.push_back(p + (q - p) * (dp / (dp - dq)));
+    }
+    poly.swap(next);
+  }
+  const size_t first = out.size();
+  for (const Vec3& p : poly) {
+    const double sd = m.dot(p) - d;
+    if (sd >= margin) continue;
+    const Vec3 on_ref = p - sd * m;
+    if (ref_is_a) {
+      push(out, on_ref, p, n);
+    } else {
+      push(out, p, on_ref, n);
+    }
+  }
+  reduce_manifold(out, first);
+}
+
 }  // namespace
 
 void sphere_plane(const GeomPose& s, double r, const GeomPose& p, double margin, Points& out) {
@@ -323,33 +355,11 @@ void box_box(const GeomPose& A, const Vec3& ha, const GeomPose& B, const Vec3& h
   const Vec3 ic = I.pos + hi[ik] * inormal;
   const int iu = (ik + 1) % 3, iv = (ik + 2) % 3;
   const Vec3 eu = hi[iu] * I.rot.col(iu), ev = hi[iv] * I.rot.col(iv);
-  std::vector<Vec3> poly = {ic + eu + ev, ic - eu + ev, ic - eu - ev, ic + eu - ev}, next;
-  // Sutherland-Hodgman against the four side planes of the reference face
-  const Vec3 axes[4] = {u, Vec3(-u), v, Vec3(-v)};
-  const double lim[4] = {hr[ru], hr[ru], hr[rv], hr[rv]};
-  for (int s = 0; s < 4 && !poly.empty(); ++s) {
-    next.clear();
-    for (size_t i = 0; i < poly.size(); ++i) {
-      const Vec3& p = poly[i];
-      const Vec3& q = poly[(i + 1) % poly.size()];
-      const double dp = axes[s].dot(p - fc) - lim[s], dq = axes[s].dot(q - fc) - lim[s];
-      if (dp <= 0) next.push_back(p);
-      if ((dp < 0) != (dq < 0) && dp != dq) next.push_back(p + (q - p) * (dp / (dp - dq)));
-    }
-    poly.swap(next);
-  }
-  const size_t first = out.size();
-  for (const Vec3& p : poly) {
-    const double s = m.dot(p - fc);
-    if (s >= margin) continue;
-    const Vec3 on_ref = p - s * m;
-    if (ref_is_a) {
-      push(out, on_ref, p, n);
-    } else {
-      push(out, p, on_ref, n);
-    }
-  }
-  reduce_manifold(out, first);
+  const std::vector<Vec3> poly = {ic + eu + ev, ic - eu + ev, ic - eu - ev, ic + eu - ev};
+  // the four side planes of the reference face
+  const std::vector<std::pair<Vec3, double>> sides = {
+      {u, u.dot(fc) + hr[ru]}, {-u, -u.dot(fc) + hr[ru]}, {v, v.dot(fc) + hr[rv]}, {-v, -v.dot(fc) + hr[rv]}};
+  clip_face(poly, sides, m, m.dot(fc), ref_is_a, n, margin, out);
 }
 
 Polyhedron box_polyhedron(const Vec3& h, std::vector<Vec3>& verts, std::vector<Model::HullFace>& faces) {
@@ -461,34 +471,16 @@ void poly_poly(const GeomPose& ga, const Polyhedron& pa, const GeomPose& gb, con
   int inc = 0;
   for (size_t f = 1; f < I.n.size(); ++f)
     if (I.n[f].dot(m) < I.n[inc].dot(m)) inc = static_cast<int>(f);
-  std::vector<Vec3> poly, next;
+  std::vector<Vec3> poly;
   for (int vi : (*PI.faces)[inc].verts) poly.push_back(I.v[vi]);
   const auto& loop = (*PR.faces)[rf].verts;
-  for (size_t i = 0; i < loop.size() && !poly.empty(); ++i) {
+  std::vector<std::pair<Vec3, double>> sides;
+  for (size_t i = 0; i < loop.size(); ++i) {
     const Vec3& p0 = R.v[loop[i]];
     const Vec3 side = (R.v[loop[(i + 1) % loop.size()]] - p0).cross(m);
-    next.clear();
-    for (size_t k = 0; k < poly.size(); ++k) {
-      const Vec3& p = poly[k];
-      const Vec3& q = poly[(k + 1) % poly.size()];
-      const double dp = side.dot(p - p0), dq = side.dot(q - p0);
-      if (dp <= 0) next.push_back(p);
-      if ((dp < 0) != (dq < 0) && dp != dq) next.push_back(p + (q - p) * (dp / (dp - dq)));
-    }
-    poly.swap(next);
+    sides.emplace_back(side, side.dot(p0));
   }
-  const size_t first = out.size();
-  for (const Vec3& p : poly) {
-    const double s = m.dot(p) - R.d[rf];
-    if (s >= margin) continue;
-    const Vec3 on_ref = p - s * m;
-    if (ref_a) {
-      push(out, on_ref, p, n);
-    } else {
-      push(out, p, on_ref, n);
-    }
-  }
-  reduce_manifold(out, first);
+  clip_face(poly, sides, m, R.d[rf], ref_a, n, margin, out);
 }
 
 namespace {
