@@ -206,6 +206,8 @@ def main(argv=None):
         if scene == "arch":
             runs += [("ncpgym-pcr-block", lambda: run_ncpgym(scene, secs, block_preconditioner=True)),
                      ("ncpgym-ldlt-eps1e-4", lambda: run_ncpgym(scene, secs, linear="ldlt", regularization=1e-4))]
+        if scene in ("heavy_stack", "arch"):  # DESIGN: test warm start on the hard scenes
+            runs += [("ncpgym-pcr-warmstart", lambda: run_ncpgym(scene, secs, warm_start=True))]
         if scene in ("incline", "heavy_stack", "arch"):
             runs += [(f"ncpgym-{s}", (lambda s=s: run_ncpgym(scene, secs, linear=s)))
                      for s in ("pcg", "jacobi", "gauss_seidel")]
