@@ -220,14 +220,9 @@ int Stepper::prepare(const State& s, double h) {
   const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach;
   const int nrow = 3 * nc + static_cast<int>(limit_joint_.size()) + nbil;
   kind_.assign(nrow, RowKind::Friction);
-  owner_.assign(nrow, -1);
-  for (int c = 0; c < nc; ++c) {
-    kind_[3 * c] = RowKind::Normal;
-    for (int r = 0; r < 3; ++r) owner_[3 * c + r] = c;
-  }
+  for (int c = 0; c < nc; ++c) kind_[3 * c] = RowKind::Normal;
   for (size_t l = 0; l < limit_joint_.size(); ++l) {
     kind_[3 * nc + l] = limit_kind_[l];
-    owner_[3 * nc + l] = limit_joint_[l];
   }
   for (int k = 0; k < nbil; ++k) kind_[3 * nc + limit_joint_.size() + k] = RowKind::Compliant;
 

@@ -72,7 +72,6 @@ class Stepper {
   std::vector<int> comp_dof_, comp_qadr_, comp_act_;
   std::vector<double> comp_E_, comp_ref_;
   std::vector<RowKind> kind_;       // per row
-  std::vector<int> owner_;          // contact index or joint index per row
   // The solver's velocity vector is [u (nv); particle velocities (3 nparticle)] = nvall.
   int nvall_ = 0;
   MatX J_, JHinv_, A_;              // rows x nvall, rows x nvall, rows x rows
