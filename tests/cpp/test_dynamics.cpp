@@ -172,6 +172,10 @@ TEST_P(RandomTrees, ImplicitInversionGivesMinverse) {
   const MatX R3 = M.ldlt().solve(B);
   EXPECT_LT(rel_err(R1, R3), 1e-10);
   EXPECT_LT(rel_err(R2, R3), 1e-8);
+  // the single-column form agrees with the block form
+  VecX x(m->nv);
+  minv_times_vector(*m, d, B.col(3).data(), x.data());
+  EXPECT_LT(rel_err(x, R3.col(3)), 1e-10);
 }
 
 TEST_P(RandomTrees, SiteJacobianMatchesFiniteDifferences) {

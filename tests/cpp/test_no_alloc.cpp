@@ -49,6 +49,7 @@ TEST(NoAllocation, DynamicsAlgorithms) {
     EXPECT_EQ(allocations([&] { rnea(*m, d, q.data(), u.data(), a.data(), out.data()); }), 0);
     EXPECT_EQ(allocations([&] { crba(*m, d, q.data()); }), 0);
     EXPECT_EQ(allocations([&] { factorize(*m, d, q.data()); minv_times_transposed(*m, d, Bt, Xt); }), 0);
+    EXPECT_EQ(allocations([&] { minv_times_vector(*m, d, tau.data(), out.data()); }), 0);
     EXPECT_EQ(allocations([&] { site_jacobian(*m, d, 0, J); site_jdot_u(*m, d, 0); }), 0);
     EXPECT_EQ(allocations([&] { kinematic_map(*m, q.data(), G); integrate(*m, q.data(), u.data(), 0.01, qn.data()); }), 0);
   }

@@ -33,6 +33,9 @@ void minv_times(const Model& m, Data& d, const Eigen::Ref<const MatX>& B, Eigen:
 // layout of the recursion (no copies, no allocation once d.iim_buf has grown).
 void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>& Bt,
                            Eigen::Ref<MatX> Xt);
+// The same for one column: out = M^-1 w (nv), the two sweeps on 6-vectors (what
+// matrix-free solvers call once per product).
+void minv_times_vector(const Model& m, Data& d, const double* w, double* out);
 
 // Extended unit force method (eufm.cpp), the §4 baseline: runs aba ncols + 1 times,
 // eq. 15. out = M^-1 B (nv x ncols).

@@ -26,6 +26,8 @@ Data::Data(const Model& m)
       tau(VecX::Zero(m.nv)),
       M(MatX::Zero(m.nv, m.nv)),
       iim_lo(m.nbody, 0),
-      iim_hi(m.nbody, 0) {}
+      iim_hi(m.nbody, 0),
+      iim_p(m.nbody, Vec6::Zero()),
+      iim_a(m.nbody, Vec6::Zero()) {}
 
 }  // namespace ncpgym

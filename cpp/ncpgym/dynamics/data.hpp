@@ -46,6 +46,7 @@ struct Data {
   MatX M;        // mass matrix from crba (nv x nv)
   MatX iim_buf;  // IIM scratch, ncols x (6 * nbody), grows on demand
   std::vector<int> iim_lo, iim_hi;  // IIM: columns of B touching each subtree (nbody)
+  std::vector<Vec6> iim_p, iim_a;   // single-column IIM: bias and acceleration per body
 };
 
 }  // namespace ncpgym

@@ -138,6 +138,31 @@ void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>
   }
 }
 
+void minv_times_vector(const Model& m, Data& d, const double* w, double* out) {
+  for (int b = 0; b < m.nbody; ++b) d.iim_p[b].setZero();
+  for (int b = m.nbody - 1; b > 0; --b) {  // inward (eq. 16)
+    Vec6& P = d.iim_p[b];
+    const int first = m.body_dofadr[b];
+    for (int r = first + m.body_dofnum[b] - 1; r >= first; --r) {
+      const double ub = w[r] - d.cdof.col(r).dot(P);
+      out[r] = ub;
+      P.noalias() += (ub * d.dinv[r]) * d.U.col(r);
+    }
+    const int p = m.body_parent[b];
+    if (p > 0) d.iim_p[p] += P;
+  }
+  for (int b = 1; b < m.nbody; ++b) {  // outward (eqs. 21-27)
+    const int p = m.body_parent[b];
+    Vec6 A = p > 0 ? d.iim_a[p] : Vec6::Zero();
+    for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r) {
+      const double qdd = d.dinv[r] * (out[r] - d.U.col(r).dot(A));
+      out[r] = qdd;
+      A.noalias() += qdd * d.cdof.col(r);
+    }
+    d.iim_a[b] = A;
+  }
+}
+
 void minv_times(const Model& m, Data& d, const Eigen::Ref<const MatX>& B, Eigen::Ref<MatX> out) {
   const MatX Bt = B.transpose();
   MatX Xt(B.cols(), B.rows());

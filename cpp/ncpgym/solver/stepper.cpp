@@ -286,10 +286,28 @@ void Stepper::step(State& s) {
     const bool dense = nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                        opt_.linear == LinearSolverType::LDLT;
     last_dense_ = dense;
-    mf_in_.resize(1, m.nv);
-    mf_out_.resize(1, m.nv);
     VecX jhj(nrow), opdiag(nrow), tmp_nv(nvall_), w_nv(nvall_);
     VecX alpha(nrow), cdiag(nrow), hvec(nrow), rfac(nrow), Jg(nrow), b(nrow), dl(nrow), Hg(nvall_);
+    // out = H^-1 w: one O(n) sweep for the trees, the diagonal for the particles
+    auto apply_hinv = [&](const VecX& w, VecX& out) {
+      minv_times_vector(m, dH_, w.data(), out.data());
+      if (np3) out.tail(np3) = pminv_.cwiseProduct(w.tail(np3));
+    };
+    // J_r1 H^-1 J_r2^T from the sparse rows and the dense inverse (matrix-free mode)
+    using RowIt = Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator;
+    auto row_hinv_row = [&](int r1, int r2) {
+      double acc = 0;
+      for (RowIt a(Js_, r1); a; ++a)
+        for (RowIt c(Js_, r2); c; ++c) {
+          const int i = static_cast<int>(a.col()), j = static_cast<int>(c.col());
+          if (i < m.nv && j < m.nv) {
+            acc += a.value() * Hinv_(i, j) * c.value();
+          } else if (i == j) {
+            acc += a.value() * pminv_[i - m.nv] * c.value();
+          }
+        }
+      return acc;
+    };
     for (int it = 0; it < opt_.newton_iterations; ++it) {
       // Constraint rows at the iterate q^n = q- + h G u^n (eq. 63), x^n = x- + h v^n.
       integrate(m, s.q.data(), u_.data(), h, qn_.data());
@@ -316,12 +334,23 @@ void Stepper::step(State& s) {
         }
         f_prev_ = f_now;
       }
-      // J H^-1 (= (H^-1 J^T)^T): the Implicit Inversion Method on the trees' factorisation
-      // of H, and the diagonal H^-1 of the particles.
-      minv_times_transposed(m, dH_, J_.leftCols(m.nv), JHinv_.leftCols(m.nv));
-      if (np3) JHinv_.rightCols(np3) = J_.rightCols(np3) * pminv_.asDiagonal();
-      for (int r = 0; r < nrow; ++r) jhj[r] = Js_.row(r).dot(JHinv_.row(r));  // diag J H^-1 J^T
-      if (dense) A_ = JHinv_ * Js_.transpose();
+      if (dense) {
+        // J H^-1 (= (H^-1 J^T)^T): the Implicit Inversion Method on the trees'
+        // factorisation of H, and the diagonal H^-1 of the particles.
+        minv_times_transposed(m, dH_, J_.leftCols(m.nv), JHinv_.leftCols(m.nv));
+        if (np3) JHinv_.rightCols(np3) = J_.rightCols(np3) * pminv_.asDiagonal();
+        for (int r = 0; r < nrow; ++r) jhj[r] = Js_.row(r).dot(JHinv_.row(r));  // diag J H^-1 J^T
+        A_ = JHinv_ * Js_.transpose();
+      } else {
+        // Matrix-free: H is fixed for the step, so its tree part is inverted once (IIM on
+        // the identity) and each row's diagonal entry costs nnz^2 instead of a sweep per row.
+        if (it == 0) {
+          if (eye_.rows() != m.nv) eye_ = MatX::Identity(m.nv, m.nv);
+          Hinv_.resize(m.nv, m.nv);
+          minv_times_transposed(m, dH_, eye_, Hinv_);
+        }
+        for (int r = 0; r < nrow; ++r) jhj[r] = row_hinv_row(r, r);
+      }
       // r-factors (eq. 66) and NCP values/derivatives per row.
       for (int r = 0; r < nrow; ++r) {
         const bool fric = kind_[r] == RowKind::Friction;
@@ -375,7 +404,7 @@ void Stepper::step(State& s) {
 
       // Effective rows J_eff = diag(alpha) J; system A = J_eff H^-1 J_eff^T + C + eps I.
       for (int r = 0; r < nrow; ++r) {
-        JHinv_.row(r) *= alpha[r];
+        if (dense) JHinv_.row(r) *= alpha[r];
         opdiag[r] = alpha[r] * alpha[r] * jhj[r] + cdiag[r] + opt_.regularization;
       }
       if (dense) {
@@ -386,7 +415,12 @@ void Stepper::step(State& s) {
         A_.diagonal() = opdiag;
       }
       // H^-1 g = (u - u~) - h H^-1 J_eff^T lambda  (eq. 57, without forming H)
-      Hg = scale_.cwiseProduct(u_ - u_tilde_) - h * (JHinv_.transpose() * lambda_);
+      if (dense) {
+        Hg = scale_.cwiseProduct(u_ - u_tilde_) - h * (JHinv_.transpose() * lambda_);
+      } else {
+        apply_hinv(Js_.transpose() * alpha.cwiseProduct(lambda_), tmp_nv);
+        Hg = scale_.cwiseProduct(u_ - u_tilde_) - h * tmp_nv;
+      }
       Jg.noalias() = alpha.cwiseProduct(Js_ * Hg);
       b = (Jg - hvec) / h;  // eq. 59
       LinearOperator op;
@@ -396,11 +430,7 @@ void Stepper::step(State& s) {
       } else {
         // y = J_eff H^-1 J_eff^T x + (C + eps) x, with one O(n) sweep for H^-1
         op.apply = [&](const VecX& x, VecX& y) {
-          w_nv = Js_.transpose() * alpha.cwiseProduct(x);
-          mf_in_.row(0) = w_nv.head(m.nv).transpose();
-          minv_times_transposed(m, dH_, mf_in_, mf_out_);
-          tmp_nv.head(m.nv) = mf_out_.row(0).transpose();
-          if (np3) tmp_nv.tail(np3) = pminv_.cwiseProduct(w_nv.tail(np3));
+          apply_hinv(Js_.transpose() * alpha.cwiseProduct(x), tmp_nv);
           y = alpha.cwiseProduct(Js_ * tmp_nv) + (opdiag - alpha.cwiseAbs2().cwiseProduct(jhj)).cwiseProduct(x);
         };
       }
@@ -412,7 +442,8 @@ void Stepper::step(State& s) {
           // JHinv_ rows already carry alpha: B_ij = alpha_i J_i . (alpha_j H^-1 J_j^T)
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
-              B(i, j) = alpha[3 * c + i] * Js_.row(3 * c + i).dot(JHinv_.row(3 * c + j));
+              B(i, j) = dense ? alpha[3 * c + i] * Js_.row(3 * c + i).dot(JHinv_.row(3 * c + j))
+                              : alpha[3 * c + i] * alpha[3 * c + j] * row_hinv_row(3 * c + i, 3 * c + j);
           for (int i = 0; i < 3; ++i) B(i, i) = opdiag[3 * c + i];
           B = 0.5 * (B + B.transpose()).eval();
           Eigen::LDLT<Mat3> f(B);
@@ -427,7 +458,12 @@ void Stepper::step(State& s) {
       stats_.linear_iterations.push_back(lr.iterations);
       stats_.linear_residual.push_back(lr.residual);
       // eq. 60: du = H^-1 (h J^T dlambda - g); damped update (eqs. 61-62)
-      du_ = h * (JHinv_.transpose() * dl) - Hg;
+      if (dense) {
+        du_ = h * (JHinv_.transpose() * dl) - Hg;
+      } else {
+        apply_hinv(Js_.transpose() * alpha.cwiseProduct(dl), tmp_nv);
+        du_ = h * tmp_nv - Hg;
+      }
       lambda_ += opt_.step * dl;
       u_ += opt_.step * du_;
       if (np3) du_prev_ = opt_.step * du_.tail(np3);

@@ -77,7 +77,8 @@ class Stepper {
   MatX J_, JHinv_, A_;              // rows x nvall, rows x nvall, rows x rows
   Eigen::SparseMatrix<double, Eigen::RowMajor> Js_;  // J_ in sparse form (rows touch few dofs)
   std::vector<Eigen::Triplet<double>> triplets_;
-  MatX mf_in_, mf_out_;             // 1 x nv scratch of the matrix-free H^-1 product
+  MatX Hinv_;                       // dense H^-1 of the trees (nv x nv), matrix-free mode
+  MatX eye_;                        // identity (nv x nv), the IIM input for Hinv_
   std::vector<Mat3> blocks_;        // block-Jacobi inverses per contact
   VecX C_, lambda_, erow_;          // per row: value, multiplier, compliance E (bilateral)
   VecX contact_force_;
