@@ -105,12 +105,11 @@ void bind_dynamics(py::module_& mod) {
         check(q, {n, m.nq}, "q");
         check(u, {n, m.nv}, "u");
         Arr out({n, py::ssize_t(m.nv)});
-        VecX damp(m.nv);
         for (py::ssize_t i = 0; i < n; ++i) {
           double* o = out.mutable_data() + i * m.nv;
-          passive_spring(m, q.data() + i * m.nq, o);
-          passive_damping(m, u.data() + i * m.nv, damp.data());
-          Eigen::Map<VecX>(o, m.nv) += damp;
+          std::fill(o, o + m.nv, 0.0);
+          add_passive_spring(m, q.data() + i * m.nq, o);
+          add_passive_damping(m, u.data() + i * m.nv, o);
         }
         return out;
       },

@@ -60,10 +60,8 @@ void aba(const Model& m, Data& d, const double* q, const double* u, const double
   velocities(m, d, u);
   d.tau = Eigen::Map<const VecX>(tau, m.nv);
   if (include_passive) {
-    for (int j = 0; j < m.njnt; ++j)
-      if (m.jnt_stiffness[j] != 0)
-        d.tau[m.jnt_dofadr[j]] -= m.jnt_stiffness[j] * (q[m.jnt_qposadr[j]] - m.jnt_springref[j]);
-    for (int i = 0; i < m.nv; ++i) d.tau[i] -= m.dof_damping[i] * u[i];
+    add_passive_spring(m, q, d.tau.data());
+    add_passive_damping(m, u, d.tau.data());
   }
   // Second recursion (eqs. 10-11).
   inward<true>(m, d, extra_armature);

@@ -10,9 +10,9 @@
 namespace ncpgym {
 
 // Passive joint forces (nv): springs -k (q - q_spring) and damping -b u, as two separate
-// terms so that the solver can later treat damping implicitly. Writes out (nv).
-void passive_spring(const Model& m, const double* q, double* out);
-void passive_damping(const Model& m, const double* u, double* out);
+// terms so that the solver can treat damping implicitly. Both add into out (nv).
+void add_passive_spring(const Model& m, const double* q, double* out);
+void add_passive_damping(const Model& m, const double* u, double* out);
 
 // O(n) forward dynamics (aba.cpp): qacc = M^-1 (tau + passive - bias), the three
 // recursions of iwim-on-dynamics.txt eqs. 8, 10-12. Writes d.qacc and keeps the

@@ -155,7 +155,6 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
   }
   Js_.resize(static_cast<Eigen::Index>(C_.size()), nvall_);
   Js_.setFromTriplets(triplets_.begin(), triplets_.end());
-  J_ = Js_;  // dense copy: the IIM's input block
 }
 
 int Stepper::prepare(const State& s, double h) {
@@ -164,10 +163,9 @@ int Stepper::prepare(const State& s, double h) {
   //    (joint damping implicit), from the O(n) forward dynamics; this also leaves the
   //    factorisation of H at q- in dH_ for the IIM below.
   //    Springs and servo stiffness are compliant rows below, not explicit forces.
-  for (int i = 0; i < m.nv; ++i) {
-    tau_[i] = -m.dof_damping[i] * s.u[i];
-    extra_arm_[i] = h * m.dof_damping[i];
-  }
+  tau_.setZero();
+  add_passive_damping(m, s.u.data(), tau_.data());
+  extra_arm_ = h * Eigen::Map<const VecX>(m.dof_damping.data(), m.nv);
   for (int a = 0; a < m.nu; ++a) {
     double c = s.ctrl[a];
     if (m.act_ctrllimited[a]) c = std::clamp(c, m.act_ctrlrange[2 * a], m.act_ctrlrange[2 * a + 1]);
@@ -236,16 +234,12 @@ ConstraintRows Stepper::constraint_rows(const State& s) {
   C_.resize(nrow);
   erow_.setZero(nrow);
   evaluate_rows(s.q, s.x);
-  ConstraintRows out;
-  out.J = J_;
-  out.C = C_;
-  out.kind = kind_;
-  return out;
+  return {MatX(Js_), C_, kind_};
 }
 
 ConstraintRows Stepper::constraint_rows_at(const VecX& q, const VecX& x) {
   evaluate_rows(q, x);
-  return {J_, C_, kind_};
+  return {MatX(Js_), C_, kind_};
 }
 
 void Stepper::step(State& s) {
@@ -286,7 +280,7 @@ void Stepper::step(State& s) {
     const bool dense = nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                        opt_.linear == LinearSolverType::LDLT;
     last_dense_ = dense;
-    VecX jhj(nrow), opdiag(nrow), tmp_nv(nvall_), w_nv(nvall_);
+    VecX jhj(nrow), opdiag(nrow), tmp_nv(nvall_);
     VecX alpha(nrow), cdiag(nrow), hvec(nrow), rfac(nrow), Jg(nrow), b(nrow), dl(nrow), Hg(nvall_);
     // out = H^-1 w: one O(n) sweep for the trees, the diagonal for the particles
     auto apply_hinv = [&](const VecX& w, VecX& out) {
@@ -337,6 +331,7 @@ void Stepper::step(State& s) {
       if (dense) {
         // J H^-1 (= (H^-1 J^T)^T): the Implicit Inversion Method on the trees'
         // factorisation of H, and the diagonal H^-1 of the particles.
+        J_ = Js_;  // dense copy: the IIM's input block
         minv_times_transposed(m, dH_, J_.leftCols(m.nv), JHinv_.leftCols(m.nv));
         if (np3) JHinv_.rightCols(np3) = J_.rightCols(np3) * pminv_.asDiagonal();
         for (int r = 0; r < nrow; ++r) jhj[r] = Js_.row(r).dot(JHinv_.row(r));  // diag J H^-1 J^T
