@@ -255,21 +255,12 @@ void bind_model(py::module_& m) {
   py::class_<State>(m, "State", "Per-world state: q (nq), u (nv), ctrl (nu), writable views.")
       .def(py::init([](const Model& model) { return State(model); }), py::arg("model"))
       .def_property(
-          "q", [](py::object self) { auto& s = self.cast<State&>();
-            return py::array_t<double>(s.q.size(), s.q.data(), self); },
-          [](State& s, const VecX& v) {
-            if (v.size() != s.q.size()) throw std::invalid_argument("q has the wrong size");
-            s.q = v; })
+          "q", [](py::object self) { return view(self.cast<State&>().q, self); },
+          [](State& s, const VecX& v) { assign_checked(s.q, v, "q"); })
       .def_property(
-          "u", [](py::object self) { auto& s = self.cast<State&>();
-            return py::array_t<double>(s.u.size(), s.u.data(), self); },
-          [](State& s, const VecX& v) {
-            if (v.size() != s.u.size()) throw std::invalid_argument("u has the wrong size");
-            s.u = v; })
+          "u", [](py::object self) { return view(self.cast<State&>().u, self); },
+          [](State& s, const VecX& v) { assign_checked(s.u, v, "u"); })
       .def_property(
-          "ctrl", [](py::object self) { auto& s = self.cast<State&>();
-            return py::array_t<double>(s.ctrl.size(), s.ctrl.data(), self); },
-          [](State& s, const VecX& v) {
-            if (v.size() != s.ctrl.size()) throw std::invalid_argument("ctrl has the wrong size");
-            s.ctrl = v; });
+          "ctrl", [](py::object self) { return view(self.cast<State&>().ctrl, self); },
+          [](State& s, const VecX& v) { assign_checked(s.ctrl, v, "ctrl"); });
 }

@@ -27,10 +27,6 @@ struct Simulator {
   State state;
 };
 
-py::array_t<double> view(VecX& v, py::handle owner) {
-  return py::array_t<double>({v.size()}, {sizeof(double)}, v.data(), owner);
-}
-
 }  // namespace
 
 void bind_sim(py::module_& mod) {
@@ -106,15 +102,9 @@ block_preconditioner=False (PCR/PCG: invert each contact's 3 x 3 block instead o
           py::arg("ctrl") = py::none(), py::arg("nsteps") = 1,
           "Advance nsteps time steps; ctrl (nu,) is kept for later steps.")
       .def_property("q", [](py::object self) { return view(self.cast<Simulator&>().state.q, self); },
-                    [](Simulator& s, const VecX& q) {
-                      if (q.size() != s.state.q.size()) throw std::invalid_argument("q has the wrong size");
-                      s.state.q = q;
-                    })
+                    [](Simulator& s, const VecX& q) { assign_checked(s.state.q, q, "q"); })
       .def_property("u", [](py::object self) { return view(self.cast<Simulator&>().state.u, self); },
-                    [](Simulator& s, const VecX& u) {
-                      if (u.size() != s.state.u.size()) throw std::invalid_argument("u has the wrong size");
-                      s.state.u = u;
-                    })
+                    [](Simulator& s, const VecX& u) { assign_checked(s.state.u, u, "u"); })
       .def_property_readonly("ctrl", [](py::object self) { return view(self.cast<Simulator&>().state.ctrl, self); })
       .def_property_readonly("x", [](py::object self) {
         auto& s = self.cast<Simulator&>();
