@@ -120,7 +120,7 @@ block_preconditioner=False (PCR/PCG: invert each contact's 3 x 3 block instead o
         py::array_t<double> pos({n, py::ssize_t(3)}), normal({n, py::ssize_t(3)}), force({n, py::ssize_t(3)});
         py::array_t<double> dist(n), friction(n);
         py::array_t<int> g1(n), g2(n), part(n);
-        const VecX& f = s.stepper.contact_forces();
+        const auto f = s.stepper.contact_forces();
         for (py::ssize_t i = 0; i < n; ++i) {
           for (int k = 0; k < 3; ++k) {
             pos.mutable_at(i, k) = cs[i].pos[k];

@@ -1,19 +1,25 @@
 // The dynamics algorithms never touch the heap once Data exists (after a first call has
 // grown the IIM scratch to the column count). malloc is interposed in this test binary
-// to count allocations on the calling thread; operator new goes through malloc as well.
+// to count allocations on every thread (the batch test runs OpenMP workers); operator new
+// goes through malloc as well.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 
 #include "fixtures.hpp"
+#include "ncpgym/batch/batch.hpp"
 
 extern "C" void* __libc_malloc(size_t);
 namespace {
-thread_local long g_allocations = 0;
-thread_local bool g_counting = false;
+std::atomic<long> g_allocations{0};
+std::atomic<bool> g_counting{false};
 }  // namespace
 extern "C" void* malloc(size_t n) {
-  if (g_counting) ++g_allocations;
+  if (g_counting) {
+    ++g_allocations;
+    if (std::getenv("NCPGYM_ALLOC_TRAP")) __builtin_trap();  // run under gdb to see who allocates
+  }
   return __libc_malloc(n);
 }
 
@@ -53,6 +59,80 @@ TEST(NoAllocation, DynamicsAlgorithms) {
     EXPECT_EQ(allocations([&] { site_jacobian(*m, d, 0, J); site_jdot_u(*m, d, 0); }), 0);
     EXPECT_EQ(allocations([&] { kinematic_map(*m, q.data(), G); integrate(*m, q.data(), u.data(), 0.01, qn.data()); }), 0);
   }
+}
+
+// A scene with every collision pair kind the solver meets in the tasks (plane, sphere,
+// capsule, box, cylinder, mesh), a limited hinge with a spring and a servo, and a chain
+// of particles with distance constraints and an attachment. `particles` adds enough rows
+// to take the matrix-free path.
+std::shared_ptr<const Model> mixed_scene(int particles) {
+  Builder b;
+  b.set_timestep(0.01);
+  GeomSpec plane;
+  plane.type = GeomType::Plane;
+  b.add_geom(0, plane);
+  const int mesh = b.add_mesh({Vec3(0.1, 0, 0), Vec3(-0.1, 0.08, 0), Vec3(-0.1, -0.08, 0), Vec3(0, 0, 0.12),
+                               Vec3(0, 0, -0.05)});
+  const GeomType types[] = {GeomType::Box, GeomType::Sphere, GeomType::Capsule, GeomType::Cylinder, GeomType::Mesh,
+                            GeomType::Box};
+  for (int k = 0; k < 6; ++k) {
+    const int body = b.add_body(0, Vec3(0.05 * k, 0.02 * k, 0.12 + 0.22 * k), Quat(Eigen::AngleAxisd(0.3 * k, Vec3(1, 1, 0).normalized())),
+                                1.0, Vec3::Zero(), Mat3::Identity() * 0.01);
+    JointSpec free;
+    free.type = JointType::Free;
+    b.add_joint(body, free);
+    GeomSpec g;
+    g.type = types[k];
+    g.size = Vec3(0.1, 0.08, 0.06);
+    if (types[k] == GeomType::Mesh) g.mesh = mesh;
+    b.add_geom(body, g);
+  }
+  const int arm = b.add_body(0, Vec3(1, 0, 1), Quat::Identity(), 1.0, Vec3(0, 0, -0.3), Mat3::Identity() * 0.01);
+  JointSpec hinge;
+  hinge.axis = Vec3(0, 1, 0);
+  hinge.limited = true;
+  hinge.range_lo = -0.3;
+  hinge.range_hi = 0.3;
+  hinge.stiffness = 40;
+  const int hj = b.add_joint(arm, hinge);
+  b.add_actuator(hj, ActuatorType::Position, 1.0, true, -1, 1, 100.0, 1.0);
+  int prev = -1;
+  for (int p = 0; p < particles; ++p) {
+    const int id = b.add_particle(Vec3(1.5 + 0.05 * p, 0, 0.3), 0.05, 0.02);
+    if (prev >= 0) b.add_distance(prev, id, 1e-4);
+    prev = id;
+  }
+  if (particles > 0) b.add_attachment(0, arm, Vec3(0.5, 0, -0.7));
+  return b.build();
+}
+
+TEST(NoAllocation, StepperStepsWithoutTouchingTheHeap) {
+  for (int particles : {0, 40}) {
+    auto m = mixed_scene(particles);
+    Stepper st(m, SolverOptions());
+    State s(*m);
+    s.ctrl[0] = 0.5;
+    bool matrix_free = false;
+    for (int k = 0; k < 60; ++k) {  // settle into contact; buffers grow to their peak
+      st.step(s);
+      matrix_free |= !st.last_step_assembled();
+    }
+    ASSERT_GT(st.contacts().size(), 6u);
+    EXPECT_EQ(matrix_free, particles > 0);
+    EXPECT_EQ(allocations([&] {
+                for (int k = 0; k < 40; ++k) st.step(s);
+              }),
+              0)
+        << "particles " << particles;
+  }
+}
+
+TEST(NoAllocation, BatchStepsWithoutTouchingTheHeap) {
+  auto m = mixed_scene(10);
+  Batch batch(m, 8, SolverOptions(), 2);
+  for (int i = 0; i < 8; ++i) batch.mass_scale()[i] = 1.0 + 0.1 * i;
+  batch.step(30);  // warm up: OpenMP threads, thread-local scratch, buffers
+  EXPECT_EQ(allocations([&] { batch.step(5); }), 0);
 }
 
 }  // namespace

@@ -59,22 +59,20 @@ bool narrow(const Model& m, int g1, const GeomPose& p1, int g2, const GeomPose& 
   if (t1 == GeomType::Box && t2 == GeomType::Box) { box_box(p1, s1, p2, s2, margin, out); return true; }
   // convex polyhedra: meshes with a computed hull, cylinders as prisms, and boxes when
   // paired with either; spheres and capsules against them by closest points
-  auto poly = [&](int g, std::vector<Vec3>& bv, std::vector<Model::HullFace>& bf) -> Polyhedron {
+  auto poly = [&](int g) -> Polyhedron {
     switch (m.geom_type[g]) {
       case GeomType::Mesh: return {&m.mesh_vert[m.geom_mesh[g]], &m.mesh_faces[m.geom_mesh[g]]};
       case GeomType::Cylinder: return {&m.geom_poly_vert[g], &m.geom_poly_faces[g]};
-      case GeomType::Box: return box_polyhedron(m.geom_size[g], bv, bf);
+      case GeomType::Box: return {&m.geom_poly_vert[g], &m.geom_poly_faces[g]};  // built with the Model
       default: return {nullptr, nullptr};
     }
   };
   if (t2 == GeomType::Mesh || t2 == GeomType::Cylinder) {
-    std::vector<Vec3> bv1, bv2;
-    std::vector<Model::HullFace> bf1, bf2;
-    const Polyhedron P2 = poly(g2, bv2, bf2);
+    const Polyhedron P2 = poly(g2);
     if (P2.faces->empty()) return false;
     if (t1 == GeomType::Sphere) { sphere_poly(p1, s1[0], p2, P2, margin, out); return true; }
     if (t1 == GeomType::Capsule) { capsule_poly(p1, s1[0], s1[1], p2, P2, margin, out); return true; }
-    const Polyhedron P1 = poly(g1, bv1, bf1);
+    const Polyhedron P1 = poly(g1);
     if (P1.faces == nullptr || P1.faces->empty()) return false;
     poly_poly(p1, P1, p2, P2, margin, out);
     return true;
@@ -153,7 +151,11 @@ std::vector<std::string> unsupported_pairs(const Model& m) {
 void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt, std::vector<Contact>& out,
                      const double* sweep) {
   out.clear();
-  collision::Points pts;
+  thread_local collision::Points pts = [] {  // per-thread scratch, reserved on first use
+    collision::Points p;
+    p.reserve(64);
+    return p;
+  }();
   auto pose = [&](int g) {
     const int b = m.geom_body[g];
     return GeomPose{d.xpos[b] + d.xmat[b] * m.geom_pos[g], d.xmat[b] * m.geom_quat[g].toRotationMatrix()};
@@ -204,7 +206,11 @@ namespace ncpgym {
 
 void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
                               std::vector<Contact>& out, const double* psweep, const double* gsweep) {
-  collision::Points pts;
+  thread_local collision::Points pts = [] {  // per-thread scratch, reserved on first use
+    collision::Points p;
+    p.reserve(64);
+    return p;
+  }();
   for (int g = 0; g < m.ngeom; ++g) {
     if (!accepts_particles(m, g)) continue;
     const int b = m.geom_body[g];

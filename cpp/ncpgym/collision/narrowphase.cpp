@@ -9,6 +9,19 @@
 namespace ncpgym::collision {
 
 namespace {
+// Collision scratch lives in thread_local vectors reserved on a thread's first use (a time
+// step must not touch the heap); these bound what the Builder accepts.
+constexpr size_t kMaxHullVertices = 64;
+constexpr size_t kMaxPoly = 2 * kMaxHullVertices;  // a face clipped by another face's sides
+template <class V>
+V reserved(size_t n) {
+  V v;
+  v.reserve(n);
+  return v;
+}
+}  // namespace
+
+namespace {
 
 inline void push(Points& out, const Vec3& a, const Vec3& b, const Vec3& n, double ra = 0, double rb = 0) {
   out.push_back({a, b, n, n.dot(a - b), ra, rb});
@@ -107,7 +120,8 @@ inline void sphere_box_point(const Vec3& ca, double ra, const GeomPose& b, const
 // extreme points on either side of the line through both.
 void reduce_manifold(Points& pts, size_t first) {
   if (pts.size() - first <= 4) return;
-  Points cand(pts.begin() + first, pts.end());
+  thread_local Points cand = reserved<Points>(64);  // per-thread scratch
+  cand.assign(pts.begin() + first, pts.end());
   pts.resize(first);
   auto deepest = std::min_element(cand.begin(), cand.end(),
                                   [](const ContactPoint& x, const ContactPoint& y) { return x.dist < y.dist; });
@@ -138,9 +152,10 @@ void reduce_manifold(Points& pts, size_t first) {
 // Face contact: clip the incident polygon against the side planes (normal . x <= offset)
 // of the reference face, then keep the points below the reference plane m . x = d (m
 // points from the reference body towards the other). Contact normal n is from B to A.
-void clip_face(std::vector<Vec3> poly, const std::vector<std::pair<Vec3, double>>& sides, const Vec3& m,
-               double d, bool ref_is_a, const Vec3& n, double margin, Points& out) {
-  std::vector<Vec3> next;
+void clip_face(const std::vector<Vec3>& incident, const std::vector<std::pair<Vec3, double>>& sides,
+               const Vec3& m, double d, bool ref_is_a, const Vec3& n, double margin, Points& out) {
+  thread_local std::vector<Vec3> poly = reserved<std::vector<Vec3>>(kMaxPoly), next = poly;  // scratch
+  poly.assign(incident.begin(), incident.end());
   for (const auto& [side, offset] : sides) {
     if (poly.empty()) break;
     next.clear();
@@ -355,10 +370,12 @@ void box_box(const GeomPose& A, const Vec3& ha, const GeomPose& B, const Vec3& h
   const Vec3 ic = I.pos + hi[ik] * inormal;
   const int iu = (ik + 1) % 3, iv = (ik + 2) % 3;
   const Vec3 eu = hi[iu] * I.rot.col(iu), ev = hi[iv] * I.rot.col(iv);
-  const std::vector<Vec3> poly = {ic + eu + ev, ic - eu + ev, ic - eu - ev, ic + eu - ev};
+  thread_local std::vector<Vec3> poly = reserved<std::vector<Vec3>>(kMaxPoly);
+  thread_local std::vector<std::pair<Vec3, double>> sides = reserved<std::vector<std::pair<Vec3, double>>>(kMaxPoly);
+  poly.assign({ic + eu + ev, ic - eu + ev, ic - eu - ev, ic + eu - ev});
   // the four side planes of the reference face
-  const std::vector<std::pair<Vec3, double>> sides = {
-      {u, u.dot(fc) + hr[ru]}, {-u, -u.dot(fc) + hr[ru]}, {v, v.dot(fc) + hr[rv]}, {-v, -v.dot(fc) + hr[rv]}};
+  sides.assign(
+      {{u, u.dot(fc) + hr[ru]}, {-u, -u.dot(fc) + hr[ru]}, {v, v.dot(fc) + hr[rv]}, {-v, -v.dot(fc) + hr[rv]}});
   clip_face(poly, sides, m, m.dot(fc), ref_is_a, n, margin, out);
 }
 
@@ -380,10 +397,22 @@ struct WorldPoly {
   std::vector<double> d;               // face offsets (world): n.x <= d inside
   std::vector<std::pair<int, int>> e;  // unique edges (vertex index pairs)
   Vec3 centre = Vec3::Zero();
+  static WorldPoly reserved() {  // room for the largest hull the Builder accepts
+    WorldPoly w;
+    w.v.reserve(kMaxHullVertices);
+    w.n.reserve(2 * kMaxHullVertices);
+    w.d.reserve(2 * kMaxHullVertices);
+    w.e.reserve(3 * kMaxHullVertices);
+    return w;
+  }
 };
 
-WorldPoly to_world(const GeomPose& g, const Polyhedron& p) {
-  WorldPoly w;
+void to_world(const GeomPose& g, const Polyhedron& p, WorldPoly& w) {
+  w.v.clear();
+  w.n.clear();
+  w.d.clear();
+  w.e.clear();
+  w.centre.setZero();
   for (const Vec3& v : *p.verts) {
     w.v.push_back(g.pos + g.rot * v);
     w.centre += w.v.back();
@@ -399,7 +428,6 @@ WorldPoly to_world(const GeomPose& g, const Polyhedron& p) {
       if (std::find(w.e.begin(), w.e.end(), std::make_pair(a, b)) == w.e.end()) w.e.emplace_back(a, b);
     }
   }
-  return w;
 }
 
 // Largest separation of B's vertices from A's face planes: (separation, face).
@@ -420,7 +448,9 @@ std::pair<double, int> face_separation(const WorldPoly& A, const WorldPoly& B) {
 
 void poly_poly(const GeomPose& ga, const Polyhedron& pa, const GeomPose& gb, const Polyhedron& pb,
                double margin, Points& out) {
-  const WorldPoly A = to_world(ga, pa), B = to_world(gb, pb);
+  thread_local WorldPoly A = WorldPoly::reserved(), B = WorldPoly::reserved();  // per-thread scratch
+  to_world(ga, pa, A);
+  to_world(gb, pb, B);
   const auto [sa, fa] = face_separation(A, B);
   if (sa >= margin) return;
   const auto [sb, fb] = face_separation(B, A);
@@ -471,10 +501,12 @@ void poly_poly(const GeomPose& ga, const Polyhedron& pa, const GeomPose& gb, con
   int inc = 0;
   for (size_t f = 1; f < I.n.size(); ++f)
     if (I.n[f].dot(m) < I.n[inc].dot(m)) inc = static_cast<int>(f);
-  std::vector<Vec3> poly;
+  thread_local std::vector<Vec3> poly = reserved<std::vector<Vec3>>(kMaxPoly);
+  thread_local std::vector<std::pair<Vec3, double>> sides = reserved<std::vector<std::pair<Vec3, double>>>(kMaxPoly);
+  poly.clear();
+  sides.clear();
   for (int vi : (*PI.faces)[inc].verts) poly.push_back(I.v[vi]);
   const auto& loop = (*PR.faces)[rf].verts;
-  std::vector<std::pair<Vec3, double>> sides;
   for (size_t i = 0; i < loop.size(); ++i) {
     const Vec3& p0 = R.v[loop[i]];
     const Vec3 side = (R.v[loop[(i + 1) % loop.size()]] - p0).cross(m);

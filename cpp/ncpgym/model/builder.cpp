@@ -1,5 +1,7 @@
 #include "ncpgym/model/builder.hpp"
 
+#include "ncpgym/collision/narrowphase.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
@@ -242,6 +244,7 @@ int Builder::add_geom(int body, const GeomSpec& s) {
       }
     pf = convex_hull_faces(pv);
   }
+  if (s.type == GeomType::Box) collision::box_polyhedron(s.size, pv, pf);  // against meshes/cylinders
   m_.geom_poly_vert.push_back(std::move(pv));
   m_.geom_poly_faces.push_back(std::move(pf));
   return m_.ngeom++;

@@ -10,128 +10,159 @@
 
 namespace ncpgym {
 
+using VMap = Eigen::Map<VecX>;
+using CMap = Eigen::Map<const VecX>;
+
+void LinearOperator::mul(const double* x, double* y) const {
+  if (A) {
+    VMap(y, n).noalias() = A->topLeftCorner(n, n) * CMap(x, n);
+  } else {
+    apply(x, y);
+  }
+}
+
+void LinearWorkspace::reserve(Eigen::Index n) {
+  for (VecX* v : {&r, &z, &p, &Az, &Ap, &PAp, &Pinv})
+    if (v->size() < n) v->resize(n);
+}
+
 namespace {
 
 // z = P^-1 r with the operator's preconditioner, Jacobi by default.
-void precond(const LinearOperator& op, const VecX& Pinv, const VecX& r, VecX& z) {
+void precond(const LinearOperator& op, const VMap& Pinv, const VMap& r, VMap& z) {
   if (op.precondition) {
-    op.precondition(r, z);
+    op.precondition(r.data(), z.data());
   } else {
     z = Pinv.cwiseProduct(r);
   }
 }
 
-LinearResult pcr(const LinearOperator& op, const VecX& b, VecX& x, int iters, double tol) {
-  const Eigen::Index n = op.size();
-  const VecX Pinv = op.diagonal.cwiseAbs().cwiseMax(1e-300).cwiseInverse();
-  x.setZero(n);
-  VecX r = b, z(n), p(n), Az(n), Ap(n), PAp(n);
-  precond(op, Pinv, r, z);
-  p = z;
-  op.mul(z, Az);
-  Ap = Az;
-  double zAz = z.dot(Az);
+struct Vectors {  // the workspace seen as n-vectors
+  VMap r, z, p, Az, Ap, PAp, Pinv;
+  Vectors(LinearWorkspace& w, int n)
+      : r(w.r.data(), n), z(w.z.data(), n), p(w.p.data(), n), Az(w.Az.data(), n), Ap(w.Ap.data(), n),
+        PAp(w.PAp.data(), n), Pinv(w.Pinv.data(), n) {}
+};
+
+LinearResult pcr(const LinearOperator& op, const CMap& b, VMap& x, int iters, double tol, Vectors& w) {
+  w.Pinv = CMap(op.diagonal, op.n).cwiseAbs().cwiseMax(1e-300).cwiseInverse();
+  x.setZero();
+  w.r = b;
+  precond(op, w.Pinv, w.r, w.z);
+  w.p = w.z;
+  op.mul(w.z.data(), w.Az.data());
+  w.Ap = w.Az;
+  double zAz = w.z.dot(w.Az);
   const double bnorm = b.norm();
   LinearResult res;
   for (int k = 0; k < iters; ++k) {
-    if (r.norm() <= tol * bnorm || zAz == 0) break;
-    precond(op, Pinv, Ap, PAp);
-    const double den = Ap.dot(PAp);
+    if (w.r.norm() <= tol * bnorm || zAz == 0) break;
+    precond(op, w.Pinv, w.Ap, w.PAp);
+    const double den = w.Ap.dot(w.PAp);
     if (den <= 0) break;
     const double alpha = zAz / den;
-    x += alpha * p;
-    r -= alpha * Ap;
-    z -= alpha * PAp;
-    op.mul(z, Az);
-    const double zAz_new = z.dot(Az);
+    x += alpha * w.p;
+    w.r -= alpha * w.Ap;
+    w.z -= alpha * w.PAp;
+    op.mul(w.z.data(), w.Az.data());
+    const double zAz_new = w.z.dot(w.Az);
     const double beta = zAz_new / zAz;
     zAz = zAz_new;
-    p = z + beta * p;
-    Ap = Az + beta * Ap;
+    w.p = w.z + beta * w.p;
+    w.Ap = w.Az + beta * w.Ap;
     res.iterations = k + 1;
   }
-  res.residual = r.norm();
+  res.residual = w.r.norm();
   return res;
 }
 
-LinearResult pcg(const LinearOperator& op, const VecX& b, VecX& x, int iters, double tol) {
-  const Eigen::Index n = op.size();
-  const VecX Pinv = op.diagonal.cwiseAbs().cwiseMax(1e-300).cwiseInverse();
-  x.setZero(n);
-  VecX r = b, z(n), p(n), Ap(n);
-  precond(op, Pinv, r, z);
-  p = z;
-  double rz = r.dot(z);
+LinearResult pcg(const LinearOperator& op, const CMap& b, VMap& x, int iters, double tol, Vectors& w) {
+  w.Pinv = CMap(op.diagonal, op.n).cwiseAbs().cwiseMax(1e-300).cwiseInverse();
+  x.setZero();
+  w.r = b;
+  precond(op, w.Pinv, w.r, w.z);
+  w.p = w.z;
+  double rz = w.r.dot(w.z);
   const double bnorm = b.norm();
   LinearResult res;
   for (int k = 0; k < iters; ++k) {
-    if (r.norm() <= tol * bnorm || rz == 0) break;
-    op.mul(p, Ap);
-    const double den = p.dot(Ap);
+    if (w.r.norm() <= tol * bnorm || rz == 0) break;
+    op.mul(w.p.data(), w.Ap.data());
+    const double den = w.p.dot(w.Ap);
     if (den <= 0) break;
     const double alpha = rz / den;
-    x += alpha * p;
-    r -= alpha * Ap;
-    precond(op, Pinv, r, z);
-    const double rz_new = r.dot(z);
-    p = z + (rz_new / rz) * p;
+    x += alpha * w.p;
+    w.r -= alpha * w.Ap;
+    precond(op, w.Pinv, w.r, w.z);
+    const double rz_new = w.r.dot(w.z);
+    w.p = w.z + (rz_new / rz) * w.p;
     rz = rz_new;
     res.iterations = k + 1;
   }
-  res.residual = r.norm();
+  res.residual = w.r.norm();
   return res;
 }
 
-LinearResult jacobi(const LinearOperator& op, const VecX& b, VecX& x, int iters, double tol) {
-  const double w = 2.0 / 3.0;  // damped: plain Jacobi diverges on many contact systems
-  const VecX Dinv = op.diagonal.cwiseMax(1e-300).cwiseInverse();
-  x.setZero(b.size());
-  VecX Ax(b.size()), r = b;
+LinearResult jacobi(const LinearOperator& op, const CMap& b, VMap& x, int iters, double tol, Vectors& w) {
+  const double omega = 2.0 / 3.0;  // damped: plain Jacobi diverges on many contact systems
+  w.Pinv = CMap(op.diagonal, op.n).cwiseMax(1e-300).cwiseInverse();
+  x.setZero();
+  w.r = b;
   LinearResult res;
   for (int k = 0; k < iters; ++k) {
-    if (r.norm() <= tol * b.norm()) break;
-    x += w * Dinv.cwiseProduct(r);
-    op.mul(x, Ax);
-    r = b - Ax;
+    if (w.r.norm() <= tol * b.norm()) break;
+    x += omega * w.Pinv.cwiseProduct(w.r);
+    op.mul(x.data(), w.Az.data());
+    w.r = b - w.Az;
     res.iterations = k + 1;
   }
-  res.residual = r.norm();
+  res.residual = w.r.norm();
   return res;
 }
 
-LinearResult gauss_seidel(const LinearOperator& op, const VecX& b, VecX& x, int iters, double tol) {
+LinearResult gauss_seidel(const LinearOperator& op, const CMap& b, VMap& x, int iters, double tol, Vectors& w) {
   if (!op.A) throw std::invalid_argument("Gauss-Seidel needs the assembled matrix");
-  const MatX& A = *op.A;
-  const Eigen::Index n = b.size();
-  x.setZero(n);
+  const auto A = op.A->topLeftCorner(op.n, op.n);
+  x.setZero();
   LinearResult res;
   for (int k = 0; k < iters; ++k) {
-    if ((b - A * x).norm() <= tol * b.norm()) break;
-    for (Eigen::Index i = 0; i < n; ++i) {
+    w.r = b;
+    w.r.noalias() -= A * x;
+    if (w.r.norm() <= tol * b.norm()) break;
+    for (int i = 0; i < op.n; ++i) {
       const double aii = A(i, i);
       if (aii <= 0) continue;
       x[i] += (b[i] - A.row(i).dot(x)) / aii;
     }
     res.iterations = k + 1;
   }
-  res.residual = (b - A * x).norm();
+  w.r = b;
+  w.r.noalias() -= A * x;
+  res.residual = w.r.norm();
   return res;
 }
 
 }  // namespace
 
-LinearResult solve_linear(LinearSolverType type, const LinearOperator& op, const VecX& b, VecX& x,
-                          int iterations, double tol) {
+LinearResult solve_linear(LinearSolverType type, const LinearOperator& op, const double* b_, double* x_,
+                          int iterations, double tol, LinearWorkspace& ws) {
   tol = std::max(tol, 1e-13);  // below this the iterates only shuffle rounding errors
+  ws.reserve(op.n);
+  Vectors w(ws, op.n);
+  const CMap b(b_, op.n);
+  VMap x(x_, op.n);
   switch (type) {
-    case LinearSolverType::PCR: return pcr(op, b, x, iterations, tol);
-    case LinearSolverType::PCG: return pcg(op, b, x, iterations, tol);
-    case LinearSolverType::Jacobi: return jacobi(op, b, x, iterations, tol);
-    case LinearSolverType::GaussSeidel: return gauss_seidel(op, b, x, iterations, tol);
+    case LinearSolverType::PCR: return pcr(op, b, x, iterations, tol, w);
+    case LinearSolverType::PCG: return pcg(op, b, x, iterations, tol, w);
+    case LinearSolverType::Jacobi: return jacobi(op, b, x, iterations, tol, w);
+    case LinearSolverType::GaussSeidel: return gauss_seidel(op, b, x, iterations, tol, w);
     case LinearSolverType::LDLT: {
       if (!op.A) throw std::invalid_argument("LDLT needs the assembled matrix");
-      x = op.A->ldlt().solve(b);
-      return {1, (b - *op.A * x).norm()};
+      const MatX A = op.A->topLeftCorner(op.n, op.n);
+      x = A.ldlt().solve(b);
+      w.r = b;
+      w.r.noalias() -= A * x;
+      return {1, w.r.norm()};
     }
   }
   return {};

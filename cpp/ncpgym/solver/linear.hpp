@@ -1,32 +1,32 @@
 // Linear solvers for the Newton system [J H^-1 J^T + C] x = b (nonsmooth-newton-ncp.txt
 // eq. 59) behind one interface. The operator is either an assembled dense matrix or a
 // matrix-free product; the iterative methods only need products and the diagonal.
+// Vectors live in a caller-owned workspace so that a time step never allocates.
 #pragma once
 
-#include <functional>
-#include <vector>
-
 #include "ncpgym/math/spatial.hpp"
+#include "ncpgym/util/function_ref.hpp"
 
 namespace ncpgym {
 
 enum class LinearSolverType { PCR = 0, PCG = 1, Jacobi = 2, GaussSeidel = 3, LDLT = 4 };
 
-// The system operator: dense (A set) or matrix-free (apply set, with the diagonal).
+// The system operator of size n: dense (A set: its top-left n x n block) or matrix-free
+// (apply set), with the diagonal either way.
 struct LinearOperator {
+  int n = 0;
+  const double* diagonal = nullptr;
   const MatX* A = nullptr;
-  std::function<void(const VecX& x, VecX& y)> apply;  // y = A x
-  VecX diagonal;
+  FunctionRef<void(const double* x, double* y)> apply;  // y = A x
   // Optional preconditioner z = P^-1 r for PCR/PCG (default: Jacobi, 1 / |diagonal|).
-  std::function<void(const VecX& r, VecX& z)> precondition;
-  Eigen::Index size() const { return diagonal.size(); }
-  void mul(const VecX& x, VecX& y) const {
-    if (A) {
-      y.noalias() = *A * x;
-    } else {
-      apply(x, y);
-    }
-  }
+  FunctionRef<void(const double* r, double* z)> precondition;
+  void mul(const double* x, double* y) const;
+};
+
+// Scratch vectors of the iterative solvers; they grow to the largest system seen.
+struct LinearWorkspace {
+  VecX r, z, p, Az, Ap, PAp, Pinv;
+  void reserve(Eigen::Index n);
 };
 
 struct LinearResult {
@@ -34,10 +34,11 @@ struct LinearResult {
   double residual = 0;  // |b - A x|
 };
 
-// Solves A x = b from x = 0 with at most `iterations` iterations (all but LDLT) or until
-// |b - A x| <= tol |b|. PCR and PCG use the Jacobi preconditioner (§8.2); Jacobi is damped
-// (weight 2/3) and Gauss-Seidel needs the dense matrix; LDLT needs the dense matrix.
-LinearResult solve_linear(LinearSolverType type, const LinearOperator& op, const VecX& b, VecX& x,
-                          int iterations, double tol = 0.0);
+// Solves A x = b (n entries each) from x = 0 with at most `iterations` iterations (all
+// but LDLT) or until |b - A x| <= tol |b|. PCR and PCG use the Jacobi preconditioner
+// (§8.2) unless the operator brings its own; Jacobi is damped (weight 2/3); Gauss-Seidel
+// and LDLT need the dense matrix (LDLT is Eigen's and the one path that allocates).
+LinearResult solve_linear(LinearSolverType type, const LinearOperator& op, const double* b, double* x,
+                          int iterations, double tol, LinearWorkspace& ws);
 
 }  // namespace ncpgym

@@ -15,16 +15,30 @@ namespace {
 // Adds sign * dir^T J_p(u) to `row`, where J_p is the Jacobian of the world point p fixed
 // to `body` (columns: the world twists [w; v_O] of the dofs on its path, v = v_O + w x p).
 void add_point_row(const Model& m, const Data& d, int body, const Vec3& p, const Vec3& dir,
-                   double sign, std::vector<Eigen::Triplet<double>>& out, int row) {
+                   double sign, SparseRows& out) {
   for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) {
     const auto S = d.cdof.col(j);
     const Vec3 w = S.head<3>();
     const Vec3 v = S.tail<3>() + w.cross(p);
-    out.emplace_back(row, j, sign * dir.dot(v));  // duplicates (shared dofs) are summed
+    out.push(j, sign * dir.dot(v));  // duplicates (shared dofs) are summed
   }
 }
 
+template <class V>
+void grow(V& v, Eigen::Index n) {  // capacity only grows: a smaller system reuses the head
+  if (v.size() < n) v.resize(n);
+}
+
+using VMap = Eigen::Map<VecX>;
+
 }  // namespace
+
+MatX SparseRows::dense(int ncols) const {
+  MatX J = MatX::Zero(rows(), ncols);
+  for (int r = 0; r < rows(); ++r)
+    for (int k = start[r]; k < start[r + 1]; ++k) J(r, col[k]) += val[k];
+  return J;
+}
 
 Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& options)
     : m_(std::move(model)), opt_(options), dH_(*m_), dk_(*m_) {
@@ -55,6 +69,10 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   scale_.setOnes(nvall_);
   f_prev_.setZero(3 * m.nparticle);
   du_prev_.setZero(3 * m.nparticle);
+  f_now_.setZero(3 * m.nparticle);
+  Hg_.setZero(nvall_);
+  tmp_.setZero(nvall_);
+  tmp2_.setZero(nvall_);
   for (int j = 0; j < m.njnt; ++j) {
     if (m.jnt_stiffness[j] == 0) continue;  // the Builder allows it on hinge/slide only
     comp_dof_.push_back(m.jnt_dofadr[j]);
@@ -72,6 +90,61 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
     comp_E_.push_back(1.0 / (m.act_kp[a] * m.act_gear[a] * m.act_gear[a]));
     comp_ref_.push_back(0.0);
   }
+  // Capacity for a typical step (it grows if a step needs more, then stays): contacts
+  // for four points per geom plus 32, every limit, every bilateral row.
+  const int ncap = 4 * m.ngeom + 32 + 4 * m.nparticle;
+  int nlim = 0;
+  for (int j = 0; j < m.njnt; ++j) nlim += 2 * m.jnt_limited[j];
+  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach;
+  contacts_.reserve(ncap);
+  previous_.reserve(ncap);
+  limit_joint_.reserve(nlim);
+  limit_kind_.reserve(nlim);
+  reserve_rows(3 * ncap + nlim + nbil);
+  Js_.start.reserve(3 * ncap + nlim + nbil + 1);
+  Js_.col.reserve(8 * (3 * ncap + nlim + nbil) + 2 * m.nv);
+  Js_.val.reserve(Js_.col.capacity());
+  const int nd = std::min(opt_.dense_max_rows, 3 * ncap + nlim + nbil);
+  J_.setZero(nd, nvall_);
+  JHinv_.setZero(nd, nvall_);
+  A_.setZero(nd, nd);
+  if (m.nv > 0) {
+    // the IIM scratch at its widest (dense rows, or the identity of matrix-free mode)
+    MatX probe = MatX::Zero(std::max(nd, m.nv), m.nv), out(std::max(nd, m.nv), m.nv);
+    minv_times_transposed(m, dH_, probe, out);
+  }
+  stats_.residual.reserve(opt_.newton_iterations);
+  stats_.linear_iterations.reserve(opt_.newton_iterations);
+  stats_.linear_residual.reserve(opt_.newton_iterations);
+  lin_.reserve(3 * ncap + nlim + nbil);
+}
+
+void Stepper::reserve_rows(int nrow) {
+  for (VecX* v : {&C_, &lambda_, &erow_, &jhj_, &opdiag_, &alpha_, &cdiag_, &hvec_, &rfac_, &Jg_, &b_, &dl_})
+    grow(*v, nrow);
+  grow(contact_force_, nrow);
+  if (kind_.capacity() < static_cast<size_t>(nrow)) kind_.reserve(nrow);
+}
+
+void Stepper::apply_hinv(const double* w, double* out) {
+  const Model& m = *m_;
+  minv_times_vector(m, dH_, w, out);
+  for (int k = 0; k < 3 * m.nparticle; ++k) out[m.nv + k] = pminv_[k] * w[m.nv + k];
+}
+
+double Stepper::row_hinv_row(int r1, int r2) const {
+  const int nv = m_->nv;
+  double acc = 0;
+  for (int a = Js_.start[r1]; a < Js_.start[r1 + 1]; ++a)
+    for (int c = Js_.start[r2]; c < Js_.start[r2 + 1]; ++c) {
+      const int i = Js_.col[a], j = Js_.col[c];
+      if (i < nv && j < nv) {
+        acc += Js_.val[a] * Hinv_(i, j) * Js_.val[c];
+      } else if (i == j) {
+        acc += Js_.val[a] * pminv_[i - nv] * Js_.val[c];
+      }
+    }
+  return acc;
 }
 
 void Stepper::collect_limits(const State& s, double h) {
@@ -96,10 +169,10 @@ void Stepper::collect_limits(const State& s, double h) {
 void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
   const Model& m = *m_;
   kinematics(m, dk_, q.data());
-  triplets_.clear();
+  Js_.clear();
   const int nc = static_cast<int>(contacts_.size());
-  auto particle_row = [&](int row, int p, const Vec3& dir, double sign) {
-    for (int i = 0; i < 3; ++i) triplets_.emplace_back(row, m.nv + 3 * p + i, sign * dir[i]);
+  auto particle_row = [&](int p, const Vec3& dir, double sign) {
+    for (int i = 0; i < 3; ++i) Js_.push(m.nv + 3 * p + i, sign * dir[i]);
   };
   for (int c = 0; c < nc; ++c) {
     const Contact& k = contacts_[c];
@@ -111,11 +184,12 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
     const Vec3 dirs[3] = {k.normal, k.tangent1, k.tangent2};
     for (int r = 0; r < 3; ++r) {
       if (k.particle1 >= 0) {
-        particle_row(3 * c + r, k.particle1, dirs[r], 1.0);
+        particle_row(k.particle1, dirs[r], 1.0);
       } else {
-        add_point_row(m, dk_, k.body1, a, dirs[r], 1.0, triplets_, 3 * c + r);
+        add_point_row(m, dk_, k.body1, a, dirs[r], 1.0, Js_);
       }
-      add_point_row(m, dk_, k.body2, b, dirs[r], -1.0, triplets_, 3 * c + r);
+      add_point_row(m, dk_, k.body2, b, dirs[r], -1.0, Js_);
+      Js_.end_row();
     }
   }
   for (size_t l = 0; l < limit_joint_.size(); ++l) {
@@ -123,13 +197,15 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
     const double qj = q[m.jnt_qposadr[j]];
     const bool lower = limit_kind_[l] == RowKind::LimitLower;
     C_[r] = lower ? qj - m.jnt_range[2 * j] : m.jnt_range[2 * j + 1] - qj;
-    triplets_.emplace_back(r, m.jnt_dofadr[j], lower ? 1.0 : -1.0);
+    Js_.push(m.jnt_dofadr[j], lower ? 1.0 : -1.0);
+    Js_.end_row();
   }
   int r = 3 * nc + static_cast<int>(limit_joint_.size());
   for (size_t k = 0; k < comp_dof_.size(); ++k, ++r) {
     C_[r] = q[comp_qadr_[k]] - comp_ref_[k];
     erow_[r] = comp_E_[k];
-    triplets_.emplace_back(r, comp_dof_[k], 1.0);
+    Js_.push(comp_dof_[k], 1.0);
+    Js_.end_row();
   }
   for (int k = 0; k < m.ndistance; ++k, ++r) {
     // |x1 - x2| - rest + E lambda = 0, gradient +n at particle 1 and -n at particle 2
@@ -139,8 +215,9 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
     const Vec3 n = len > 1e-12 ? Vec3(d / len) : Vec3::UnitZ();
     C_[r] = len - m.dist_rest[k];
     erow_[r] = m.dist_compliance[k];
-    particle_row(r, p1, n, 1.0);
-    particle_row(r, p2, n, -1.0);
+    particle_row(p1, n, 1.0);
+    particle_row(p2, n, -1.0);
+    Js_.end_row();
   }
   for (int k = 0; k < m.nattach; ++k) {
     // particle pinned to a body point: three hard rows along the world axes
@@ -149,12 +226,11 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
     for (int i = 0; i < 3; ++i, ++r) {
       C_[r] = x[3 * p + i] - P[i];
       erow_[r] = 0.0;
-      particle_row(r, p, Vec3::Unit(i), 1.0);
-      add_point_row(m, dk_, body, P, Vec3::Unit(i), -1.0, triplets_, r);
+      particle_row(p, Vec3::Unit(i), 1.0);
+      add_point_row(m, dk_, body, P, Vec3::Unit(i), -1.0, Js_);
+      Js_.end_row();
     }
   }
-  Js_.resize(static_cast<Eigen::Index>(C_.size()), nvall_);
-  Js_.setFromTriplets(triplets_.begin(), triplets_.end());
 }
 
 int Stepper::prepare(const State& s, double h) {
@@ -208,8 +284,11 @@ int Stepper::prepare(const State& s, double h) {
       sweep_[g] = pass == 0 ? sw : std::max(sweep_[g], sw);
     }
   }
-  previous_ = opt_.warm_start ? contacts_ : std::vector<Contact>();
-  previous_force_ = contact_force_;
+  if (opt_.warm_start) {
+    previous_.assign(contacts_.begin(), contacts_.end());
+    grow(previous_force_, contact_force_.size());
+    previous_force_.head(contact_force_.size()) = contact_force_;
+  }
   detect_contacts(m, dk_, opt_.collision, contacts_, sweep_.data());
   if (m.nparticle > 0)
     detect_particle_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
@@ -223,7 +302,8 @@ int Stepper::prepare(const State& s, double h) {
     kind_[3 * nc + l] = limit_kind_[l];
   }
   for (int k = 0; k < nbil; ++k) kind_[3 * nc + limit_joint_.size() + k] = RowKind::Compliant;
-
+  reserve_rows(nrow);
+  erow_.head(nrow).setZero();
   return nrow;
 }
 
@@ -231,16 +311,15 @@ ConstraintRows Stepper::constraint_rows(const State& s) {
   const Model& m = *m_;
   const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
   const int nrow = prepare(s, h);
-  C_.resize(nrow);
-  erow_.setZero(nrow);
   evaluate_rows(s.q, s.x);
-  return {MatX(Js_), C_, kind_};
+  return {Js_.dense(nvall_), C_.head(nrow), kind_};
 }
 
 ConstraintRows Stepper::constraint_rows_at(const VecX& q, const VecX& x) {
   evaluate_rows(q, x);
-  return {MatX(Js_), C_, kind_};
+  return {Js_.dense(nvall_), C_.head(Js_.rows()), kind_};
 }
+
 
 void Stepper::step(State& s) {
   const Model& m = *m_;
@@ -250,29 +329,30 @@ void Stepper::step(State& s) {
 
   const int nrow = prepare(s, h);
   const int nc = static_cast<int>(contacts_.size());
-  const std::vector<Contact>& previous = previous_;
-  const VecX& previous_force = previous_force_;
+  const int np3 = 3 * m.nparticle;
 
-  stats_ = SolverStats();
+  stats_.newton_iterations = 0;
+  stats_.residual.clear();
+  stats_.linear_iterations.clear();
+  stats_.linear_residual.clear();
   if (nrow == 0) {
     u_ = u_tilde_;
   } else {
-    J_.resize(nrow, nvall_);
-    JHinv_.resize(nrow, nvall_);
-    A_.resize(nrow, nrow);
-    C_.resize(nrow);
-    erow_.setZero(nrow);
-    lambda_.setZero(nrow);
-    if (opt_.warm_start && !previous.empty()) {
+    // the per-row buffers seen at this step's size
+    VMap C(C_.data(), nrow), lambda(lambda_.data(), nrow), jhj(jhj_.data(), nrow),
+        opdiag(opdiag_.data(), nrow), alpha(alpha_.data(), nrow), cdiag(cdiag_.data(), nrow),
+        hvec(hvec_.data(), nrow), rfac(rfac_.data(), nrow), Jg(Jg_.data(), nrow), b(b_.data(), nrow),
+        dl(dl_.data(), nrow), erow(erow_.data(), nrow);
+    lambda.setZero();
+    if (opt_.warm_start && !previous_.empty()) {
       // reuse the impulse of a contact between the same geoms at (nearly) the same place
       for (int c = 0; c < nc; ++c)
-        for (size_t p = 0; p < previous.size(); ++p)
-          if (previous[p].geom1 == contacts_[c].geom1 && previous[p].geom2 == contacts_[c].geom2 &&
-              (previous[p].pos - contacts_[c].pos).norm() < 1e-3)
-            lambda_.segment<3>(3 * c) = previous_force.segment<3>(3 * p);
+        for (size_t p = 0; p < previous_.size(); ++p)
+          if (previous_[p].geom1 == contacts_[c].geom1 && previous_[p].geom2 == contacts_[c].geom2 &&
+              (previous_[p].pos - contacts_[c].pos).norm() < 1e-3)
+            lambda.segment<3>(3 * c) = previous_force_.segment<3>(3 * p);
     }
-    u_.setZero(nvall_);  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started)
-    const int np3 = 3 * m.nparticle;
+    u_.setZero();  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started)
     for (int p = 0; p < m.nparticle; ++p) pminv_.segment<3>(3 * p).setConstant(1.0 / m.particle_mass[p]);
     scale_.setOnes();
     f_prev_.setZero();
@@ -280,27 +360,18 @@ void Stepper::step(State& s) {
     const bool dense = nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                        opt_.linear == LinearSolverType::LDLT;
     last_dense_ = dense;
-    VecX jhj(nrow), opdiag(nrow), tmp_nv(nvall_);
-    VecX alpha(nrow), cdiag(nrow), hvec(nrow), rfac(nrow), Jg(nrow), b(nrow), dl(nrow), Hg(nvall_);
-    // out = H^-1 w: one O(n) sweep for the trees, the diagonal for the particles
-    auto apply_hinv = [&](const VecX& w, VecX& out) {
-      minv_times_vector(m, dH_, w.data(), out.data());
-      if (np3) out.tail(np3) = pminv_.cwiseProduct(w.tail(np3));
-    };
-    // J_r1 H^-1 J_r2^T from the sparse rows and the dense inverse (matrix-free mode)
-    using RowIt = Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator;
-    auto row_hinv_row = [&](int r1, int r2) {
-      double acc = 0;
-      for (RowIt a(Js_, r1); a; ++a)
-        for (RowIt c(Js_, r2); c; ++c) {
-          const int i = static_cast<int>(a.col()), j = static_cast<int>(c.col());
-          if (i < m.nv && j < m.nv) {
-            acc += a.value() * Hinv_(i, j) * c.value();
-          } else if (i == j) {
-            acc += a.value() * pminv_[i - m.nv] * c.value();
-          }
-        }
-      return acc;
+    if (dense && J_.rows() < nrow) {  // only with Gauss-Seidel/LDLT beyond dense_max_rows
+      J_.resize(nrow, nvall_);
+      JHinv_.resize(nrow, nvall_);
+      A_.resize(nrow, nrow);
+    }
+    auto Jd = J_.topRows(nrow);
+    auto JHinv = JHinv_.topRows(nrow);
+    auto A = A_.topLeftCorner(nrow, nrow);
+    // y = J^T diag(w) x over all rows (velocity-space vector of length nvall)
+    auto jt_times = [&](const double* w, const double* x, double* y) {
+      std::fill(y, y + nvall_, 0.0);
+      for (int r = 0; r < nrow; ++r) Js_.add_scaled_row(r, w ? w[r] * x[r] : x[r], y);
     };
     for (int it = 0; it < opt_.newton_iterations; ++it) {
       // Constraint rows at the iterate q^n = q- + h G u^n (eq. 63), x^n = x- + h v^n.
@@ -315,33 +386,36 @@ void Stepper::step(State& s) {
         // (M du)_k inside the bracket, which would double-count M; we follow the derivation:
         // c_k = h d(J^T lambda)_k / du_k, so that H_kk grows by -c_k when the constraint
         // forces stiffen (a chain under tension: H = M + h^2 T/L (I - n n^T)).
-        const VecX f_now = (Js_.transpose() * lambda_).tail(np3);
+        jt_times(nullptr, lambda.data(), tmp_.data());
+        f_now_ = tmp_.tail(np3);
         if (it > 0) {
           for (int k = 0; k < np3; ++k) {
             if (std::abs(du_prev_[k]) < 1e-12) continue;
-            const double c = h * (f_now[k] - f_prev_[k]) / du_prev_[k];  // eq. 73, see above
+            const double c = h * (f_now_[k] - f_prev_[k]) / du_prev_[k];  // eq. 73, see above
             const double mk = m.particle_mass[k / 3];
-            const double Hkk = mk - std::min(0.0, c);                       // eq. 74
+            const double Hkk = mk - std::min(0.0, c);                        // eq. 74
             pminv_[k] = 1.0 / Hkk;
             scale_[m.nv + k] = mk / Hkk;  // H^-1 M on the diagonal
           }
         }
-        f_prev_ = f_now;
+        f_prev_ = f_now_;
       }
       if (dense) {
         // J H^-1 (= (H^-1 J^T)^T): the Implicit Inversion Method on the trees'
         // factorisation of H, and the diagonal H^-1 of the particles.
-        J_ = Js_;  // dense copy: the IIM's input block
-        minv_times_transposed(m, dH_, J_.leftCols(m.nv), JHinv_.leftCols(m.nv));
-        if (np3) JHinv_.rightCols(np3) = J_.rightCols(np3) * pminv_.asDiagonal();
-        for (int r = 0; r < nrow; ++r) jhj[r] = Js_.row(r).dot(JHinv_.row(r));  // diag J H^-1 J^T
-        A_ = JHinv_ * Js_.transpose();
+        Jd.setZero();
+        for (int r = 0; r < nrow; ++r)
+          for (int k = Js_.start[r]; k < Js_.start[r + 1]; ++k) Jd(r, Js_.col[k]) += Js_.val[k];
+        if (m.nv > 0) minv_times_transposed(m, dH_, Jd.leftCols(m.nv), JHinv.leftCols(m.nv));
+        if (np3) JHinv.rightCols(np3) = Jd.rightCols(np3) * pminv_.asDiagonal();
+        for (int r = 0; r < nrow; ++r) jhj[r] = Jd.row(r).dot(JHinv.row(r));  // diag J H^-1 J^T
+        A.noalias() = JHinv * Jd.transpose();
       } else {
         // Matrix-free: H is fixed for the step, so its tree part is inverted once (IIM on
         // the identity) and each row's diagonal entry costs nnz^2 instead of a sweep per row.
-        if (it == 0) {
+        if (it == 0 && m.nv > 0) {
           if (eye_.rows() != m.nv) eye_ = MatX::Identity(m.nv, m.nv);
-          Hinv_.resize(m.nv, m.nv);
+          if (Hinv_.rows() != m.nv) Hinv_.resize(m.nv, m.nv);
           minv_times_transposed(m, dH_, eye_, Hinv_);
         }
         for (int r = 0; r < nrow; ++r) jhj[r] = row_hinv_row(r, r);
@@ -357,16 +431,16 @@ void Stepper::step(State& s) {
       for (int r = 0; r < nrow; ++r) {
         if (kind_[r] == RowKind::Compliant) {
           // eq. 8 / 58: h_b = (c + E lambda) / h, compliance block E / h^2
-          const double E = erow_[r];
+          const double E = erow[r];
           alpha[r] = 1.0;
           cdiag[r] = E / (h * h);
-          hvec[r] = (C_[r] + E * lambda_[r]) / h;
+          hvec[r] = (C[r] + E * lambda[r]) / h;
         }
         if (kind_[r] == RowKind::Friction || kind_[r] == RowKind::Compliant) continue;
         // Normal contact and joint-limit rows (eqs. 9-10 through eqs. 93-98).
         const ncp::Value v = opt_.ncp == NcpFunction::FischerBurmeister
-                                 ? ncp::fischer_burmeister(C_[r], lambda_[r], rfac[r])
-                                 : ncp::minimum_map(C_[r], lambda_[r], rfac[r]);
+                                 ? ncp::fischer_burmeister(C[r], lambda[r], rfac[r])
+                                 : ncp::minimum_map(C[r], lambda[r], rfac[r]);
         alpha[r] = v.dC;
         cdiag[r] = v.dlambda / (h * h);  // S / h^2 (eq. 55)
         hvec[r] = v.phi / h;             // eq. 58
@@ -374,92 +448,101 @@ void Stepper::step(State& s) {
       for (int c = 0; c < nc; ++c) {
         // Friction (eqs. 35-37, Appendix A.2): two tangent rows per contact.
         const int r1 = 3 * c + 1, r2 = 3 * c + 2;
-        const double mu_ln = contacts_[c].friction * lambda_[3 * c];
-        const Vec2d slip(Js_.row(r1).dot(u_), Js_.row(r2).dot(u_));
+        const double mu_ln = contacts_[c].friction * lambda[3 * c];
+        const Vec2d slip(Js_.dot(r1, u_.data()), Js_.dot(r2, u_.data()));
         if (mu_ln <= 0) {
           // inactive (eq. 106): rows zeroed, W = 1 drives lambda_f to zero
           alpha[r1] = alpha[r2] = 0.0;
           cdiag[r1] = cdiag[r2] = 1.0 / h;
-          hvec[r1] = lambda_[r1];
-          hvec[r2] = lambda_[r2];
+          hvec[r1] = lambda[r1];
+          hvec[r2] = lambda[r2];
           continue;
         }
         const double rf = 0.5 * (rfac[r1] + rfac[r2]);
-        const double lf = std::hypot(lambda_[r1], lambda_[r2]);
+        const double lf = std::hypot(lambda[r1], lambda[r2]);
         const double W = opt_.ncp == NcpFunction::FischerBurmeister
                              ? ncp::friction_w_fb(slip.norm(), lf, mu_ln, rf)
                              : ncp::friction_w_min(slip.norm(), lf, mu_ln, rf);
         alpha[r1] = alpha[r2] = 1.0;
         cdiag[r1] = cdiag[r2] = W / h;          // W / h (eq. 55)
-        hvec[r1] = slip[0] + W * lambda_[r1];   // phi_f (eq. 36)
-        hvec[r2] = slip[1] + W * lambda_[r2];
+        hvec[r1] = slip[0] + W * lambda[r1];    // phi_f (eq. 36)
+        hvec[r2] = slip[1] + W * lambda[r2];
       }
       stats_.residual.push_back(hvec.lpNorm<Eigen::Infinity>());
       if (opt_.tolerance > 0 && stats_.residual.back() < opt_.tolerance && it > 0) break;
 
       // Effective rows J_eff = diag(alpha) J; system A = J_eff H^-1 J_eff^T + C + eps I.
       for (int r = 0; r < nrow; ++r) {
-        if (dense) JHinv_.row(r) *= alpha[r];
+        if (dense) JHinv.row(r) *= alpha[r];
         opdiag[r] = alpha[r] * alpha[r] * jhj[r] + cdiag[r] + opt_.regularization;
       }
       if (dense) {
         for (int r = 0; r < nrow; ++r) {
-          A_.row(r) *= alpha[r];
-          A_.col(r) *= alpha[r];
+          A.row(r) *= alpha[r];
+          A.col(r) *= alpha[r];
         }
-        A_.diagonal() = opdiag;
+        A.diagonal() = opdiag;
       }
       // H^-1 g = (u - u~) - h H^-1 J_eff^T lambda  (eq. 57, without forming H)
       if (dense) {
-        Hg = scale_.cwiseProduct(u_ - u_tilde_) - h * (JHinv_.transpose() * lambda_);
+        Hg_.noalias() = JHinv.transpose() * lambda;
       } else {
-        apply_hinv(Js_.transpose() * alpha.cwiseProduct(lambda_), tmp_nv);
-        Hg = scale_.cwiseProduct(u_ - u_tilde_) - h * tmp_nv;
+        jt_times(alpha.data(), lambda.data(), tmp2_.data());
+        apply_hinv(tmp2_.data(), Hg_.data());
       }
-      Jg.noalias() = alpha.cwiseProduct(Js_ * Hg);
+      Hg_ = scale_.cwiseProduct(u_ - u_tilde_) - h * Hg_;
+      for (int r = 0; r < nrow; ++r) Jg[r] = alpha[r] * Js_.dot(r, Hg_.data());
       b = (Jg - hvec) / h;  // eq. 59
       LinearOperator op;
-      op.diagonal = opdiag;
+      op.n = nrow;
+      op.diagonal = opdiag.data();
+      // y = J_eff H^-1 J_eff^T x + (C + eps) x, with one O(n) sweep for H^-1
+      auto apply = [&](const double* x, double* y) {
+        jt_times(alpha.data(), x, tmp2_.data());
+        apply_hinv(tmp2_.data(), tmp_.data());
+        for (int r = 0; r < nrow; ++r)
+          y[r] = alpha[r] * Js_.dot(r, tmp_.data()) + (opdiag[r] - alpha[r] * alpha[r] * jhj[r]) * x[r];
+      };
       if (dense) {
         op.A = &A_;
       } else {
-        // y = J_eff H^-1 J_eff^T x + (C + eps) x, with one O(n) sweep for H^-1
-        op.apply = [&](const VecX& x, VecX& y) {
-          apply_hinv(Js_.transpose() * alpha.cwiseProduct(x), tmp_nv);
-          y = alpha.cwiseProduct(Js_ * tmp_nv) + (opdiag - alpha.cwiseAbs2().cwiseProduct(jhj)).cwiseProduct(x);
-        };
+        op.apply = apply;
       }
+      auto block_precondition = [&](const double* r, double* z) {
+        for (int k = 0; k < nrow; ++k) z[k] = r[k] / std::max(std::abs(opdiag[k]), 1e-300);
+        for (int c = 0; c < nc; ++c)
+          Eigen::Map<Vec3>(z + 3 * c) = blocks_[c] * Eigen::Map<const Vec3>(r + 3 * c);
+      };
       if (opt_.block_preconditioner && nc > 0) {
         // inverse 3 x 3 blocks of the contacts (normal and friction rows coupled)
-        blocks_.resize(nc);
+        if (blocks_.size() < static_cast<size_t>(nc)) blocks_.resize(nc);
         for (int c = 0; c < nc; ++c) {
           Mat3 B;
-          // JHinv_ rows already carry alpha: B_ij = alpha_i J_i . (alpha_j H^-1 J_j^T)
+          // JHinv rows already carry alpha: B_ij = alpha_i J_i . (alpha_j H^-1 J_j^T)
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
-              B(i, j) = dense ? alpha[3 * c + i] * Js_.row(3 * c + i).dot(JHinv_.row(3 * c + j))
+              B(i, j) = dense ? alpha[3 * c + i] * Jd.row(3 * c + i).dot(JHinv.row(3 * c + j))
                               : alpha[3 * c + i] * alpha[3 * c + j] * row_hinv_row(3 * c + i, 3 * c + j);
           for (int i = 0; i < 3; ++i) B(i, i) = opdiag[3 * c + i];
           B = 0.5 * (B + B.transpose()).eval();
           Eigen::LDLT<Mat3> f(B);
-          blocks_[c] = f.info() == Eigen::Success ? f.solve(Mat3::Identity()) : Mat3(opdiag.segment<3>(3 * c).cwiseInverse().asDiagonal());
+          blocks_[c] = f.info() == Eigen::Success ? f.solve(Mat3::Identity())
+                                                  : Mat3(opdiag.segment<3>(3 * c).cwiseInverse().asDiagonal());
         }
-        op.precondition = [&](const VecX& r, VecX& z) {
-          z = r.cwiseQuotient(opdiag.cwiseAbs().cwiseMax(1e-300));
-          for (int c = 0; c < nc; ++c) z.segment<3>(3 * c) = blocks_[c] * r.segment<3>(3 * c);
-        };
+        op.precondition = block_precondition;
       }
-      const LinearResult lr = solve_linear(opt_.linear, op, b, dl, opt_.linear_iterations);
+      const LinearResult lr = solve_linear(opt_.linear, op, b.data(), dl.data(), opt_.linear_iterations, 0.0, lin_);
       stats_.linear_iterations.push_back(lr.iterations);
       stats_.linear_residual.push_back(lr.residual);
       // eq. 60: du = H^-1 (h J^T dlambda - g); damped update (eqs. 61-62)
       if (dense) {
-        du_ = h * (JHinv_.transpose() * dl) - Hg;
+        du_.noalias() = JHinv.transpose() * dl;
       } else {
-        apply_hinv(Js_.transpose() * alpha.cwiseProduct(dl), tmp_nv);
-        du_ = h * tmp_nv - Hg;
+        jt_times(alpha.data(), dl.data(), tmp2_.data());
+        apply_hinv(tmp2_.data(), du_.data());
       }
-      lambda_ += opt_.step * dl;
+      du_ = h * du_ - Hg_;
+      lambda += opt_.step * dl;
       u_ += opt_.step * du_;
       if (np3) du_prev_ = opt_.step * du_.tail(np3);
       stats_.newton_iterations = it + 1;
@@ -467,7 +550,6 @@ void Stepper::step(State& s) {
   }
   // eq. 63 with renormalised quaternions
   integrate(m, s.q.data(), u_.data(), h, qn_.data());
-  const int np3 = 3 * m.nparticle;
   if (np3) xn_ = s.x + h * u_.tail(np3);
   if (!qn_.allFinite() || !u_.allFinite() || !xn_.allFinite())
     throw std::runtime_error("the solver diverged: the new state is not finite (state left unchanged)");
@@ -475,8 +557,8 @@ void Stepper::step(State& s) {
   s.u = u_.head(m.nv);
   s.x = xn_;
   s.v = u_.tail(np3);
-  contact_force_.resize(3 * nc);
-  for (int c = 0; c < nc; ++c) contact_force_.segment<3>(3 * c) = lambda_.segment<3>(3 * c);
+  nforce_ = 3 * nc;
+  contact_force_.head(3 * nc) = lambda_.head(3 * nc);
 }
 
 }  // namespace ncpgym

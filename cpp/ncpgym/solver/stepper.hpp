@@ -6,13 +6,13 @@
 // Inversion Method (iwim-on-dynamics.txt §5); q advances with the kinematic map G.
 #pragma once
 
-#include <Eigen/SparseCore>
 #include <memory>
 #include <vector>
 
 #include "ncpgym/collision/contact.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/model/state.hpp"
+#include "ncpgym/solver/linear.hpp"
 #include "ncpgym/solver/options.hpp"
 
 namespace ncpgym {
@@ -36,18 +36,49 @@ struct ConstraintRows {
   std::vector<RowKind> kind;
 };
 
+// Constraint rows in compressed-row form, built row by row in order; a row may name a
+// column twice (dofs shared by both bodies of a contact) and the entries then add up.
+// Storage only grows, so a step reuses it without allocating.
+struct SparseRows {
+  std::vector<int> start{0}, col;
+  std::vector<double> val;
+  int rows() const { return static_cast<int>(start.size()) - 1; }
+  void clear() {
+    start.resize(1);
+    col.clear();
+    val.clear();
+  }
+  void push(int c, double v) {
+    col.push_back(c);
+    val.push_back(v);
+  }
+  void end_row() { start.push_back(static_cast<int>(col.size())); }
+  double dot(int r, const double* x) const {
+    double s = 0;
+    for (int k = start[r]; k < start[r + 1]; ++k) s += val[k] * x[col[k]];
+    return s;
+  }
+  void add_scaled_row(int r, double a, double* y) const {  // y += a * row_r
+    for (int k = start[r]; k < start[r + 1]; ++k) y[col[k]] += a * val[k];
+  }
+  MatX dense(int ncols) const;
+};
+
 class Stepper {
  public:
   Stepper(std::shared_ptr<const Model> model, const SolverOptions& options);
 
-  // Advances `s` by one time step of the model (ctrl read from s.ctrl).
+  // Advances `s` by one time step of the model (ctrl read from s.ctrl). Once the buffers
+  // have grown to the largest system met (reserved at construction for typical contact
+  // counts), a step with the iterative linear solvers does not touch the heap.
+  // Throws std::runtime_error, leaving `s` unchanged, on a non-finite state or result.
   void step(State& s);
 
   const Model& model() const { return *m_; }
   const SolverOptions& options() const { return opt_; }
   const std::vector<Contact>& contacts() const { return contacts_; }
   // Per contact: normal force and the two friction forces (lambda, in N; impulse h lambda).
-  const VecX& contact_forces() const { return contact_force_; }
+  Eigen::Map<const VecX> contact_forces() const { return {contact_force_.data(), nforce_}; }
   const SolverStats& stats() const { return stats_; }
   // Collision detection and constraint rows at `s` (as at the start of a step).
   ConstraintRows constraint_rows(const State& s);
@@ -58,6 +89,10 @@ class Stepper {
   int prepare(const State& s, double h);  // u~, collision, row layout; returns the row count
   void collect_limits(const State& s, double h);  // limits within reach this step
   void evaluate_rows(const VecX& q, const VecX& x);  // J (raw gradients), C, E at (q, x)
+  void reserve_rows(int nrow);                       // grow the per-row buffers
+  // out = H^-1 w: one O(n) sweep for the trees, the diagonal for the particles
+  void apply_hinv(const double* w, double* out);
+  double row_hinv_row(int r1, int r2) const;         // J_r1 H^-1 J_r2^T (matrix-free mode)
 
   std::shared_ptr<const Model> m_;
   SolverOptions opt_;
@@ -74,16 +109,21 @@ class Stepper {
   std::vector<RowKind> kind_;       // per row
   // The solver's velocity vector is [u (nv); particle velocities (3 nparticle)] = nvall.
   int nvall_ = 0;
-  MatX J_, JHinv_, A_;              // rows x nvall, rows x nvall, rows x rows
-  Eigen::SparseMatrix<double, Eigen::RowMajor> Js_;  // J_ in sparse form (rows touch few dofs)
-  std::vector<Eigen::Triplet<double>> triplets_;
+  // Dense path (rows <= dense_max_rows): J, (H^-1 J^T)^T, and W, in their top-left corners.
+  MatX J_, JHinv_, A_;
+  SparseRows Js_;                   // J in compressed rows (a row touches few dofs)
   MatX Hinv_;                       // dense H^-1 of the trees (nv x nv), matrix-free mode
   MatX eye_;                        // identity (nv x nv), the IIM input for Hinv_
   std::vector<Mat3> blocks_;        // block-Jacobi inverses per contact
-  VecX C_, lambda_, erow_;          // per row: value, multiplier, compliance E (bilateral)
+  // Per row (capacity >= rows, used through their heads): value, multiplier, compliance E
+  // (bilateral), diag J H^-1 J^T, system diagonal, NCP derivative dphi/dC, compliance
+  // block, NCP value, r-factor, J H^-1 g, right-hand side, solution.
+  VecX C_, lambda_, erow_, jhj_, opdiag_, alpha_, cdiag_, hvec_, rfac_, Jg_, b_, dl_;
   VecX contact_force_;
-  VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_;
-  VecX xn_, psweep_, pminv_, scale_, f_prev_, du_prev_;  // particles: iterate, sweep, H^-1, ...
+  Eigen::Index nforce_ = 0;
+  VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_, tmp2_;
+  VecX xn_, psweep_, pminv_, scale_, f_prev_, f_now_, du_prev_;  // particles: iterate, sweep, H^-1, ...
+  LinearWorkspace lin_;
   SolverStats stats_;
   bool last_dense_ = true;
 

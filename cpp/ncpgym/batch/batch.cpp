@@ -1,0 +1,279 @@
+#include "ncpgym/batch/batch.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "ncpgym/batch/rng.hpp"
+
+namespace ncpgym {
+
+Batch::Workspace::Workspace(const std::shared_ptr<Model>& m, const SolverOptions& o)
+    : model(m), stepper(std::make_unique<Stepper>(m, o)), state(*m), data(*m), cfrc(m->nbody) {}
+
+Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions& options, int nthread)
+    : base_(std::move(model)), opt_(options), n_(nworld), nthread_(0) {
+  if (!base_) throw std::invalid_argument("Batch needs a model");
+  if (nworld < 1) throw std::invalid_argument("Batch needs at least one world, got " + std::to_string(nworld));
+  if (opt_.warm_start)
+    throw std::invalid_argument("warm_start is not available in a Batch (impulses would leak between worlds)");
+  const Model& m = *base_;
+  h_ = opt_.timestep > 0 ? opt_.timestep : m.timestep;
+  const size_t N = static_cast<size_t>(n_);
+  q_.resize(N * m.nq);
+  u_.assign(N * m.nv, 0.0);
+  ctrl_.assign(N * m.nu, 0.0);
+  x_.resize(N * 3 * m.nparticle);
+  v_.assign(N * 3 * m.nparticle, 0.0);
+  for (size_t i = 0; i < N; ++i) {
+    std::copy(m.qpos0.data(), m.qpos0.data() + m.nq, q_.begin() + i * m.nq);
+    for (int p = 0; p < m.nparticle; ++p)
+      for (int k = 0; k < 3; ++k) x_[(i * m.nparticle + p) * 3 + k] = m.particle_pos0[p][k];
+  }
+  status_.assign(N, 0);
+  friction_scale_.assign(N, 1.0);
+  mass_scale_.assign(N, 1.0);
+  gravity_.resize(3 * N);
+  for (size_t i = 0; i < N; ++i)
+    for (int k = 0; k < 3; ++k) gravity_[3 * i + k] = m.gravity[k];
+  key_.resize(N);
+  counter_.assign(N, 0);
+  for (size_t i = 0; i < N; ++i) key_[i] = world_key(0, i);
+  xpos_.assign(N * 3 * m.nbody, 0.0);
+  xquat_.assign(N * 4 * m.nbody, 0.0);
+  xipos_.assign(N * 3 * m.nbody, 0.0);
+  cinert_.assign(N * 10 * m.nbody, 0.0);
+  cvel_.assign(N * 6 * m.nbody, 0.0);
+  cfrc_ext_.assign(N * 6 * m.nbody, 0.0);
+  qfrc_act_.assign(N * m.nv, 0.0);
+  site_xpos_.assign(N * 3 * m.nsite, 0.0);
+  site_xmat_.assign(N * 9 * m.nsite, 0.0);
+  geom_contact_.assign(N * m.ngeom, 0);
+  geom_force_.assign(N * m.ngeom, 0.0);
+  ncontact_.assign(N, 0);
+  root_.assign(m.nbody, 0);
+  for (int b = 1; b < m.nbody; ++b) root_[b] = m.body_parent[b] == 0 ? b : root_[m.body_parent[b]];
+  set_num_threads(nthread > 0 ? nthread : omp_get_max_threads());
+  forward();
+}
+
+void Batch::set_num_threads(int nthread) {
+  if (nthread < 1) throw std::invalid_argument("num_threads must be >= 1, got " + std::to_string(nthread));
+  while (static_cast<int>(work_.size()) < nthread)
+    work_.push_back(std::make_unique<Workspace>(std::make_shared<Model>(*base_), opt_));
+  nthread_ = nthread;
+}
+
+void Batch::apply_parameters(Workspace& w, int i) const {
+  // The thread's Model copy takes world i's parameters (O(nbody + ngeom), no allocation).
+  Model& m = *w.model;
+  const Model& b = *base_;
+  const double ms = mass_scale_[i], fs = friction_scale_[i];
+  for (int k = 0; k < b.nbody; ++k) {
+    m.body_mass[k] = ms * b.body_mass[k];
+    m.body_inertia[k] = ms * b.body_inertia[k];
+  }
+  for (int p = 0; p < b.nparticle; ++p) {
+    m.particle_mass[p] = ms * b.particle_mass[p];
+    m.particle_friction[p] = fs * b.particle_friction[p];
+  }
+  for (int g = 0; g < b.ngeom; ++g) m.geom_friction[g] = fs * b.geom_friction[g];
+  m.gravity = Vec3(gravity_[3 * i], gravity_[3 * i + 1], gravity_[3 * i + 2]);
+}
+
+void Batch::load(Workspace& w, int i) {
+  const Model& m = *base_;
+  State& s = w.state;
+  s.q = Eigen::Map<const VecX>(q_.data() + static_cast<size_t>(i) * m.nq, m.nq);
+  s.u = Eigen::Map<const VecX>(u_.data() + static_cast<size_t>(i) * m.nv, m.nv);
+  s.ctrl = Eigen::Map<const VecX>(ctrl_.data() + static_cast<size_t>(i) * m.nu, m.nu);
+  s.x = Eigen::Map<const VecX>(x_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle);
+  s.v = Eigen::Map<const VecX>(v_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle);
+}
+
+void Batch::store(Workspace& w, int i) {
+  const Model& m = *base_;
+  const State& s = w.state;
+  Eigen::Map<VecX>(q_.data() + static_cast<size_t>(i) * m.nq, m.nq) = s.q;
+  Eigen::Map<VecX>(u_.data() + static_cast<size_t>(i) * m.nv, m.nv) = s.u;
+  Eigen::Map<VecX>(x_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle) = s.x;
+  Eigen::Map<VecX>(v_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle) = s.v;
+}
+
+void Batch::derive(Workspace& w, int i, bool with_contacts) {
+  const Model& m = *w.model;
+  Data& d = w.data;
+  const State& s = w.state;
+  const size_t I = static_cast<size_t>(i);
+  kinematics(m, d, s.q.data());
+  velocities(m, d, s.u.data());
+  // centre of mass of each tree (MuJoCo's subtree_com of the root), kept in cfrc as scratch
+  std::vector<Vec6>& acc = w.cfrc;
+  for (int b = 0; b < m.nbody; ++b) acc[b].setZero();
+  for (int b = 1; b < m.nbody; ++b) {
+    acc[root_[b]].head<3>() += m.body_mass[b] * d.xipos[b];
+    acc[root_[b]][3] += m.body_mass[b];
+  }
+  auto com_of = [&](int b) -> Vec3 {
+    const int r = root_[b];
+    return (r == 0 || acc[r][3] <= 0) ? Vec3::Zero() : Vec3(acc[r].head<3>() / acc[r][3]);
+  };
+  for (int b = 0; b < m.nbody; ++b) {
+    Eigen::Map<Vec3>{&xpos_[(I * m.nbody + b) * 3]} = d.xpos[b];
+    Eigen::Map<Vec3>{&xipos_[(I * m.nbody + b) * 3]} = d.xipos[b];
+    const Quat qb(d.xmat[b]);
+    double* xq = &xquat_[(I * m.nbody + b) * 4];
+    xq[0] = qb.w();
+    xq[1] = qb.x();
+    xq[2] = qb.y();
+    xq[3] = qb.z();
+    const Vec3 c = com_of(b);
+    // cinert: inertia about c in world axes (xx yy zz xy xz yz), m (xipos - c), m
+    const Vec3 dv = d.xipos[b] - c;
+    const double mb = m.body_mass[b];
+    const Mat3 Ic = d.xmat[b] * m.body_inertia[b] * d.xmat[b].transpose() +
+                    mb * (dv.squaredNorm() * Mat3::Identity() - dv * dv.transpose());
+    double* ci = &cinert_[(I * m.nbody + b) * 10];
+    if (b == 0) {
+      std::fill(ci, ci + 10, 0.0);
+    } else {
+      ci[0] = Ic(0, 0), ci[1] = Ic(1, 1), ci[2] = Ic(2, 2), ci[3] = Ic(0, 1), ci[4] = Ic(0, 2), ci[5] = Ic(1, 2);
+      ci[6] = mb * dv[0], ci[7] = mb * dv[1], ci[8] = mb * dv[2], ci[9] = mb;
+    }
+    // cvel: angular velocity, and the velocity of the body-fixed point at c
+    const Vec6& v = d.cvel[b];
+    double* cv = &cvel_[(I * m.nbody + b) * 6];
+    Eigen::Map<Vec3>{cv} = v.head<3>();
+    Eigen::Map<Vec3>{cv + 3} = v.tail<3>() + v.head<3>().cross(c);
+  }
+  for (int k = 0; k < m.nsite; ++k) {
+    Eigen::Map<Vec3>{&site_xpos_[(I * m.nsite + k) * 3]} = d.site_xpos[k];
+    Eigen::Map<Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>{&site_xmat_[(I * m.nsite + k) * 9]} = d.site_xmat[k];
+  }
+  // actuator forces in joint space (MuJoCo's qfrc_actuator), from the held controls
+  double* qa = &qfrc_act_[I * m.nv];
+  std::fill(qa, qa + m.nv, 0.0);
+  for (int a = 0; a < m.nu; ++a) {
+    double c = s.ctrl[a];
+    if (m.act_ctrllimited[a]) c = std::clamp(c, m.act_ctrlrange[2 * a], m.act_ctrlrange[2 * a + 1]);
+    const int j = m.act_joint[a], dof = m.jnt_dofadr[j];
+    const double g = m.act_gear[a];
+    const double f = m.act_type[a] == ActuatorType::Motor
+                         ? c
+                         : m.act_kp[a] * (c - g * s.q[m.jnt_qposadr[j]]) - m.act_kv[a] * g * s.u[dof];
+    qa[dof] += g * f;
+  }
+  // contact summaries: wrench on each body about its tree's c, per-geom flags and forces
+  double* fe = &cfrc_ext_[I * 6 * m.nbody];
+  std::fill(fe, fe + 6 * m.nbody, 0.0);
+  uint8_t* gc = &geom_contact_[I * m.ngeom];
+  double* gf = &geom_force_[I * m.ngeom];
+  std::fill(gc, gc + m.ngeom, 0);
+  std::fill(gf, gf + m.ngeom, 0.0);
+  int active = 0;
+  if (with_contacts) {
+    const auto& cs = w.stepper->contacts();
+    const auto lam = w.stepper->contact_forces();
+    for (size_t k = 0; k < cs.size(); ++k) {
+      const Contact& ct = cs[k];
+      const double ln = lam[3 * k];
+      if (!(ln > 0)) continue;
+      ++active;
+      const Vec3 f = ln * ct.normal + lam[3 * k + 1] * ct.tangent1 + lam[3 * k + 2] * ct.tangent2;  // on body1
+      auto add = [&](int b, const Vec3& force) {
+        if (b <= 0) return;
+        const Vec3 c = com_of(b);
+        Eigen::Map<Vec3>{fe + 6 * b} += (ct.pos - c).cross(force);
+        Eigen::Map<Vec3>{fe + 6 * b + 3} += force;
+      };
+      if (ct.particle1 < 0) add(ct.body1, f);
+      add(ct.body2, -f);
+      if (ct.geom1 >= 0) {
+        gc[ct.geom1] = 1;
+        gf[ct.geom1] += ln;
+      }
+      gc[ct.geom2] = 1;
+      gf[ct.geom2] += ln;
+    }
+  }
+  ncontact_[i] = active;
+}
+
+void Batch::step(int substeps) {
+  if (substeps < 1) throw std::invalid_argument("substeps must be >= 1, got " + std::to_string(substeps));
+#pragma omp parallel for schedule(dynamic) num_threads(nthread_)
+  for (int i = 0; i < n_; ++i) {
+    Workspace& w = *work_[omp_get_thread_num()];
+    apply_parameters(w, i);
+    load(w, i);
+    status_[i] = static_cast<int8_t>(WorldStatus::Ok);
+    try {
+      for (int k = 0; k < substeps; ++k) w.stepper->step(w.state);
+    } catch (const std::exception&) {
+      // non-finite state or a diverged solve: keep the pre-step state, flag the world
+      status_[i] = static_cast<int8_t>(WorldStatus::Diverged);
+      load(w, i);
+      derive(w, i, false);
+      continue;
+    }
+    store(w, i);
+    derive(w, i, true);
+  }
+}
+
+void Batch::forward(const uint8_t* mask) {
+#pragma omp parallel for schedule(dynamic) num_threads(nthread_)
+  for (int i = 0; i < n_; ++i) {
+    if (mask && !mask[i]) continue;
+    Workspace& w = *work_[omp_get_thread_num()];
+    apply_parameters(w, i);
+    load(w, i);
+    if (!w.state.q.allFinite() || !w.state.u.allFinite()) continue;  // derived data left as is
+    derive(w, i, false);
+  }
+}
+
+void Batch::reset(const uint8_t* mask, const double* q, const double* u) {
+  const Model& m = *base_;
+  int row = 0;
+  for (int i = 0; i < n_; ++i) {
+    if (mask && !mask[i]) continue;
+    const size_t I = static_cast<size_t>(i);
+    std::copy(q + static_cast<size_t>(row) * m.nq, q + static_cast<size_t>(row + 1) * m.nq, q_.begin() + I * m.nq);
+    std::copy(u + static_cast<size_t>(row) * m.nv, u + static_cast<size_t>(row + 1) * m.nv, u_.begin() + I * m.nv);
+    std::fill(ctrl_.begin() + I * m.nu, ctrl_.begin() + (I + 1) * m.nu, 0.0);
+    for (int p = 0; p < m.nparticle; ++p)
+      for (int k = 0; k < 3; ++k) {
+        x_[(I * m.nparticle + p) * 3 + k] = m.particle_pos0[p][k];
+        v_[(I * m.nparticle + p) * 3 + k] = 0.0;
+      }
+    status_[i] = 0;
+    ++row;
+  }
+  forward(mask);
+}
+
+void Batch::uniform(const int* worlds, int nworlds, int ncol, double lo, double hi, double* out) {
+  for (int k = 0; k < nworlds; ++k) {
+    const int i = worlds[k];
+    if (i < 0 || i >= n_) throw std::out_of_range("world index " + std::to_string(i) + " out of range");
+    for (int j = 0; j < ncol; ++j) out[static_cast<size_t>(k) * ncol + j] = lo + (hi - lo) * random_unit(key_[i], counter_[i]++);
+  }
+}
+
+void Batch::normal(const int* worlds, int nworlds, int ncol, double* out) {
+  for (int k = 0; k < nworlds; ++k) {
+    const int i = worlds[k];
+    if (i < 0 || i >= n_) throw std::out_of_range("world index " + std::to_string(i) + " out of range");
+    for (int j = 0; j < ncol; ++j) {
+      const double u1 = 1.0 - random_unit(key_[i], counter_[i]++);  // (0, 1]
+      const double u2 = random_unit(key_[i], counter_[i]++);
+      out[static_cast<size_t>(k) * ncol + j] = std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * M_PI * u2);
+    }
+  }
+}
+
+}  // namespace ncpgym

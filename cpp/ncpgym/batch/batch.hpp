@@ -1,0 +1,115 @@
+// A batch of independent worlds of one Model stepped in parallel (DESIGN.md §4): state in
+// structure-of-arrays buffers (world-major, so one world's q is contiguous and Python sees
+// each buffer as an [N, ...] array), OpenMP over worlds with dynamic scheduling, one
+// workspace per thread built at construction. A world's result depends only on its own
+// state, parameters and random stream: bitwise the same for any N or thread count.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ncpgym/model/state.hpp"
+#include "ncpgym/solver/stepper.hpp"
+
+namespace ncpgym {
+
+// Status of a world after the last step.
+enum class WorldStatus : int8_t { Ok = 0, Diverged = 1 };
+
+class Batch {
+ public:
+  // nthread = 0: OpenMP's default. Solver options are shared by all worlds.
+  Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions& options, int nthread = 0);
+
+  const Model& model() const { return *base_; }
+  int size() const { return n_; }
+  int num_threads() const { return nthread_; }
+  void set_num_threads(int nthread);  // grows the per-thread workspaces if needed
+  double timestep() const { return h_; }
+
+  // Advances every world by `substeps` time steps with its ctrl held. A world whose state
+  // is or becomes non-finite, or whose solver fails, keeps its pre-step state and is
+  // flagged Diverged in status(); the others are untouched. Then refreshes the derived
+  // quantities. Call without the GIL held.
+  void step(int substeps = 1);
+  // Recomputes the derived quantities (poses, com quantities, sites) of the worlds with
+  // mask[i] != 0 (all if mask is null) from their current q, u: call after writing states.
+  void forward(const uint8_t* mask = nullptr);
+  // Copies q (nq) and u (nv) rows into the masked worlds (rows in world order, one per
+  // masked world), resets their particles to the model's and zeroes ctrl and contacts.
+  void reset(const uint8_t* mask, const double* q, const double* u);
+
+  // Seeds world i's random stream with the key world_key(seed_i, i)-style value given.
+  void set_rng_key(int world, uint64_t key) { key_[world] = key; counter_[world] = 0; }
+  // out[k, j] = uniform(lo, hi) from world worlds[k]'s stream, ncol numbers per world.
+  void uniform(const int* worlds, int nworlds, int ncol, double lo, double hi, double* out);
+  // The same from a standard normal (Box-Muller on two uniforms).
+  void normal(const int* worlds, int nworlds, int ncol, double* out);
+
+  // State (world-major rows).
+  double* q() { return q_.data(); }
+  double* u() { return u_.data(); }
+  double* ctrl() { return ctrl_.data(); }
+  double* x() { return x_.data(); }
+  double* v() { return v_.data(); }
+  int8_t* status() { return status_.data(); }
+  // Per-world parameters for domain randomisation: friction scale, mass scale (bodies
+  // and particles; armature untouched), gravity (3).
+  double* friction_scale() { return friction_scale_.data(); }
+  double* mass_scale() { return mass_scale_.data(); }
+  double* gravity() { return gravity_.data(); }
+
+  // Derived quantities after step()/forward(), world-major:
+  //   xpos [nbody, 3], xquat [nbody, 4] (w, x, y, z), xipos [nbody, 3] (centres of mass),
+  //   MuJoCo's com-based quantities about the centre of mass of each body's tree
+  //   (mjData.subtree_com[rootid]): cinert [nbody, 10], cvel [nbody, 6] (angular, linear),
+  //   cfrc_ext [nbody, 6] (torque, force of the contacts on each body),
+  //   qfrc_actuator [nv], site_xpos [nsite, 3], site_xmat [nsite, 9] (row-major),
+  //   geom_contact [ngeom] (1 if the geom has an active contact), geom_force [ngeom]
+  //   (sum of its contacts' normal forces, N), ncontact [1] (active contacts).
+  double* xpos() { return xpos_.data(); }
+  double* xquat() { return xquat_.data(); }
+  double* xipos() { return xipos_.data(); }
+  double* cinert() { return cinert_.data(); }
+  double* cvel() { return cvel_.data(); }
+  double* cfrc_ext() { return cfrc_ext_.data(); }
+  double* qfrc_actuator() { return qfrc_act_.data(); }
+  double* site_xpos() { return site_xpos_.data(); }
+  double* site_xmat() { return site_xmat_.data(); }
+  uint8_t* geom_contact() { return geom_contact_.data(); }
+  double* geom_force() { return geom_force_.data(); }
+  int32_t* ncontact() { return ncontact_.data(); }
+
+ private:
+  struct Workspace {
+    std::shared_ptr<Model> model;  // a copy carrying the world's parameters while it steps
+    std::unique_ptr<Stepper> stepper;
+    State state;
+    Data data;
+    std::vector<Vec6> cfrc;  // per body, at the world origin
+    explicit Workspace(const std::shared_ptr<Model>& m, const SolverOptions& o);
+  };
+  void apply_parameters(Workspace& w, int world) const;
+  void load(Workspace& w, int world);
+  void store(Workspace& w, int world);
+  void derive(Workspace& w, int world, bool with_contacts);
+
+  std::shared_ptr<const Model> base_;
+  SolverOptions opt_;
+  int n_, nthread_;
+  double h_;
+  std::vector<std::unique_ptr<Workspace>> work_;
+  std::vector<double> q_, u_, ctrl_, x_, v_;
+  std::vector<int8_t> status_;
+  std::vector<double> friction_scale_, mass_scale_, gravity_;
+  std::vector<uint64_t> key_, counter_;
+  std::vector<double> xpos_, xquat_, xipos_, cinert_, cvel_, cfrc_ext_, qfrc_act_, site_xpos_, site_xmat_,
+      geom_force_;
+  std::vector<uint8_t> geom_contact_;
+  std::vector<int32_t> ncontact_;
+  std::vector<int> root_;  // tree root body of each body (0 for the world)
+};
+
+}  // namespace ncpgym
