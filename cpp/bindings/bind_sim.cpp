@@ -29,24 +29,30 @@ struct Simulator {
 
 }  // namespace
 
-void bind_sim(py::module_& mod) {
-  py::class_<Simulator>(mod, "Simulator", R"doc(
-One world stepped by the non-smooth Newton NCP solver (nonsmooth-newton-ncp.txt, Alg. 1).
+static const char* kSolverOptionsDoc = R"doc(
+Solver options of the non-smooth Newton NCP step (nonsmooth-newton-ncp.txt, Alg. 1).
 
-Options (all keyword): newton_iterations=8, linear_iterations=50, tolerance=0 (early exit
-on the NCP residual), step=0.75 (damped Newton step), regularization=1e-6,
+All keyword: newton_iterations=8, linear_iterations=50, tolerance=0 (early exit on the NCP
+residual), step=0.75 (damped Newton step), regularization=1e-6,
 ncp='fischer_burmeister'|'minimum_map', rscale='effective_mass'|'time_step'|'identity',
 linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
 (collision margin), thickness=0 (contact thickness), timestep=0 (0: the model's),
 dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always assemble),
 geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74),
 block_preconditioner=False (PCR/PCG: invert each contact's 3 x 3 block instead of Jacobi).
-)doc")
-      .def(py::init([](std::shared_ptr<Model> model, int newton_iterations, int linear_iterations,
-                       double tolerance, double step, double regularization, const std::string& ncp,
-                       const std::string& rscale, const std::string& linear, bool warm_start,
-                       double margin, double thickness, double timestep, int dense_max_rows,
-                       bool geometric_stiffness, bool block_preconditioner) {
+)doc";
+
+SolverOptions options_from_kwargs(const py::kwargs& kw) {
+  return py::module_::import("ncpgym._core").attr("SolverOptions")(**kw).cast<SolverOptions>();
+}
+
+void bind_sim(py::module_& mod) {
+  py::class_<SolverOptions>(mod, "SolverOptions", kSolverOptionsDoc)
+      .def(py::init([](int newton_iterations, int linear_iterations, double tolerance, double step,
+                       double regularization, const std::string& ncp, const std::string& rscale,
+                       const std::string& linear, bool warm_start, double margin, double thickness,
+                       double timestep, int dense_max_rows, bool geometric_stiffness,
+                       bool block_preconditioner) {
              SolverOptions o;
              o.newton_iterations = newton_iterations;
              o.linear_iterations = linear_iterations;
@@ -71,15 +77,26 @@ block_preconditioner=False (PCR/PCG: invert each contact's 3 x 3 block instead o
              o.geometric_stiffness = geometric_stiffness;
              o.block_preconditioner = block_preconditioner;
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
-             return new Simulator(model, o);
+             return o;
            }),
-           py::arg("model"), py::kw_only(), py::arg("newton_iterations") = 8,
+           py::kw_only(), py::arg("newton_iterations") = 8,
            py::arg("linear_iterations") = 50, py::arg("tolerance") = 0.0, py::arg("step") = 0.75,
            py::arg("regularization") = 1e-6, py::arg("ncp") = "fischer_burmeister",
            py::arg("rscale") = "effective_mass", py::arg("linear") = "pcr",
            py::arg("warm_start") = false, py::arg("margin") = 0.01, py::arg("thickness") = 0.0,
            py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64,
            py::arg("geometric_stiffness") = true, py::arg("block_preconditioner") = false)
+      .def_readonly("newton_iterations", &SolverOptions::newton_iterations)
+      .def_readonly("linear_iterations", &SolverOptions::linear_iterations)
+      .def_readonly("tolerance", &SolverOptions::tolerance)
+      .def_readonly("timestep", &SolverOptions::timestep);
+
+  static const std::string sim_doc = std::string("One world stepped by the non-smooth Newton NCP solver.\n") + kSolverOptionsDoc;
+  py::class_<Simulator>(mod, "Simulator", sim_doc.c_str())
+      .def(py::init([](std::shared_ptr<Model> model, const py::kwargs& kw) {
+             return new Simulator(model, options_from_kwargs(kw));
+           }),
+           py::arg("model"))
       .def_property_readonly("model", [](const Simulator& s) { return s.model_; })
       .def_property_readonly("timestep", [](const Simulator& s) {
         return s.stepper.options().timestep > 0 ? s.stepper.options().timestep : s.model_->timestep;

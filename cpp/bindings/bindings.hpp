@@ -26,3 +26,10 @@ inline void assign_checked(ncpgym::VecX& dst, const ncpgym::VecX& src, const cha
 void bind_model(py::module_& m);
 void bind_dynamics(py::module_& m);
 void bind_sim(py::module_& m);
+void bind_batch(py::module_& m);
+
+namespace ncpgym {
+struct SolverOptions;
+}
+// SolverOptions from Python keyword arguments (the checks and defaults of _core.SolverOptions).
+ncpgym::SolverOptions options_from_kwargs(const py::kwargs& kw);

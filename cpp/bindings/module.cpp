@@ -6,4 +6,5 @@ PYBIND11_MODULE(_core, m) {
   bind_model(m);
   bind_dynamics(m);
   bind_sim(m);
+  bind_batch(m);
 }

@@ -24,6 +24,7 @@ class Batch {
   Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions& options, int nthread = 0);
 
   const Model& model() const { return *base_; }
+  const std::shared_ptr<const Model>& model_ptr() const { return base_; }
   int size() const { return n_; }
   int num_threads() const { return nthread_; }
   void set_num_threads(int nthread);  // grows the per-thread workspaces if needed

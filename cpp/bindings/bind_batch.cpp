@@ -1,0 +1,141 @@
+// ncpgym._core.Batch: N worlds of one Model stepped in parallel. Every array property is a
+// NumPy view of the batch's own buffer (no copy; the view keeps the batch alive), shaped
+// [num_worlds, ...]. Validation of user input beyond shapes lives in ncpgym.vector.
+#include <stdexcept>
+
+#include "bindings.hpp"
+#include "ncpgym/batch/batch.hpp"
+#include "ncpgym/batch/rng.hpp"
+
+using namespace ncpgym;
+
+namespace {
+
+template <class T>
+py::array_t<T> arr(py::object self, T* data, std::vector<py::ssize_t> shape) {
+  return py::array_t<T>(shape, data, self);
+}
+
+using Mask = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
+
+// A boolean mask of length N as bytes (None: every world).
+const uint8_t* mask_ptr(const Batch& b, const py::object& mask, Mask& keep) {
+  if (mask.is_none()) return nullptr;
+  keep = mask.cast<Mask>();
+  if (keep.ndim() != 1 || keep.shape(0) != b.size())
+    throw std::invalid_argument("mask: expected shape (" + std::to_string(b.size()) + ",)");
+  return keep.data();
+}
+
+}  // namespace
+
+void bind_batch(py::module_& mod) {
+  using Dbl = py::array_t<double, py::array::c_style | py::array::forcecast>;
+  py::class_<Batch>(mod, "Batch", R"doc(
+N independent worlds of one Model, stepped in parallel by OpenMP (GIL released).
+
+Batch(model, num_worlds, *, num_threads=0, **solver_options) with the options of
+SolverOptions (warm_start is not available). Arrays are views of the batch's buffers,
+shaped [num_worlds, ...]; write q, u, ctrl in place and call forward() after changing
+states by hand. A world whose state becomes non-finite keeps its pre-step state and has
+status 1 until reset.
+)doc")
+      .def(py::init([](std::shared_ptr<Model> model, int num_worlds, int num_threads, const py::kwargs& kw) {
+             return new Batch(model, num_worlds, options_from_kwargs(kw), num_threads);
+           }),
+           py::arg("model"), py::arg("num_worlds"), py::kw_only(), py::arg("num_threads") = 0)
+      .def_property_readonly("model", [](const Batch& b) { return std::const_pointer_cast<Model>(b.model_ptr()); })
+      .def_property_readonly("num_worlds", &Batch::size)
+      .def_property("num_threads", &Batch::num_threads, &Batch::set_num_threads)
+      .def_property_readonly("timestep", &Batch::timestep)
+      .def(
+          "step",
+          [](Batch& b, py::object ctrl, int substeps) {
+            const Model& m = b.model();
+            if (!ctrl.is_none()) {
+              auto c = ctrl.cast<Dbl>();
+              if (c.ndim() != 2 || c.shape(0) != b.size() || c.shape(1) != m.nu)
+                throw std::invalid_argument("ctrl: expected shape (" + std::to_string(b.size()) + ", " +
+                                            std::to_string(m.nu) + ")");
+              std::copy(c.data(), c.data() + c.size(), b.ctrl());
+            }
+            if (substeps < 1) throw std::invalid_argument("substeps must be >= 1");
+            py::gil_scoped_release release;
+            b.step(substeps);
+          },
+          py::arg("ctrl") = py::none(), py::arg("substeps") = 1,
+          "Advance every world by `substeps` steps with ctrl [N, nu] held (None: keep the current ctrl).")
+      .def(
+          "forward",
+          [](Batch& b, py::object mask) {
+            Mask keep;
+            const uint8_t* p = mask_ptr(b, mask, keep);
+            py::gil_scoped_release release;
+            b.forward(p);
+          },
+          py::arg("mask") = py::none(), "Recompute derived quantities of the masked worlds from q, u.")
+      .def(
+          "reset",
+          [](Batch& b, py::object mask, Dbl q, Dbl u) {
+            const Model& m = b.model();
+            Mask keep;
+            const uint8_t* p = mask_ptr(b, mask, keep);
+            py::ssize_t n = b.size();
+            if (p) n = std::count_if(p, p + b.size(), [](uint8_t x) { return x != 0; });
+            if (q.ndim() != 2 || q.shape(0) != n || q.shape(1) != m.nq)
+              throw std::invalid_argument("q: expected shape (" + std::to_string(n) + ", " + std::to_string(m.nq) + ")");
+            if (u.ndim() != 2 || u.shape(0) != n || u.shape(1) != m.nv)
+              throw std::invalid_argument("u: expected shape (" + std::to_string(n) + ", " + std::to_string(m.nv) + ")");
+            b.reset(p, q.data(), u.data());
+          },
+          py::arg("mask"), py::arg("q"), py::arg("u"),
+          "Set q, u of the masked worlds (one row per masked world), zero their ctrl, reset particles.")
+      .def(
+          "seed",
+          [](Batch& b, uint64_t seed) {
+            for (int i = 0; i < b.size(); ++i) b.set_rng_key(i, world_key(seed, static_cast<uint64_t>(i)));
+          },
+          py::arg("seed"), "Seed world i's random stream from (seed, i): independent of num_worlds.")
+      .def(
+          "uniform",
+          [](Batch& b, py::array_t<int, py::array::c_style | py::array::forcecast> worlds, int ncol, double lo,
+             double hi) {
+            py::array_t<double> out({worlds.size(), static_cast<py::ssize_t>(ncol)});
+            b.uniform(worlds.data(), static_cast<int>(worlds.size()), ncol, lo, hi, out.mutable_data());
+            return out;
+          },
+          py::arg("worlds"), py::arg("ncol"), py::arg("low") = 0.0, py::arg("high") = 1.0,
+          "Uniform numbers [len(worlds), ncol], each row from its world's own stream.")
+      .def(
+          "normal",
+          [](Batch& b, py::array_t<int, py::array::c_style | py::array::forcecast> worlds, int ncol) {
+            py::array_t<double> out({worlds.size(), static_cast<py::ssize_t>(ncol)});
+            b.normal(worlds.data(), static_cast<int>(worlds.size()), ncol, out.mutable_data());
+            return out;
+          },
+          py::arg("worlds"), py::arg("ncol"), "Standard normal numbers, as uniform().");
+  py::class_<Batch> c = mod.attr("Batch");
+  using S = py::ssize_t;
+  auto prop = [&](const char* name, auto getter, const char* doc) { c.def_property_readonly(name, getter, doc); };
+  prop("q", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.q(), {b.size(), S(b.model().nq)}); }, "[N, nq] positions");
+  prop("u", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.u(), {b.size(), S(b.model().nv)}); }, "[N, nv] velocities");
+  prop("ctrl", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.ctrl(), {b.size(), S(b.model().nu)}); }, "[N, nu] controls");
+  prop("x", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.x(), {b.size(), S(b.model().nparticle), S(3)}); }, "[N, nparticle, 3] particle positions");
+  prop("v", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.v(), {b.size(), S(b.model().nparticle), S(3)}); }, "[N, nparticle, 3] particle velocities");
+  prop("status", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.status(), {b.size()}); }, "[N] 0 ok, 1 diverged in the last step");
+  prop("friction_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.friction_scale(), {b.size()}); }, "[N] friction multiplier per world");
+  prop("mass_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mass_scale(), {b.size()}); }, "[N] mass multiplier per world (bodies, particles)");
+  prop("gravity", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.gravity(), {b.size(), S(3)}); }, "[N, 3] gravity per world");
+  prop("xpos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.xpos(), {b.size(), S(b.model().nbody), S(3)}); }, "[N, nbody, 3] body origins");
+  prop("xquat", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.xquat(), {b.size(), S(b.model().nbody), S(4)}); }, "[N, nbody, 4] body orientations (w, x, y, z)");
+  prop("xipos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.xipos(), {b.size(), S(b.model().nbody), S(3)}); }, "[N, nbody, 3] body centres of mass");
+  prop("cinert", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.cinert(), {b.size(), S(b.model().nbody), S(10)}); }, "[N, nbody, 10] MuJoCo's com-based inertia");
+  prop("cvel", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.cvel(), {b.size(), S(b.model().nbody), S(6)}); }, "[N, nbody, 6] MuJoCo's com-based velocity (angular, linear)");
+  prop("cfrc_ext", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.cfrc_ext(), {b.size(), S(b.model().nbody), S(6)}); }, "[N, nbody, 6] contact wrench on each body (torque, force), com-based");
+  prop("qfrc_actuator", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.qfrc_actuator(), {b.size(), S(b.model().nv)}); }, "[N, nv] actuator forces in joint space");
+  prop("site_xpos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.site_xpos(), {b.size(), S(b.model().nsite), S(3)}); }, "[N, nsite, 3] site positions");
+  prop("site_xmat", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.site_xmat(), {b.size(), S(b.model().nsite), S(3), S(3)}); }, "[N, nsite, 3, 3] site orientations");
+  prop("geom_contact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_contact(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] 1 where the geom had an active contact");
+  prop("geom_force", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_force(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] summed normal contact force (N)");
+  prop("ncontact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.ncontact(), {b.size()}); }, "[N] active contacts");
+}

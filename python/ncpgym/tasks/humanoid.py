@@ -1,0 +1,166 @@
+"""``ncpgym/Humanoid-v0``: Gymnasium's Humanoid-v5 task on ncpgym's physics.
+
+Same model file (Gymnasium's ``humanoid.xml``, compiled by MuJoCo), same control period
+(0.015 s), same observation layout, reward and termination as ``Humanoid-v5`` with its
+default arguments, so that learning curves can be compared directly:
+
+Observation (348 = 22 + 23 + 130 + 78 + 17 + 78), float64:
+    qpos[2:] (the torso's x, y excluded), qvel, cinert[1:] (com-based inertia of the 13
+    bodies), cvel[1:] (com-based velocities), qfrc_actuator[6:] (actuator joint forces),
+    cfrc_ext[1:] (contact wrenches on each body), with MuJoCo's definitions of those
+    quantities (mjData fields of the same names), computed by the C++ batch.
+Action (17), float32 in [-0.4, 0.4] (the actuators' ctrlrange; out-of-range actions are
+    clipped), motor torques gear x action.
+Reward: 1.25 x_velocity of the centre of mass + 5 (healthy: 1 < torso z < 2)
+    - 0.1 |action|^2 - min(5e-7 |cfrc_ext|^2, 10).
+Termination: the torso leaves 1 < z < 2. Truncation: 1000 steps.
+Reset: qpos0 and zero velocity plus uniform noise in [-0.01, 0.01] on every coordinate
+    (quaternion included, as Gymnasium does), from each world's own random stream.
+
+What differs from Humanoid-v5: the physics. ncpgym steps h = 0.0075 s twice per action
+(MuJoCo: 0.003 s five times) with hard non-smooth Newton contact instead of MuJoCo's soft
+contact; contact forces, hence cfrc_ext and the contact cost, follow from that solver.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from .. import _core
+from ..models import load_model
+from ..vector import NcpEnv, NcpVectorEnv, Task
+
+
+def humanoid_xml() -> str:
+    """Path of Gymnasium's humanoid.xml (the file Humanoid-v5 loads)."""
+    return os.path.join(os.path.dirname(gym.__file__), "envs", "mujoco", "assets", "humanoid.xml")
+
+
+@lru_cache(maxsize=4)
+def _model(path: str) -> _core.Model:
+    return load_model(path)
+
+
+class HumanoidTask(Task):
+    frame_skip = 2
+    solver_options = {"timestep": 0.0075}
+    max_episode_steps = 1000
+
+    def __init__(
+        self,
+        *,
+        xml_file: str | None = None,
+        forward_reward_weight: float = 1.25,
+        ctrl_cost_weight: float = 0.1,
+        contact_cost_weight: float = 5e-7,
+        contact_cost_range: tuple[float, float] = (-np.inf, 10.0),
+        healthy_reward: float = 5.0,
+        terminate_when_unhealthy: bool = True,
+        healthy_z_range: tuple[float, float] = (1.0, 2.0),
+        reset_noise_scale: float = 1e-2,
+        frame_skip: int | None = None,
+        solver_options: dict[str, Any] | None = None,
+    ):
+        super().__init__()
+        self.xml_file = xml_file or humanoid_xml()
+        self.forward_reward_weight = forward_reward_weight
+        self.ctrl_cost_weight = ctrl_cost_weight
+        self.contact_cost_weight = contact_cost_weight
+        self.contact_cost_range = contact_cost_range
+        self.healthy_reward = healthy_reward
+        self.terminate_when_unhealthy = terminate_when_unhealthy
+        self.healthy_z_range = healthy_z_range
+        self.reset_noise_scale = reset_noise_scale
+        if frame_skip is not None:
+            if frame_skip < 1:
+                raise ValueError(f"frame_skip must be >= 1, got {frame_skip}")
+            self.frame_skip = int(frame_skip)
+        if solver_options is not None:
+            self.solver_options = {**type(self).solver_options, **solver_options}
+
+    def build_model(self) -> _core.Model:
+        m = _model(self.xml_file)
+        self._mass = np.asarray(m.body_mass)
+        self._qpos0 = np.asarray(m.qpos0)
+        return m
+
+    def spaces(self, model):
+        rng = np.asarray(model.actuator_ctrlrange, dtype=np.float32).reshape(-1, 2)
+        act = gym.spaces.Box(low=rng[:, 0], high=rng[:, 1], dtype=np.float32)
+        n = (model.nq - 2) + model.nv + 10 * (model.nbody - 1) + 6 * (model.nbody - 1) + (model.nv - 6) + 6 * (model.nbody - 1)
+        obs = gym.spaces.Box(low=-np.inf, high=np.inf, shape=(n,), dtype=np.float64)
+        return obs, act
+
+    def reset_states(self, batch, worlds):
+        m = batch.model
+        s = self.reset_noise_scale
+        q = self._qpos0 + batch.uniform(worlds, m.nq, -s, s)
+        u = batch.uniform(worlds, m.nv, -s, s)
+        return q, u
+
+    def observe(self, batch):
+        n = batch.num_worlds
+        return np.concatenate(
+            [
+                batch.q[:, 2:],
+                batch.u,
+                batch.cinert[:, 1:].reshape(n, -1),
+                batch.cvel[:, 1:].reshape(n, -1),
+                batch.qfrc_actuator[:, 6:],
+                batch.cfrc_ext[:, 1:].reshape(n, -1),
+            ],
+            axis=1,
+        )
+
+    def _mass_centre(self, batch):
+        return np.einsum("b,nbk->nk", self._mass, batch.xipos[:, :, :2]) / self._mass.sum()
+
+    def before_step(self, batch):
+        return self._mass_centre(batch)
+
+    def evaluate(self, batch, before, ctrl, dt):
+        after = self._mass_centre(batch)
+        vel = (after - before) / dt
+        z = batch.q[:, 2]
+        healthy = (self.healthy_z_range[0] < z) & (z < self.healthy_z_range[1])
+        forward = self.forward_reward_weight * vel[:, 0]
+        survive = self.healthy_reward * healthy
+        ctrl_cost = self.ctrl_cost_weight * np.square(ctrl).sum(axis=1)
+        contact = self.contact_cost_weight * np.square(batch.cfrc_ext[:, 1:]).sum(axis=(1, 2))
+        contact_cost = np.clip(contact, *self.contact_cost_range)
+        reward = forward + survive - ctrl_cost - contact_cost
+        terminated = ~healthy if self.terminate_when_unhealthy else np.zeros_like(healthy)
+        q = batch.q
+        info = {
+            "x_position": q[:, 0].copy(),
+            "y_position": q[:, 1].copy(),
+            "distance_from_origin": np.hypot(q[:, 0], q[:, 1]),
+            "x_velocity": vel[:, 0],
+            "y_velocity": vel[:, 1],
+            "reward_survive": survive.astype(np.float64),
+            "reward_forward": forward,
+            "reward_ctrl": -ctrl_cost,
+            "reward_contact": -contact_cost,
+        }
+        return reward, terminated, info
+
+
+class HumanoidVectorEnv(NcpVectorEnv):
+    """``gymnasium.make_vec("ncpgym/Humanoid-v0", num_envs=N)``; task keywords as Humanoid-v5's."""
+
+    def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
+                 max_episode_steps: int | None = None, **task_kwargs):
+        super().__init__(HumanoidTask(**task_kwargs), num_envs, num_threads=num_threads,
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+
+
+class HumanoidEnv(NcpEnv):
+    """``gymnasium.make("ncpgym/Humanoid-v0")``: one world (TimeLimit 1000 from the registry)."""
+
+    def __init__(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs):
+        super().__init__(HumanoidTask(**task_kwargs), num_threads=num_threads, render_mode=render_mode)

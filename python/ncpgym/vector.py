@@ -1,0 +1,345 @@
+"""Gymnasium vector and single-world environments over a C++ :class:`ncpgym.Batch`.
+
+A task describes *what* the worlds are for (model, observation, reward, termination,
+reset distribution) as NumPy code over all worlds at once; :class:`NcpVectorEnv` and
+:class:`NcpEnv` implement Gymnasium's ``VectorEnv`` and ``Env`` contracts around it once,
+for every task. No Python loop over worlds runs inside ``step`` or ``reset``.
+
+Contract, beyond Gymnasium's:
+
+* Actions are clipped to the action space (documented, not an error); a wrong shape or a
+  non-floating dtype raises ``ValueError`` naming what was expected and what came; NaN or
+  inf raises ``ValueError`` naming the world indices.
+* A world whose physics diverges (its state becomes non-finite or the solver fails) keeps
+  its last finite observation, gets reward 0, is truncated and reported in
+  ``info["diverged"]``, then resets like any finished episode. Its neighbours are bitwise
+  unaffected.
+* The same seed gives bitwise-identical trajectories for any ``num_envs`` (world ``i`` is
+  seeded from ``(seed, i)``) and any ``num_threads``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from . import _core
+
+__all__ = ["Task", "NcpVectorEnv", "NcpEnv"]
+
+
+class Task:
+    """A family of worlds: subclass and fill in the hooks (all vectorised over worlds).
+
+    Class attributes: ``frame_skip`` (physics steps per env step), ``solver_options``
+    (keyword arguments of :class:`ncpgym.SolverOptions`), ``max_episode_steps``.
+    """
+
+    frame_skip: int = 1
+    solver_options: dict[str, Any] = {}
+    max_episode_steps: int | None = None
+
+    def __init__(self, **kwargs: Any):
+        if kwargs:
+            raise TypeError(f"{type(self).__name__} got unexpected arguments: {sorted(kwargs)}")
+
+    def build_model(self) -> _core.Model:
+        raise NotImplementedError
+
+    def spaces(self, model: _core.Model) -> tuple[gym.spaces.Box, gym.spaces.Box]:
+        """(single observation space, single action space)."""
+        raise NotImplementedError
+
+    def reset_states(self, batch: _core.Batch, worlds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Initial (q, u) rows for ``worlds``, drawn from ``batch.uniform``/``batch.normal``."""
+        raise NotImplementedError
+
+    def observe(self, batch: _core.Batch) -> np.ndarray:
+        """Observations of every world, [N, obs_dim]."""
+        raise NotImplementedError
+
+    def before_step(self, batch: _core.Batch) -> Any:
+        """Whatever the reward needs from the state before the step."""
+        return None
+
+    def evaluate(
+        self, batch: _core.Batch, before: Any, ctrl: np.ndarray, dt: float
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        """(reward [N], terminated [N] bool, info {key: [N] array}) after a step."""
+        raise NotImplementedError
+
+
+def _check_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+    a = np.asarray(actions)
+    if a.shape != shape:
+        raise ValueError(f"actions: expected shape {shape}, got {a.shape}")
+    if not np.issubdtype(a.dtype, np.floating):
+        raise ValueError(f"actions: expected a floating dtype (float32 or float64), got {a.dtype}")
+    finite = np.isfinite(a)
+    if not finite.all():
+        bad = np.flatnonzero(~finite.reshape(shape[0], -1).all(axis=1)) if len(shape) > 1 else np.array([0])
+        raise ValueError(f"actions: NaN or inf in world(s) {bad.tolist()}")
+    return a
+
+
+class _Core:
+    """What the vector and single-world envs share: the batch, the task, resets, a step."""
+
+    def __init__(self, task: Task, num_envs: int, num_threads: int):
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.task = task
+        self.model = task.build_model()
+        self.batch = _core.Batch(self.model, int(num_envs), num_threads=num_threads, **task.solver_options)
+        self.n = int(num_envs)
+        self.single_observation_space, self.single_action_space = task.spaces(self.model)
+        self.dt = self.batch.timestep * task.frame_skip
+        self.obs = np.zeros((self.n,) + self.single_observation_space.shape, dtype=self.single_observation_space.dtype)
+        self.seeded = False
+        self.closed = False
+        self.lo = self.single_action_space.low.astype(np.float64)
+        self.hi = self.single_action_space.high.astype(np.float64)
+
+    def ensure_open(self) -> None:
+        if self.closed:
+            raise RuntimeError("this environment is closed; make a new one")
+
+    def seed(self, seed: int | None) -> None:
+        if seed is None:
+            if self.seeded:
+                return
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        if not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        self.batch.seed(int(seed))
+        self.seeded = True
+
+    def reset_worlds(self, mask: np.ndarray) -> None:
+        worlds = np.flatnonzero(mask).astype(np.int32)
+        if worlds.size == 0:
+            return
+        q, u = self.task.reset_states(self.batch, worlds)
+        self.batch.reset(mask.astype(np.uint8), q, u)
+
+    def step(self, actions: np.ndarray):
+        """One env step of every world: (obs, reward, terminated, diverged, info)."""
+        ctrl = np.clip(actions, self.lo, self.hi).astype(np.float64, copy=False)
+        before = self.task.before_step(self.batch)
+        self.batch.step(ctrl.reshape(self.n, -1), self.task.frame_skip)
+        reward, terminated, info = self.task.evaluate(self.batch, before, ctrl, self.dt)
+        obs = self.task.observe(self.batch)
+        diverged = self.batch.status.astype(bool)
+        if diverged.any():
+            obs[diverged] = self.obs[diverged]  # the last finite observation
+            reward = np.where(diverged, 0.0, reward)
+            terminated = terminated & ~diverged
+            for v in info.values():
+                if v.dtype.kind == "f":
+                    v[diverged] = 0.0
+        self.obs = obs
+        return obs.copy(), reward, terminated, diverged, info
+
+
+def _with_masks(info: dict[str, np.ndarray], present: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Gymnasium's vector info layout: every key has a boolean ``_key`` mask."""
+    out: dict[str, np.ndarray] = {}
+    for k, v in info.items():
+        out[k] = v
+        out["_" + k] = np.ones(len(v), bool) if present is None else present.copy()
+    return out
+
+
+def _autoreset_mode(mode: str | AutoresetMode) -> AutoresetMode:
+    names = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+    if isinstance(mode, AutoresetMode):
+        found = mode
+    else:
+        found = names.get(str(mode).lower()) or {m.value: m for m in AutoresetMode}.get(str(mode))
+    if found not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+        raise ValueError(f"autoreset_mode must be 'next_step' or 'same_step' (or the AutoresetMode), got {mode!r}")
+    return found
+
+
+class NcpVectorEnv(gym.vector.VectorEnv):
+    """Gymnasium ``VectorEnv`` of ``num_envs`` worlds of a :class:`Task`, stepped in C++.
+
+    ``autoreset_mode`` is ``"next_step"`` (Gymnasium's default: the step after an episode
+    ends resets that world, ignores its action and returns reward 0) or ``"same_step"``
+    (finished worlds reset within the step; their terminal observation and info are in
+    ``info["final_obs"]`` (an [N, obs_dim] array whose rows are valid under the
+    ``_final_obs`` mask) and ``info["final_info"]``).
+    ``max_episode_steps`` truncates episodes (None: never).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        task: Task,
+        num_envs: int = 1,
+        *,
+        num_threads: int = 0,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        max_episode_steps: int | None = None,
+    ):
+        mode = _autoreset_mode(autoreset_mode)
+        self._c = _Core(task, num_envs, num_threads)
+        self.metadata = dict(type(self).metadata, autoreset_mode=mode)
+        self.num_envs = self._c.n
+        self.single_observation_space = self._c.single_observation_space
+        self.single_action_space = self._c.single_action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.render_mode = None
+        limit = task.max_episode_steps if max_episode_steps is None else max_episode_steps
+        if limit is not None and limit < 1:
+            raise ValueError(f"max_episode_steps must be >= 1 or None, got {limit}")
+        self.max_episode_steps = limit
+        self._elapsed = np.zeros(self.num_envs, np.int64)
+        self._pending = np.zeros(self.num_envs, bool)  # next-step mode: reset at next step
+        self._needs_reset = True
+
+    # -- Gymnasium API -------------------------------------------------------------------
+
+    @property
+    def batch(self) -> _core.Batch:
+        """The C++ batch (views of q, u, ctrl, contacts ... without copies)."""
+        return self._c.batch
+
+    @property
+    def dt(self) -> float:
+        """Control period in seconds (timestep x frame_skip)."""
+        return self._c.dt
+
+    @property
+    def num_threads(self) -> int:
+        return self._c.batch.num_threads
+
+    @num_threads.setter
+    def num_threads(self, n: int) -> None:
+        self._c.batch.num_threads = n
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._c.ensure_open()
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer or None, got {seed!r} (one seed seeds every world)")
+        super().reset(seed=seed)
+        self._c.seed(seed)
+        mask = np.ones(self.num_envs, bool)
+        if options and "reset_mask" in options:
+            mask = np.asarray(options["reset_mask"])
+            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise ValueError(
+                    f"options['reset_mask']: expected a bool array of shape ({self.num_envs},), "
+                    f"got {mask.dtype} {mask.shape}"
+                )
+        self._c.reset_worlds(mask)
+        self._elapsed[mask] = 0
+        self._pending[mask] = False
+        obs = self._c.task.observe(self._c.batch)
+        self._c.obs[mask] = obs[mask]
+        self._needs_reset = False
+        return self._c.obs.copy(), {}
+
+    def step(self, actions):
+        c = self._c
+        c.ensure_open()
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step()")
+        a = _check_actions(actions, self.action_space.shape)
+        pending = self._pending.copy()
+        obs, reward, terminated, diverged, info = c.step(a)
+        self._elapsed += 1
+        truncated = diverged.copy()
+        if self.max_episode_steps is not None:
+            truncated |= self._elapsed >= self.max_episode_steps
+        info["diverged"] = diverged
+        if pending.any():
+            # next-step autoreset: these worlds finished last step; reset them now and
+            # report the reset observation (their actions are ignored)
+            c.reset_worlds(pending)
+            fresh = c.task.observe(c.batch)
+            obs[pending] = fresh[pending]
+            c.obs[pending] = fresh[pending]
+            reward = np.where(pending, 0.0, reward)
+            terminated = terminated & ~pending
+            truncated = truncated & ~pending
+            self._elapsed[pending] = 0
+            for v in info.values():
+                if v.dtype.kind == "f":
+                    v[pending] = 0.0
+                elif v.dtype.kind == "b":
+                    v[pending] = False
+        done = terminated | truncated
+        infos = _with_masks(info)
+        if self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP:
+            self._pending = done
+        elif done.any():
+            # one [N, obs_dim] array (rows valid under the mask) rather than an object array
+            # of rows: indexing final_obs[i] works the same and nothing loops over worlds
+            infos["final_obs"] = obs.copy()
+            infos["_final_obs"] = done.copy()
+            infos["final_info"] = _with_masks({k: v.copy() for k, v in info.items()}, done)
+            infos["_final_info"] = done.copy()
+            c.reset_worlds(done)
+            fresh = c.task.observe(c.batch)
+            obs[done] = fresh[done]
+            c.obs[done] = fresh[done]
+            self._elapsed[done] = 0
+        return obs, reward.astype(np.float64), terminated, truncated, infos
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._c.closed = True
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({type(self._c.task).__name__}, num_envs={self.num_envs})"
+
+
+class NcpEnv(gym.Env):
+    """A single world of a :class:`Task` as a Gymnasium ``Env`` (no autoreset; truncation
+    comes from ``gymnasium.make``'s TimeLimit when the task is registered with one)."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, task: Task, *, num_threads: int = 1, render_mode: str | None = None):
+        if render_mode is not None:
+            raise ValueError(f"render_mode {render_mode!r} is not supported yet (supported: None)")
+        self._c = _Core(task, 1, num_threads)
+        self.observation_space = self._c.single_observation_space
+        self.action_space = self._c.single_action_space
+        self.render_mode = None
+        self._needs_reset = True
+
+    @property
+    def batch(self) -> _core.Batch:
+        return self._c.batch
+
+    @property
+    def dt(self) -> float:
+        return self._c.dt
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._c.ensure_open()
+        super().reset(seed=seed)
+        self._c.seed(seed)
+        self._c.reset_worlds(np.ones(1, bool))
+        self._c.obs = self._c.task.observe(self._c.batch)
+        self._needs_reset = False
+        return self._c.obs[0].copy(), {}
+
+    def step(self, action):
+        self._c.ensure_open()
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step()")
+        a = _check_actions(action, self.action_space.shape)
+        obs, reward, terminated, diverged, info = self._c.step(a[None])
+        info["diverged"] = diverged
+        info1 = {k: v[0].item() for k, v in info.items()}
+        return obs[0], float(reward[0]), bool(terminated[0]), bool(diverged[0]), info1
+
+    def close(self) -> None:
+        self._c.closed = True
