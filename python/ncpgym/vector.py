@@ -54,6 +54,11 @@ class Task:
         """(single observation space, single action space)."""
         raise NotImplementedError
 
+    def action_bounds(self, model: _core.Model) -> tuple[np.ndarray, np.ndarray]:
+        """float64 (low, high) that actions are clipped to (default: the action space's)."""
+        _, act = self.spaces(model)
+        return act.low.astype(np.float64), act.high.astype(np.float64)
+
     def reset_states(self, batch: _core.Batch, worlds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Initial (q, u) rows for ``worlds``, drawn from ``batch.uniform``/``batch.normal``."""
         raise NotImplementedError
@@ -101,8 +106,7 @@ class _Core:
         self.obs = np.zeros((self.n,) + self.single_observation_space.shape, dtype=self.single_observation_space.dtype)
         self.seeded = False
         self.closed = False
-        self.lo = self.single_action_space.low.astype(np.float64)
-        self.hi = self.single_action_space.high.astype(np.float64)
+        self.lo, self.hi = task.action_bounds(self.model)
 
     def ensure_open(self) -> None:
         if self.closed:

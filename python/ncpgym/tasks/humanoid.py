@@ -96,6 +96,10 @@ class HumanoidTask(Task):
         obs = gym.spaces.Box(low=-np.inf, high=np.inf, shape=(n,), dtype=np.float64)
         return obs, act
 
+    def action_bounds(self, model):
+        rng = np.asarray(model.actuator_ctrlrange, dtype=np.float64).reshape(-1, 2)
+        return rng[:, 0], rng[:, 1]  # exactly the ctrlrange, not its float32 rounding
+
     def reset_states(self, batch, worlds):
         m = batch.model
         s = self.reset_noise_scale

@@ -1,0 +1,70 @@
+"""ncpgym.Batch from Python: zero-copy views that keep the batch alive, shapes, errors."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import ncpgym
+from ncpgym.tasks.humanoid import humanoid_xml
+
+
+@pytest.fixture(scope="module")
+def model():
+    return ncpgym.load_model(humanoid_xml())
+
+
+def test_views_share_memory_and_keep_the_batch_alive(model):
+    b = ncpgym.Batch(model, 3, num_threads=2)
+    q = b.q
+    assert q.shape == (3, model.nq) and np.shares_memory(q, b.q)
+    q[1, 2] = 5.0
+    assert b.q[1, 2] == 5.0
+    shapes = {
+        "u": (3, model.nv), "ctrl": (3, model.nu), "xpos": (3, model.nbody, 3), "cinert": (3, model.nbody, 10),
+        "cvel": (3, model.nbody, 6), "cfrc_ext": (3, model.nbody, 6), "qfrc_actuator": (3, model.nv),
+        "geom_contact": (3, model.ngeom), "geom_force": (3, model.ngeom), "gravity": (3, 3),
+        "site_xmat": (3, model.nsite, 3, 3), "status": (3,), "ncontact": (3,),
+    }
+    for name, shape in shapes.items():
+        assert getattr(b, name).shape == shape, name
+    del b
+    gc.collect()
+    q[0, 0] += 1.0  # still valid memory: the view owns a reference to the batch
+
+
+def test_stepping_reports_contacts_and_per_world_gravity(model):
+    b = ncpgym.Batch(model, 2, num_threads=2)
+    b.gravity[1] = [0.0, 0.0, 0.0]
+    b.q[1, 2] += 1.0  # well above the floor
+    b.forward()
+    mass = np.asarray(model.body_mass)
+    com = lambda: (mass[None, :, None] * b.xipos).sum(1) / mass.sum()  # noqa: E731
+    c0 = com()
+    b.step(np.zeros((2, model.nu)), 40)
+    assert com()[0, 2] < c0[0, 2] - 0.05  # falls onto the floor
+    # weightless: the centre of mass stays (up to the integrator's momentum error of the
+    # articulated body, semi-implicit Euler conserves it only to first order)
+    np.testing.assert_allclose(com()[1], c0[1], atol=1e-3)
+    assert b.ncontact[0] > 0 and b.ncontact[1] == 0
+    assert b.geom_contact[0, 0] == 1  # the floor
+    # contact wrenches carry the weight: vertical forces sum to about m g at rest-ish
+    assert b.cfrc_ext[0, :, 5].sum() > 0
+
+
+def test_bad_arguments(model):
+    b = ncpgym.Batch(model, 2)
+    with pytest.raises(ValueError, match=r"ctrl: expected shape \(2, 17\)"):
+        b.step(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="substeps"):
+        b.step(None, 0)
+    with pytest.raises(ValueError, match="mask"):
+        b.forward(np.ones(3, bool))
+    with pytest.raises(ValueError, match=r"q: expected shape \(1, 24\)"):
+        b.reset(np.array([True, False]), np.zeros((2, 24)), np.zeros((1, 23)))
+    with pytest.raises(ValueError, match="at least one world"):
+        ncpgym.Batch(model, 0)
+    with pytest.raises(ValueError, match="warm_start"):
+        ncpgym.Batch(model, 2, warm_start=True)
+    with pytest.raises(ValueError, match="unknown linear solver"):
+        ncpgym.Batch(model, 2, linear="qr")

@@ -1,0 +1,203 @@
+"""The Gymnasium contract of ncpgym's vector and single-world envs (Humanoid-v0), their
+behaviour under bad input and divergence, determinism, and the task's observations
+against MuJoCo's own definitions on Gymnasium's Humanoid-v5."""
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode
+
+import ncpgym
+
+ID = "ncpgym/Humanoid-v0"
+
+
+@pytest.fixture
+def envs():
+    e = gym.make_vec(ID, num_envs=4, num_threads=2)
+    yield e
+    e.close()
+
+
+def test_single_env_passes_gymnasium_checker():
+    env = gym.make(ID)
+    assert env.spec.max_episode_steps == 1000
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, _ = env.reset(seed=3)
+    assert env.observation_space.contains(obs)
+    obs, r, term, trunc, info = env.step(env.action_space.sample())
+    assert isinstance(r, float) and isinstance(term, bool) and isinstance(trunc, bool)
+    assert set(info) >= {"x_velocity", "reward_forward", "reward_survive", "diverged"}
+    env.close()
+
+
+def test_vector_env_api(envs):
+    assert envs.num_envs == 4
+    assert envs.single_observation_space.shape == (348,)
+    assert envs.single_action_space.shape == (17,)
+    assert envs.observation_space.shape == (4, 348) and envs.action_space.shape == (4, 17)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert envs.dt == pytest.approx(0.015)  # Humanoid-v5's control period
+    obs, info = envs.reset(seed=0)
+    assert obs.shape == (4, 348) and obs.dtype == np.float64 and envs.observation_space.contains(obs)
+    obs, rew, term, trunc, info = envs.step(envs.action_space.sample())
+    assert rew.shape == (4,) and rew.dtype == np.float64
+    assert term.dtype == np.bool_ and trunc.dtype == np.bool_
+    for k in ("x_velocity", "reward_ctrl", "diverged"):
+        assert info[k].shape == (4,) and info["_" + k].all()
+    # reward = forward + survive + ctrl + contact parts, as Humanoid-v5
+    parts = info["reward_forward"] + info["reward_survive"] + info["reward_ctrl"] + info["reward_contact"]
+    np.testing.assert_allclose(rew, parts, rtol=1e-12, atol=1e-12)
+    assert ncpgym.make_vec("Humanoid-v0", num_envs=2).num_envs == 2
+    with pytest.raises(ValueError, match="unknown ncpgym task"):
+        ncpgym.make_vec("Nope-v0", num_envs=2)
+
+
+def test_forward_reward_is_the_centre_of_mass_velocity(envs):
+    envs.reset(seed=1)
+    b = envs.unwrapped.batch
+    mass = np.asarray(b.model.body_mass)
+    before = (mass[:, None] * b.xipos[:, :, 0].T).sum(0) / mass.sum()
+    _, _, _, _, info = envs.step(np.zeros((4, 17)))
+    after = (mass[:, None] * b.xipos[:, :, 0].T).sum(0) / mass.sum()
+    np.testing.assert_allclose(info["x_velocity"], (after - before) / envs.dt, rtol=1e-10)
+    np.testing.assert_allclose(info["reward_forward"], 1.25 * info["x_velocity"])
+
+
+def test_next_step_autoreset_truncates_and_resets():
+    envs = gym.make_vec(ID, num_envs=3, max_episode_steps=3, healthy_z_range=(-10.0, 10.0))
+    envs.reset(seed=0)
+    truncs, rewards = [], []
+    for _ in range(7):
+        obs, r, term, trunc, _ = envs.step(np.zeros((3, 17)))
+        truncs.append(trunc.copy())
+        rewards.append(r.copy())
+        assert not term.any()
+    assert [t.all() for t in truncs] == [False, False, True, False, False, False, True]
+    np.testing.assert_array_equal(rewards[3], 0.0)  # the reset step
+    # the reset step reports the reset state (torso back near its initial height)
+    assert np.all(np.abs(envs.unwrapped.batch.q[:, 2] - 1.4) < 0.2)
+
+
+def test_same_step_autoreset_keeps_the_final_observation():
+    envs = gym.make_vec(ID, num_envs=2, max_episode_steps=2, autoreset_mode="same_step")
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    envs.reset(seed=0)
+    _, _, _, trunc, info = envs.step(np.zeros((2, 17)))
+    assert not trunc.any() and "final_obs" not in info
+    obs, _, _, trunc, info = envs.step(np.zeros((2, 17)))
+    assert trunc.all() and info["_final_obs"].all()
+    assert info["final_obs"].shape == (2, 348)
+    assert not np.array_equal(info["final_obs"], obs)  # obs is already the new episode's
+    assert info["final_info"]["_x_velocity"].all()
+
+
+def test_reset_mask_resets_only_the_masked_worlds(envs):
+    envs.reset(seed=0)
+    for _ in range(3):
+        obs, *_ = envs.step(np.zeros((4, 17)))
+    mask = np.array([True, False, True, False])
+    new, _ = envs.reset(options={"reset_mask": mask})
+    np.testing.assert_array_equal(new[~mask], obs[~mask])
+    assert not np.allclose(new[mask], obs[mask])
+    with pytest.raises(ValueError, match="reset_mask"):
+        envs.reset(options={"reset_mask": np.ones(3, bool)})
+
+
+def test_bad_actions_raise_clear_errors(envs):
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match=r"expected shape \(4, 17\), got \(4, 16\)"):
+        envs.step(np.zeros((4, 16)))
+    with pytest.raises(ValueError, match="floating dtype.*int64"):
+        envs.step(np.zeros((4, 17), dtype=np.int64))
+    a = np.zeros((4, 17))
+    a[1, 3] = np.nan
+    a[3, 0] = np.inf
+    with pytest.raises(ValueError, match=r"world\(s\) \[1, 3\]"):
+        envs.step(a)
+    # out of range: clipped to the action space
+    envs.step(np.full((4, 17), 7.0))
+    np.testing.assert_array_equal(envs.unwrapped.batch.ctrl, 0.4)
+
+
+def test_step_after_close_and_before_reset_raise():
+    e = gym.make_vec(ID, num_envs=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        e.step(np.zeros((2, 17)))
+    e.reset(seed=0)
+    e.close()
+    e.close()  # idempotent
+    with pytest.raises(RuntimeError, match="closed"):
+        e.step(np.zeros((2, 17)))
+
+
+def test_a_diverging_world_is_reported_reset_and_leaves_the_others_bitwise_alone():
+    clean = gym.make_vec(ID, num_envs=4, num_threads=2)
+    dirty = gym.make_vec(ID, num_envs=4, num_threads=2)
+    acts = np.random.default_rng(5).uniform(-0.4, 0.4, (6, 4, 17))
+    oc, _ = clean.reset(seed=9)
+    od, _ = dirty.reset(seed=9)
+    for t in range(6):
+        if t == 2:
+            dirty.unwrapped.batch.u[2, 5] = np.nan  # inject into world 2's state
+        oc, rc, tc, uc, _ = clean.step(acts[t])
+        od, rd, td, ud, info = dirty.step(acts[t])
+        if t == 2:
+            assert info["diverged"][2] and ud[2] and rd[2] == 0.0
+            assert not info["diverged"][[0, 1, 3]].any()
+        assert np.isfinite(od).all()
+        keep = [0, 1, 3]
+        np.testing.assert_array_equal(od[keep], oc[keep])
+        np.testing.assert_array_equal(rd[keep], rc[keep])
+    assert np.isfinite(dirty.unwrapped.batch.q).all()  # world 2 was reset
+
+
+def _rollout(num_envs, threads, seed, steps, actions):
+    e = gym.make_vec(ID, num_envs=num_envs, num_threads=threads)
+    obs, _ = e.reset(seed=seed)
+    out_obs, out_rew = [obs], []
+    for t in range(steps):
+        obs, r, *_ = e.step(actions[t, :num_envs])
+        out_obs.append(obs)
+        out_rew.append(r)
+    return np.stack(out_obs), np.stack(out_rew)
+
+
+def test_same_seed_is_bitwise_reproducible_across_threads_and_batch_sizes():
+    steps = 1000
+    acts = np.random.default_rng(0).uniform(-0.4, 0.4, (steps, 64, 17))
+    o64, r64 = _rollout(64, 2, 7, steps, acts)
+    o1, r1 = _rollout(1, 1, 7, steps, acts)
+    np.testing.assert_array_equal(o1[:, 0], o64[:, 0])
+    np.testing.assert_array_equal(r1[:, 0], r64[:, 0])
+    o64b, r64b = _rollout(64, 1, 7, 200, acts)  # one thread, same batch
+    np.testing.assert_array_equal(o64b, o64[:201])
+    np.testing.assert_array_equal(r64b, r64[:200])
+    o1c, _ = _rollout(1, 1, 8, 5, acts)  # another seed differs
+    assert not np.array_equal(o1c[0, 0], o1[0, 0])
+
+
+def test_observation_matches_humanoid_v5_definitions():
+    """Our obs layout and MuJoCo's quantities: set Gymnasium's Humanoid-v5 (MuJoCo) to the
+    same state and controls and compare its _get_obs() with ours (contact wrenches
+    aside: with no contact both are zero)."""
+    env = gym.make_vec(ID, num_envs=3)
+    env.reset(seed=2)
+    b = env.unwrapped.batch
+    rng = np.random.default_rng(3)
+    b.q[:, 2] = 3.0  # in the air: no contacts
+    b.u[:] = rng.normal(0, 1, b.u.shape)
+    b.ctrl[:] = rng.uniform(-0.4, 0.4, b.ctrl.shape)
+    b.forward()
+    ours = env.unwrapped._c.task.observe(b)
+    ref = gym.make("Humanoid-v5").unwrapped
+    ref.reset(seed=0)
+    for i in range(3):
+        ref.set_state(b.q[i].copy(), b.u[i].copy())
+        ref.data.ctrl[:] = b.ctrl[i]
+        mujoco.mj_forward(ref.model, ref.data)
+        theirs = ref._get_obs()
+        assert theirs.shape == ours[i].shape
+        np.testing.assert_allclose(ours[i], theirs, rtol=1e-9, atol=1e-9)
