@@ -1,0 +1,271 @@
+"""Environment throughput: ncpgym/Humanoid-v0 against MuJoCo on the same humanoid.
+
+    python benchmarks/throughput.py --json benchmarks/results/throughput.json
+
+Rows: {"engine", "task", "num_envs", "threads", "physics_dt", "control_dt",
+"env_steps_per_s", "python_overhead_frac"} (plus "substeps").
+
+* ncpgym: ``gymnasium.make_vec("ncpgym/Humanoid-v0")`` with random actions, autoreset on
+  (episodes end when the humanoid falls, as in training). python_overhead_frac is the share
+  of wall time outside the C++ batch step (observations, rewards, resets, checks).
+* mujoco.rollout: the same humanoid.xml, compiled by MuJoCo, stepped by
+  ``mujoco.rollout.rollout`` with one MjData per thread: at its own timestep (0.003 s, 5
+  substeps per 0.015 s action, as Humanoid-v5) and at ncpgym's (0.0075 s, 2 substeps).
+  Rollouts are 20 actions long from Humanoid-v5's reset distribution, about the length
+  of a random-action episode, so both engines see standing-and-falling humanoids.
+  python_overhead_frac is null (the loop is inside MuJoCo).
+* gymnasium: ``gymnasium.make_vec("Humanoid-v5", vectorization_mode="sync")``, the
+  user-level baseline (one Python env per world).
+* envpool: ``envpool.make("Humanoid-v4", env_type="gymnasium")`` if envpool imports.
+
+Every configuration is timed for about ``--seconds`` after a warm-up; the figure is the
+median of ``--repeats`` such runs.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+
+import ncpgym
+from ncpgym.tasks.humanoid import humanoid_xml
+
+CONTROL_DT = 0.015
+
+
+class _TimedBatch:
+    """Forwards to a Batch and accumulates the wall time of its step() calls."""
+
+    def __init__(self, batch):
+        object.__setattr__(self, "_b", batch)
+        object.__setattr__(self, "elapsed", 0.0)
+
+    def step(self, *a, **k):
+        t = time.perf_counter()
+        self._b.step(*a, **k)
+        object.__setattr__(self, "elapsed", self.elapsed + time.perf_counter() - t)
+
+    def __getattr__(self, name):
+        return getattr(self._b, name)
+
+
+def _timed(loop, seconds: float, repeats: int):
+    """Median steps/s of `loop(nsteps) -> (steps_done, extra)` over repeats."""
+    loop(1)  # warm-up
+    t = time.perf_counter()
+    loop(1)
+    per = max(time.perf_counter() - t, 1e-6)
+    n = max(1, int(seconds / per))
+    rates, extras = [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        done, extra = loop(n)
+        rates.append(done / (time.perf_counter() - t))
+        extras.append(extra)
+    k = int(np.argsort(rates)[len(rates) // 2])
+    return rates[k], extras[k]
+
+
+def bench_ncpgym(num_envs: int, threads: int, seconds: float, repeats: int) -> dict:
+    env = gym.make_vec("ncpgym/Humanoid-v0", num_envs=num_envs, num_threads=threads)
+    env.reset(seed=0)
+    core = env.unwrapped._c
+    timed = _TimedBatch(core.batch)
+    core.batch = timed
+    rng = np.random.default_rng(0)
+    actions = rng.uniform(-0.4, 0.4, (64, num_envs, 17)).astype(np.float32)
+
+    def loop(n):
+        object.__setattr__(timed, "elapsed", 0.0)
+        t = time.perf_counter()
+        for k in range(n):
+            env.step(actions[k % 64])
+        total = time.perf_counter() - t
+        return n * num_envs, 1.0 - timed.elapsed / total
+
+    rate, overhead = _timed(loop, seconds, repeats)
+    env.close()
+    b = core.task
+    return {
+        "engine": "ncpgym",
+        "task": "Humanoid-v0",
+        "num_envs": num_envs,
+        "threads": threads,
+        "physics_dt": timed.timestep,
+        "control_dt": timed.timestep * b.frame_skip,
+        "substeps": b.frame_skip,
+        "env_steps_per_s": rate,
+        "python_overhead_frac": overhead,
+    }
+
+
+def bench_mujoco_rollout(num_envs: int, threads: int, physics_dt: float, seconds: float, repeats: int) -> dict:
+    import mujoco
+    from mujoco import rollout
+
+    m = mujoco.MjModel.from_xml_path(humanoid_xml())
+    m.opt.timestep = physics_dt
+    substeps = int(round(CONTROL_DT / physics_dt))
+    datas = [mujoco.MjData(m) for _ in range(threads)]
+    d = mujoco.MjData(m)
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    size = mujoco.mj_stateSize(m, spec)
+    rng = np.random.default_rng(0)
+    states = np.empty((num_envs, size))
+    for i in range(num_envs):  # Humanoid-v5's reset distribution (setup, not timed)
+        mujoco.mj_resetData(m, d)
+        d.qpos[:] = m.qpos0 + rng.uniform(-0.01, 0.01, m.nq)
+        d.qvel[:] = rng.uniform(-0.01, 0.01, m.nv)
+        mujoco.mj_getState(m, d, states[i], spec)
+    horizon = 20  # actions per rollout
+    ctrl = np.repeat(rng.uniform(-0.4, 0.4, (num_envs, horizon, m.nu)), substeps, axis=1)
+    stable = [True]
+
+    def loop(n):
+        done = 0
+        while done < n * num_envs:
+            st, _ = rollout.rollout(m, datas, states, ctrl)
+            stable[0] &= bool(np.isfinite(st).all())
+            done += num_envs * horizon
+        return done, None
+
+    rate, _ = _timed(lambda n: loop(max(1, n // horizon)), seconds, repeats)
+    return {
+        "engine": "mujoco.rollout",
+        "task": "humanoid.xml",
+        "num_envs": num_envs,
+        "threads": threads,
+        "physics_dt": physics_dt,
+        "control_dt": CONTROL_DT,
+        "substeps": substeps,
+        "env_steps_per_s": rate,
+        "python_overhead_frac": None,
+        "stable": stable[0],
+    }
+
+
+def bench_gymnasium(num_envs: int, seconds: float, repeats: int) -> dict:
+    env = gym.make_vec("Humanoid-v5", num_envs=num_envs, vectorization_mode="sync")
+    env.reset(seed=0)
+    acts = np.random.default_rng(0).uniform(-0.4, 0.4, (64, num_envs, 17)).astype(np.float32)
+
+    def loop(n):
+        for k in range(n):
+            env.step(acts[k % 64])
+        return n * num_envs, None
+
+    rate, _ = _timed(loop, seconds, repeats)
+    env.close()
+    return {
+        "engine": "gymnasium-sync",
+        "task": "Humanoid-v5",
+        "num_envs": num_envs,
+        "threads": 1,
+        "physics_dt": 0.003,
+        "control_dt": CONTROL_DT,
+        "substeps": 5,
+        "env_steps_per_s": rate,
+        "python_overhead_frac": None,
+    }
+
+
+def bench_envpool(num_envs: int, threads: int, seconds: float, repeats: int) -> dict | None:
+    try:
+        import envpool
+    except Exception:  # noqa: BLE001 - optional peer
+        return None
+    env = envpool.make("Humanoid-v4", env_type="gymnasium", num_envs=num_envs, num_threads=threads, seed=0)
+    env.reset()
+    acts = np.random.default_rng(0).uniform(-0.4, 0.4, (64, num_envs, 17)).astype(np.float32)
+
+    def loop(n):
+        for k in range(n):
+            env.step(acts[k % 64])
+        return n * num_envs, None
+
+    rate, _ = _timed(loop, seconds, repeats)
+    env.close()
+    return {
+        "engine": "envpool",
+        "task": "Humanoid-v4",
+        "num_envs": num_envs,
+        "threads": threads,
+        "physics_dt": 0.003,
+        "control_dt": CONTROL_DT,
+        "substeps": 5,
+        "env_steps_per_s": rate,
+        "python_overhead_frac": None,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", type=Path, help="write the rows here")
+    ap.add_argument("--num-envs", type=int, nargs="+", default=[1, 16, 256, 1024, 4096])
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--seconds", type=float, default=1.5, help="timed seconds per run")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--gym-max-envs", type=int, default=256, help="largest N for the sync Gymnasium baseline")
+    args = ap.parse_args()
+
+    ncp_dt = ncpgym.tasks.HumanoidTask.solver_options["timestep"]
+    rows = []
+
+    def add(row):
+        if row is None:
+            return
+        rows.append(row)
+        ov = row["python_overhead_frac"]
+        print(
+            f"{row['engine']:15s} {row['task']:12s} N={row['num_envs']:5d} threads={row['threads']} "
+            f"dt={row['physics_dt']:.4f}x{row['substeps']}  {row['env_steps_per_s']:10.0f} env-steps/s"
+            + ("" if ov is None else f"  python {100 * ov:4.1f}%"),
+            flush=True,
+        )
+
+    for n in args.num_envs:
+        for t in args.threads:
+            add(bench_ncpgym(n, t, args.seconds, args.repeats))
+            add(bench_mujoco_rollout(n, t, 0.003, args.seconds, args.repeats))
+            add(bench_mujoco_rollout(n, t, ncp_dt, args.seconds, args.repeats))
+            add(bench_envpool(n, t, args.seconds, args.repeats))
+        if n <= args.gym_max_envs:
+            add(bench_gymnasium(n, args.seconds, args.repeats))
+
+    # the issue's figures: ratios against MuJoCo measured in this run
+    def rate(engine, n, t, dt=None):
+        for r in rows:
+            if r["engine"] == engine and r["num_envs"] == n and r["threads"] == t and (dt is None or r["physics_dt"] == dt):
+                return r["env_steps_per_s"]
+        return None
+
+    summary = {}
+    for n in args.num_envs:
+        for t in args.threads:
+            ours, own, same = rate("ncpgym", n, t), rate("mujoco.rollout", n, t, 0.003), rate("mujoco.rollout", n, t, ncp_dt)
+            if ours and own:
+                summary[f"N={n},threads={t}"] = {
+                    "vs_mujoco_own_dt": ours / own,
+                    "vs_mujoco_same_dt": ours / same if same else None,
+                }
+        if rate("ncpgym", n, 1) and rate("ncpgym", n, 2):
+            summary.setdefault(f"N={n},threads=2", {})["thread_scaling_2_over_1"] = rate("ncpgym", n, 2) / rate("ncpgym", n, 1)
+    for k, v in summary.items():
+        print(k, {a: (None if b is None else round(b, 2)) for a, b in v.items()})
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=1))
+        print("wrote", args.json)
+
+
+if __name__ == "__main__":
+    main()
