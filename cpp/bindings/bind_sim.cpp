@@ -39,7 +39,9 @@ linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
 (collision margin), thickness=0 (contact thickness), timestep=0 (0: the model's),
 dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always assemble),
 geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74),
-block_preconditioner=False (PCR/PCG: invert each contact's 3 x 3 block instead of Jacobi).
+block_preconditioner=False (PCR/PCG: invert each contact's 3 x 3 block instead of Jacobi),
+implicit_springs=True (joint springs and servo stiffness folded exactly into H instead of
+compliant rows of the Newton system).
 )doc";
 
 SolverOptions options_from_kwargs(const py::kwargs& kw) {
@@ -52,7 +54,7 @@ void bind_sim(py::module_& mod) {
                        double regularization, const std::string& ncp, const std::string& rscale,
                        const std::string& linear, bool warm_start, double margin, double thickness,
                        double timestep, int dense_max_rows, bool geometric_stiffness,
-                       bool block_preconditioner) {
+                       bool block_preconditioner, bool implicit_springs) {
              SolverOptions o;
              o.newton_iterations = newton_iterations;
              o.linear_iterations = linear_iterations;
@@ -76,6 +78,7 @@ void bind_sim(py::module_& mod) {
              o.dense_max_rows = dense_max_rows;
              o.geometric_stiffness = geometric_stiffness;
              o.block_preconditioner = block_preconditioner;
+             o.implicit_springs = implicit_springs;
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
              return o;
            }),
@@ -85,7 +88,8 @@ void bind_sim(py::module_& mod) {
            py::arg("rscale") = "effective_mass", py::arg("linear") = "pcr",
            py::arg("warm_start") = false, py::arg("margin") = 0.01, py::arg("thickness") = 0.0,
            py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64,
-           py::arg("geometric_stiffness") = true, py::arg("block_preconditioner") = false)
+           py::arg("geometric_stiffness") = true, py::arg("block_preconditioner") = false,
+           py::arg("implicit_springs") = true)
       .def_readonly("newton_iterations", &SolverOptions::newton_iterations)
       .def_readonly("linear_iterations", &SolverOptions::linear_iterations)
       .def_readonly("tolerance", &SolverOptions::tolerance)

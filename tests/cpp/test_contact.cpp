@@ -262,6 +262,7 @@ TEST(Solver, EveryPositionRowMatchesFiniteDifferences) {
 
   SolverOptions o;
   o.collision.margin = 0.5;
+  o.implicit_springs = false;  // spring and servo as compliant rows, to check them too
   Stepper st(m, o);
   State s(*m);
   s.q << 0.1, 0.05, 0.11, 1, 0, 0, 0, 0.29;
@@ -322,6 +323,45 @@ TEST(Narrowphase, SphereAgainstPolyhedronMatchesSphereAgainstBox) {
     EXPECT_NEAR(a[0].dist, b[0].dist, 1e-12) << k;
     EXPECT_LT((a[0].b - b[0].b).norm(), 1e-9) << k;
   }
+}
+
+}  // namespace
+}  // namespace ncpgym
+
+namespace ncpgym {
+namespace {
+
+TEST(Solver, SpringsFoldedIntoHMatchSpringsAsCompliantRows) {
+  // A hinge pendulum with a stiff spring and a stiff servo: eliminating the linear
+  // compliant rows into H (default) must give the trajectory of the rows solved by Newton.
+  Builder b;
+  b.set_timestep(1.0 / 120);
+  const int arm = b.add_body(0, Vec3::Zero(), Quat::Identity(), 0.5, Vec3(0, 0, -0.4), Mat3::Identity() * 1e-3);
+  JointSpec hinge;
+  hinge.axis = Vec3::UnitY();
+  hinge.stiffness = 400;
+  hinge.springref = 0.3;
+  hinge.damping = 0.1;
+  const int j = b.add_joint(arm, hinge);
+  b.add_actuator(j, ActuatorType::Position, 2.0, true, -1, 1, 3000.0, 5.0);
+  const int arm2 = b.add_body(arm, Vec3(0, 0, -0.4), Quat::Identity(), 0.3, Vec3(0, 0, -0.3), Mat3::Identity() * 1e-3);
+  hinge.stiffness = 50;
+  b.add_joint(arm2, hinge);
+  auto m = b.build();
+  SolverOptions rows;
+  rows.implicit_springs = false;
+  rows.newton_iterations = 30;  // the damped iteration converges to the folded solution
+  Stepper folded(m, SolverOptions()), solved(m, rows);
+  State s1(*m), s2(*m);
+  for (int k = 0; k < 240; ++k) {
+    s1.ctrl[0] = s2.ctrl[0] = 0.4 * std::sin(0.05 * k);
+    folded.step(s1);
+    solved.step(s2);
+    EXPECT_EQ(folded.stats().newton_iterations, 0);  // no rows left at all
+  }
+  EXPECT_LT((s1.q - s2.q).norm(), 1e-9);
+  EXPECT_LT((s1.u - s2.u).norm(), 1e-8);
+  EXPECT_GT(s1.u.norm(), 0.05);  // it does move
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ inline Vec6 translation_twist(const Vec3& axis) {
 
 // Orientations are carried as rotation matrices (one conversion per quaternion joint);
 // a hinge multiplies by the matrix of its axis-angle rotation.
-void kinematics(const Model& m, Data& d, const double* q) {
+void kinematics(const Model& m, Data& d, const double* q, bool inertia) {
   for (int b = 1; b < m.nbody; ++b) {
     const int p = m.body_parent[b];
     const int j0 = m.body_jntadr[b], nj = m.body_jntnum[b];
@@ -73,8 +73,7 @@ void kinematics(const Model& m, Data& d, const double* q) {
     d.xpos[b] = pos;
     d.xmat[b] = R;
     d.xipos[b] = pos + R * m.body_com[b];
-    const Mat3 Ic = R * m.body_inertia[b] * R.transpose();
-    d.cinert[b] = spatial_inertia(m.body_mass[b], d.xipos[b], Ic);
+    if (inertia) d.cinert[b] = spatial_inertia(m.body_mass[b], d.xipos[b], R * m.body_inertia[b] * R.transpose());
   }
   for (int s = 0; s < m.nsite; ++s) {
     const int b = m.site_body[s];

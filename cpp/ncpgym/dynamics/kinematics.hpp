@@ -9,8 +9,9 @@
 namespace ncpgym {
 
 // Body and site poses, joint anchors, the world twists cdof (6 x nv) and body inertias
-// cinert about the world origin, at configuration q (nq).
-void kinematics(const Model& m, Data& d, const double* q);
+// cinert about the world origin (unless `inertia` is false: poses and twists only, what
+// constraint rows need), at configuration q (nq).
+void kinematics(const Model& m, Data& d, const double* q, bool inertia = true);
 
 // Body spatial velocities cvel, velocity-product accelerations cbias (the F-dot q-dot
 // term of eq. 12) and their running sum cacc0, at velocity u (nv). Needs kinematics().

@@ -38,6 +38,10 @@ struct SolverOptions {
   // Preconditioner of PCR/PCG: the seed's Jacobi (diagonal), or block Jacobi that inverts
   // each contact's 3 x 3 normal-friction block (better on long chains of contacts).
   bool block_preconditioner = false;
+  // Joint springs and position-servo stiffness: folded into H (exact for these linear
+  // one-coordinate compliant rows, and they leave the Newton system) or kept as compliant
+  // rows of eq. 8.
+  bool implicit_springs = true;
   CollisionOptions collision;
 };
 

@@ -73,7 +73,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   Hg_.setZero(nvall_);
   tmp_.setZero(nvall_);
   tmp2_.setZero(nvall_);
-  for (int j = 0; j < m.njnt; ++j) {
+  for (int j = 0; j < m.njnt && !opt_.implicit_springs; ++j) {
     if (m.jnt_stiffness[j] == 0) continue;  // the Builder allows it on hinge/slide only
     comp_dof_.push_back(m.jnt_dofadr[j]);
     comp_qadr_.push_back(m.jnt_qposadr[j]);
@@ -81,7 +81,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
     comp_E_.push_back(1.0 / m.jnt_stiffness[j]);
     comp_ref_.push_back(m.jnt_springref[j]);
   }
-  for (int a = 0; a < m.nu; ++a) {
+  for (int a = 0; a < m.nu && !opt_.implicit_springs; ++a) {
     if (m.act_type[a] != ActuatorType::Position) continue;
     const int j = m.act_joint[a];
     comp_dof_.push_back(m.jnt_dofadr[j]);
@@ -168,9 +168,10 @@ void Stepper::collect_limits(const State& s, double h) {
 
 void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
   const Model& m = *m_;
-  kinematics(m, dk_, q.data());
-  Js_.clear();
   const int nc = static_cast<int>(contacts_.size());
+  // poses and twists at the iterate (limit and joint rows read q alone)
+  if (nc > 0 || m.nattach > 0) kinematics(m, dk_, q.data(), false);
+  Js_.clear();
   auto particle_row = [&](int p, const Vec3& dir, double sign) {
     for (int i = 0; i < 3; ++i) Js_.push(m.nv + 3 * p + i, sign * dir[i]);
   };
@@ -238,10 +239,24 @@ int Stepper::prepare(const State& s, double h) {
   // 1. Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
   //    (joint damping implicit), from the O(n) forward dynamics; this also leaves the
   //    factorisation of H at q- in dH_ for the IIM below.
-  //    Springs and servo stiffness are compliant rows below, not explicit forces.
+  //    Springs and servo stiffness are compliant constraints (eq. 8) on one joint
+  //    coordinate, c = q - ref with E = 1/k. With implicit_springs their Schur complement
+  //    is folded into H exactly: with q+ = q- + h u+ the row's force is -k (q+ - ref), so
+  //    (M + h B + h^2 K)(u~ - u-) = h (tau - B u- - K (q- + h u- - ref) - bias), the
+  //    compliant row's own solution because the row is linear in q. Otherwise
+  //    they stay rows of the Newton system (the seed's form; both are tested).
   tau_.setZero();
   add_passive_damping(m, s.u.data(), tau_.data());
   extra_arm_ = h * Eigen::Map<const VecX>(m.dof_damping.data(), m.nv);
+  if (opt_.implicit_springs) {
+    for (int j = 0; j < m.njnt; ++j) {
+      const double k = m.jnt_stiffness[j];
+      if (k == 0) continue;
+      const int dof = m.jnt_dofadr[j];
+      tau_[dof] -= k * (s.q[m.jnt_qposadr[j]] + h * s.u[dof] - m.jnt_springref[j]);
+      extra_arm_[dof] += h * h * k;
+    }
+  }
   for (int a = 0; a < m.nu; ++a) {
     double c = s.ctrl[a];
     if (m.act_ctrllimited[a]) c = std::clamp(c, m.act_ctrlrange[2 * a], m.act_ctrlrange[2 * a + 1]);
@@ -249,9 +264,14 @@ int Stepper::prepare(const State& s, double h) {
     if (m.act_type[a] == ActuatorType::Motor) {
       tau_[dof] += m.act_gear[a] * c;  // explicit torque gear * ctrl
     } else {
-      const double kv = m.act_kv[a] * m.act_gear[a] * m.act_gear[a];  // implicit servo damping
+      const double g = m.act_gear[a];
+      const double kv = m.act_kv[a] * g * g;  // implicit servo damping
       tau_[dof] -= kv * s.u[dof];
       extra_arm_[dof] += h * kv;
+      if (opt_.implicit_springs) {  // servo stiffness folded into H, as the springs above
+        tau_[dof] += g * m.act_kp[a] * (c - g * (s.q[m.jnt_qposadr[m.act_joint[a]]] + h * s.u[dof]));
+        extra_arm_[dof] += h * h * m.act_kp[a] * g * g;
+      }
     }
   }
   for (size_t k = 0; k < comp_act_.size(); ++k) {
@@ -272,7 +292,7 @@ int Stepper::prepare(const State& s, double h) {
   //    under the unconstrained velocity as extra margin (speculative contacts).
   //    Both the velocity at the start and the unconstrained one bound the sweep: a
   //    contact elsewhere may push a geom along its current velocity rather than u~.
-  kinematics(m, dk_, s.q.data());
+  kinematics(m, dk_, s.q.data(), false);
   for (int pass = 0; pass < 2; ++pass) {
     velocities(m, dk_, pass == 0 ? u_tilde_.data() : s.u.data());
     for (int g = 0; g < m.ngeom; ++g) {
@@ -321,6 +341,25 @@ ConstraintRows Stepper::constraint_rows_at(const VecX& q, const VecX& x) {
 }
 
 
+bool Stepper::unconstrained_solves(const State& s, double h, int nrow) {
+  // (u~, lambda = 0) solves the whole system when no row is violated at q(u~): g = 0, the
+  // friction rows are inactive, and the NCP functions of eqs. 9-10 vanish where C >= 0
+  // with lambda = 0 (FB: C - |C|; min-map: min(C, 0)). Then it is the exact answer and the
+  // Newton iterations, which start from u = 0 (eq. 67), are skipped; this also avoids the
+  // (1 - t)^k remainder damped steps leave on the unconstrained motion.
+  const Model& m = *m_;
+  integrate(m, s.q.data(), u_tilde_.data(), h, qn_.data());
+  if (m.nparticle) xn_ = s.x + h * u_tilde_.tail(3 * m.nparticle);
+  evaluate_rows(qn_, xn_);
+  for (int r = 0; r < nrow; ++r) {
+    if (kind_[r] == RowKind::Friction) continue;
+    if (kind_[r] == RowKind::Compliant) return false;  // bilateral rows carry force in general
+    if (C_[r] < 0) return false;
+  }
+  stats_.residual.push_back(0.0);
+  return true;
+}
+
 void Stepper::step(State& s) {
   const Model& m = *m_;
   const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
@@ -335,8 +374,9 @@ void Stepper::step(State& s) {
   stats_.residual.clear();
   stats_.linear_iterations.clear();
   stats_.linear_residual.clear();
-  if (nrow == 0) {
+  if (nrow == 0 || unconstrained_solves(s, h, nrow)) {
     u_ = u_tilde_;
+    lambda_.head(nrow).setZero();
   } else {
     // the per-row buffers seen at this step's size
     VMap C(C_.data(), nrow), lambda(lambda_.data(), nrow), jhj(jhj_.data(), nrow),

@@ -90,6 +90,7 @@ class Stepper {
   void collect_limits(const State& s, double h);  // limits within reach this step
   void evaluate_rows(const VecX& q, const VecX& x);  // J (raw gradients), C, E at (q, x)
   void reserve_rows(int nrow);                       // grow the per-row buffers
+  bool unconstrained_solves(const State& s, double h, int nrow);  // is (u~, 0) the solution?
   // out = H^-1 w: one O(n) sweep for the trees, the diagonal for the particles
   void apply_hinv(const double* w, double* out);
   double row_hinv_row(int r1, int r2) const;         // J_r1 H^-1 J_r2^T (matrix-free mode)
