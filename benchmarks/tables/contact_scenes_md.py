@@ -1,0 +1,11 @@
+"""Markdown table of benchmarks/results/contact_scenes.json for the README."""
+
+import json
+import sys
+from pathlib import Path
+
+path = Path(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results/contact_scenes.json")
+print("| scene | engine | max penetration (m) | drift (m) | stable | µs/step |")
+print("|---|---|---|---|---|---|")
+for r in json.loads(path.read_text())["scenes"]:
+    print(f"| {r['scene']} | {r['engine']} | {r['max_penetration_m']:.2e} | {r['drift_m']:.2e} | {r['stable']} | {r['step_us']:.0f} |")
