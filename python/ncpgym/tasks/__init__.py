@@ -6,17 +6,29 @@ from __future__ import annotations
 import gymnasium as gym
 
 from .humanoid import HumanoidEnv, HumanoidTask, HumanoidVectorEnv
+from .inverted_pendulum import InvertedPendulumEnv, InvertedPendulumTask, InvertedPendulumVectorEnv
 
-__all__ = ["HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv", "register_all", "TASK_IDS"]
+__all__ = [
+    "HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv",
+    "InvertedPendulumEnv", "InvertedPendulumTask", "InvertedPendulumVectorEnv",
+    "register_all", "TASK_IDS",
+]
 
-TASK_IDS = ("ncpgym/Humanoid-v0",)
+# id -> (module, class prefix, max_episode_steps)
+_TASKS = {
+    "ncpgym/Humanoid-v0": ("humanoid", "Humanoid", 1000),
+    "ncpgym/InvertedPendulum-v0": ("inverted_pendulum", "InvertedPendulum", 1000),
+}
+TASK_IDS = tuple(_TASKS)
 
 
 def register_all() -> None:
-    if "ncpgym/Humanoid-v0" not in gym.registry:
+    for id_, (module, prefix, steps) in _TASKS.items():
+        if id_ in gym.registry:
+            continue
         gym.register(
-            id="ncpgym/Humanoid-v0",
-            entry_point="ncpgym.tasks.humanoid:HumanoidEnv",
-            vector_entry_point="ncpgym.tasks.humanoid:HumanoidVectorEnv",
-            max_episode_steps=1000,
+            id=id_,
+            entry_point=f"ncpgym.tasks.{module}:{prefix}Env",
+            vector_entry_point=f"ncpgym.tasks.{module}:{prefix}VectorEnv",
+            max_episode_steps=steps,
         )

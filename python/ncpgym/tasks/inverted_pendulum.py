@@ -1,0 +1,72 @@
+"""``ncpgym/InvertedPendulum-v0``: Gymnasium's InvertedPendulum-v5 on ncpgym's physics.
+
+Gymnasium's ``inverted_pendulum.xml`` (cart on a rail, pole on a hinge; motor gear 100,
+ctrlrange [-3, 3]). Observation (4): qpos (cart position, pole angle), qvel. Action (1):
+float32 in [-3, 3], clipped. Reward: 1 for every step the pole stays within 0.2 rad of
+upright. Termination: |angle| > 0.2 rad. Truncation: 1000 steps. Reset: uniform noise in
+[-0.01, 0.01] on qpos and qvel. Control period 0.04 s (two 0.02 s steps, semi-implicit
+where MuJoCo integrates with RK4). The easy task ncpgym's training test learns.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+import gymnasium as gym
+import numpy as np
+
+from .. import _core
+from ..models import load_model
+from ..vector import NcpEnv, NcpVectorEnv, Task
+
+
+@lru_cache(maxsize=2)
+def _model(path: str) -> _core.Model:
+    return load_model(path)
+
+
+class InvertedPendulumTask(Task):
+    frame_skip = 2
+    solver_options: dict = {}
+    max_episode_steps = 1000
+
+    def __init__(self, *, reset_noise_scale: float = 0.01):
+        super().__init__()
+        self.reset_noise_scale = reset_noise_scale
+
+    def build_model(self):
+        path = os.path.join(os.path.dirname(gym.__file__), "envs", "mujoco", "assets", "inverted_pendulum.xml")
+        return _model(path)
+
+    def spaces(self, model):
+        lo, hi = np.asarray(model.actuator_ctrlrange, dtype=np.float32).reshape(-1, 2).T
+        obs = gym.spaces.Box(-np.inf, np.inf, shape=(model.nq + model.nv,), dtype=np.float64)
+        return obs, gym.spaces.Box(lo, hi, dtype=np.float32)
+
+    def action_bounds(self, model):
+        lo, hi = np.asarray(model.actuator_ctrlrange, dtype=np.float64).reshape(-1, 2).T
+        return lo, hi
+
+    def reset_states(self, batch, worlds):
+        m, s = batch.model, self.reset_noise_scale
+        return np.asarray(m.qpos0) + batch.uniform(worlds, m.nq, -s, s), batch.uniform(worlds, m.nv, -s, s)
+
+    def observe(self, batch):
+        return np.concatenate([batch.q, batch.u], axis=1)
+
+    def evaluate(self, batch, before, ctrl, dt):
+        terminated = np.abs(batch.q[:, 1]) > 0.2
+        return (~terminated).astype(np.float64), terminated, {}
+
+
+class InvertedPendulumVectorEnv(NcpVectorEnv):
+    def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
+                 max_episode_steps: int | None = None, **task_kwargs):
+        super().__init__(InvertedPendulumTask(**task_kwargs), num_envs, num_threads=num_threads,
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+
+
+class InvertedPendulumEnv(NcpEnv):
+    def __init__(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs):
+        super().__init__(InvertedPendulumTask(**task_kwargs), num_threads=num_threads, render_mode=render_mode)

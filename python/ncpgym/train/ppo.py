@@ -1,0 +1,404 @@
+"""A compact PPO (Schulman et al., "Proximal Policy Optimization Algorithms", 2017) in torch
+for Gymnasium vector environments on the CPU, written to be read top to bottom.
+
+Pieces: Gaussian MLP policy with a state-independent log std and a separate MLP value
+function; GAE(lambda) advantages (Schulman et al., 2016); clipped surrogate, value loss and
+entropy bonus over shuffled minibatches; observations normalised by running statistics
+and rewards scaled by the running std of the discounted return; Adam with a linearly
+decaying learning rate; gradient-norm clipping.
+
+Gymnasium's next-step autoreset is handled exactly: when an episode ends at step t, the
+observation returned at t is the true final observation (bootstrapped on truncation, not
+on termination) and the transition at t + 1, which only resets the world, is masked out
+of the loss.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+__all__ = ["PPOConfig", "ActorCritic", "RunningMeanStd", "PPO", "evaluate"]
+
+
+@dataclass
+class PPOConfig:
+    rollout_steps: int = 64          # steps per world between updates
+    epochs: int = 5
+    minibatches: int = 8
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    lr: float = 3e-4
+    lr_anneal: bool = True
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: tuple[int, ...] = (256, 256)
+    init_log_std: float = -0.5
+    normalize_obs: bool = True
+    normalize_reward: bool = True
+    obs_clip: float = 10.0
+    seed: int = 0
+    torch_threads: int = 0           # 0: torch's default
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class RunningMeanStd:
+    """Running mean and variance over batches (Chan et al.'s parallel update)."""
+
+    def __init__(self, shape: tuple[int, ...] = ()):
+        self.mean = np.zeros(shape)
+        self.var = np.ones(shape)
+        self.count = 1e-4
+
+    def update(self, x: np.ndarray) -> None:
+        mean, var, n = x.mean(axis=0), x.var(axis=0), x.shape[0]
+        delta, total = mean - self.mean, self.count + n
+        self.mean = self.mean + delta * n / total
+        self.var = (self.var * self.count + var * n + delta**2 * self.count * n / total) / total
+        self.count = total
+
+    def state_dict(self) -> dict:
+        return {"mean": self.mean, "var": self.var, "count": self.count}
+
+    def load_state_dict(self, d: dict) -> None:
+        self.mean, self.var, self.count = np.asarray(d["mean"]), np.asarray(d["var"]), float(d["count"])
+
+
+def _mlp(sizes: list[int], out_gain: float) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i in range(len(sizes) - 1):
+        lin = nn.Linear(sizes[i], sizes[i + 1])
+        last = i == len(sizes) - 2
+        nn.init.orthogonal_(lin.weight, out_gain if last else math.sqrt(2))
+        nn.init.zeros_(lin.bias)
+        layers.append(lin)
+        if not last:
+            layers.append(nn.Tanh())
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    def __init__(self, obs_dim: int, act_dim: int, hidden: tuple[int, ...], init_log_std: float):
+        super().__init__()
+        self.actor = _mlp([obs_dim, *hidden, act_dim], 0.01)
+        self.critic = _mlp([obs_dim, *hidden, 1], 1.0)
+        self.log_std = nn.Parameter(torch.full((act_dim,), float(init_log_std)))
+
+    def dist(self, obs: torch.Tensor) -> torch.distributions.Normal:
+        return torch.distributions.Normal(self.actor(obs), self.log_std.exp())
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.critic(obs).squeeze(-1)
+
+
+class PPO:
+    """PPO on a Gymnasium vector env with Box observation and action spaces."""
+
+    def __init__(self, envs, config: PPOConfig | None = None):
+        self.envs = envs
+        self.cfg = cfg = config or PPOConfig()
+        if cfg.torch_threads:
+            torch.set_num_threads(cfg.torch_threads)
+        torch.manual_seed(cfg.seed)
+        self.n = envs.num_envs
+        self.obs_dim = int(np.prod(envs.single_observation_space.shape))
+        self.act_dim = int(np.prod(envs.single_action_space.shape))
+        self.low = envs.single_action_space.low.astype(np.float64)
+        self.high = envs.single_action_space.high.astype(np.float64)
+        self.policy = ActorCritic(self.obs_dim, self.act_dim, cfg.hidden, cfg.init_log_std)
+        self.opt = torch.optim.Adam(self.policy.parameters(), lr=cfg.lr, eps=1e-5)
+        self.obs_rms = RunningMeanStd((self.obs_dim,))
+        self.ret_rms = RunningMeanStd(())
+        self.env_steps = 0
+        self.updates = 0
+        self._obs, _ = envs.reset(seed=cfg.seed)
+        self._disc_return = np.zeros(self.n)
+        self._ep_return = np.zeros(self.n)
+        self._ep_length = np.zeros(self.n, np.int64)
+        self._after_done = np.zeros(self.n, bool)  # this world's next step is a reset step
+        self.finished_returns: list[float] = []
+        self.finished_lengths: list[int] = []
+
+    # -- observation and action plumbing --------------------------------------------------
+
+    def normalize(self, obs: np.ndarray) -> np.ndarray:
+        if not self.cfg.normalize_obs:
+            return obs
+        z = (obs - self.obs_rms.mean) / np.sqrt(self.obs_rms.var + 1e-8)
+        return np.clip(z, -self.cfg.obs_clip, self.cfg.obs_clip)
+
+    def act(self, obs: np.ndarray, deterministic: bool = False) -> np.ndarray:
+        """Actions for raw observations [N, obs_dim] (clipped to the action space)."""
+        with torch.no_grad():
+            x = torch.as_tensor(self.normalize(obs), dtype=torch.float32)
+            d = self.policy.dist(x)
+            a = d.mean if deterministic else d.sample()
+        return np.clip(a.numpy().astype(np.float64), self.low, self.high)
+
+    # -- one update: collect a rollout, then optimise -------------------------------------
+
+    def collect(self) -> dict[str, np.ndarray]:
+        cfg, T, N = self.cfg, self.cfg.rollout_steps, self.n
+        buf = {
+            "obs": np.zeros((T, N, self.obs_dim), np.float32),
+            "act": np.zeros((T, N, self.act_dim), np.float32),
+            "logp": np.zeros((T, N), np.float32),
+            "val": np.zeros((T + 1, N), np.float32),
+            "rew": np.zeros((T, N), np.float32),
+            "term": np.zeros((T, N), bool),
+            "done": np.zeros((T, N), bool),
+            "valid": np.zeros((T, N), bool),
+        }
+        obs = self._obs
+        for t in range(T):
+            if cfg.normalize_obs:
+                self.obs_rms.update(obs)
+            x = torch.as_tensor(self.normalize(obs), dtype=torch.float32)
+            with torch.no_grad():
+                d = self.policy.dist(x)
+                a = d.sample()
+                buf["logp"][t] = d.log_prob(a).sum(-1).numpy()
+                buf["val"][t] = self.policy.value(x).numpy()
+            buf["obs"][t] = x.numpy()
+            buf["act"][t] = a.numpy()
+            buf["valid"][t] = ~self._after_done
+            env_a = np.clip(a.numpy().astype(np.float64), self.low, self.high)
+            obs, rew, term, trunc, _ = self.envs.step(env_a.astype(self.envs.single_action_space.dtype))
+            done = term | trunc
+            buf["rew"][t], buf["term"][t], buf["done"][t] = self._scale(rew, done), term, done
+            # episode statistics (the reset step after an episode is not part of it)
+            live = ~self._after_done
+            self._ep_return[live] += rew[live]
+            self._ep_length[live] += 1
+            if done.any():
+                self.finished_returns.extend(self._ep_return[done].tolist())
+                self.finished_lengths.extend(self._ep_length[done].tolist())
+                self._ep_return[done] = 0
+                self._ep_length[done] = 0
+            self._after_done = done
+            self.env_steps += N
+        with torch.no_grad():
+            buf["val"][T] = self.policy.value(torch.as_tensor(self.normalize(obs), dtype=torch.float32)).numpy()
+        self._obs = obs
+        return buf
+
+    def _scale(self, rew: np.ndarray, done: np.ndarray) -> np.ndarray:
+        """Reward divided by the running std of the discounted return."""
+        if not self.cfg.normalize_reward:
+            return rew
+        valid = ~self._after_done
+        self._disc_return = np.where(valid, self._disc_return * self.cfg.gamma + rew, self._disc_return)
+        if valid.any():
+            self.ret_rms.update(self._disc_return[valid])
+        out = rew / np.sqrt(self.ret_rms.var + 1e-8)
+        self._disc_return[done] = 0
+        return out
+
+    def advantages(self, buf) -> tuple[np.ndarray, np.ndarray]:
+        """GAE(lambda) with next-step-autoreset masks: returns (advantages, returns)."""
+        cfg, T = self.cfg, self.cfg.rollout_steps
+        adv = np.zeros((T, self.n), np.float32)
+        last = np.zeros(self.n, np.float32)
+        for t in reversed(range(T)):
+            # after a termination the next state's value is 0; after a truncation the
+            # observation returned at t is the final one and is bootstrapped
+            next_v = buf["val"][t + 1] * (~buf["term"][t])
+            delta = buf["rew"][t] + cfg.gamma * next_v - buf["val"][t]
+            last = delta + cfg.gamma * cfg.gae_lambda * (~buf["done"][t]) * last
+            last = np.where(buf["valid"][t], last, 0.0)  # reset steps carry nothing
+            adv[t] = last
+        return adv, adv + buf["val"][:T]
+
+    def update(self, buf) -> dict[str, float]:
+        cfg = self.cfg
+        adv, ret = self.advantages(buf)
+        valid = buf["valid"].reshape(-1)
+        idx_all = np.flatnonzero(valid)
+        obs = torch.as_tensor(buf["obs"].reshape(-1, self.obs_dim)[idx_all])
+        act = torch.as_tensor(buf["act"].reshape(-1, self.act_dim)[idx_all])
+        logp_old = torch.as_tensor(buf["logp"].reshape(-1)[idx_all])
+        adv_t = torch.as_tensor(adv.reshape(-1)[idx_all])
+        ret_t = torch.as_tensor(ret.reshape(-1)[idx_all])
+        n = len(idx_all)
+        mb = max(1, n // cfg.minibatches)
+        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_frac": 0.0}
+        count = 0
+        for _ in range(cfg.epochs):
+            perm = torch.randperm(n)
+            for start in range(0, n - mb + 1, mb):
+                i = perm[start : start + mb]
+                d = self.policy.dist(obs[i])
+                logp = d.log_prob(act[i]).sum(-1)
+                ratio = (logp - logp_old[i]).exp()
+                a = adv_t[i]
+                a = (a - a.mean()) / (a.std() + 1e-8)
+                pg = -torch.min(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a).mean()
+                v_loss = 0.5 * (self.policy.value(obs[i]) - ret_t[i]).pow(2).mean()
+                ent = d.entropy().sum(-1).mean()
+                loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+                self.opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
+                self.opt.step()
+                with torch.no_grad():
+                    stats["policy_loss"] += pg.item()
+                    stats["value_loss"] += v_loss.item()
+                    stats["entropy"] += ent.item()
+                    stats["approx_kl"] += ((ratio - 1) - (logp - logp_old[i])).mean().item()
+                    stats["clip_frac"] += ((ratio - 1).abs() > cfg.clip).float().mean().item()
+                count += 1
+        self.updates += 1
+        var = ret.reshape(-1)[idx_all].var()
+        stats = {k: v / max(count, 1) for k, v in stats.items()}
+        stats["explained_var"] = float(1 - np.var(ret.reshape(-1)[idx_all] - buf["val"][:-1].reshape(-1)[idx_all]) / (var + 1e-8))
+        return stats
+
+    # -- the training loop ----------------------------------------------------------------
+
+    def learn(
+        self,
+        total_steps: int | None = None,
+        seconds: float | None = None,
+        out: str | Path | None = None,
+        checkpoint_every: int = 25,
+        progress: bool = True,
+        callback: Callable[[dict], None] | None = None,
+    ) -> list[dict]:
+        """Train until `total_steps` env steps or `seconds` of wall time (whichever first).
+        With `out`, writes progress.csv (one row per update), checkpoints, final.pt and
+        learning_curve.png there. Returns the rows."""
+        if total_steps is None and seconds is None:
+            raise ValueError("give total_steps or seconds")
+        out = Path(out) if out is not None else None
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+        per_update = self.cfg.rollout_steps * self.n
+        planned = total_steps if total_steps is not None else None
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=planned, unit="step", unit_scale=True, dynamic_ncols=True, mininterval=1.0,
+                       desc="PPO", bar_format=None if planned else "{desc}: {n_fmt} steps [{elapsed}, {rate_fmt}]{postfix}")
+        rows: list[dict] = []
+        t0 = time.perf_counter()
+        writer = None
+        fh = None
+        try:
+            while True:
+                elapsed = time.perf_counter() - t0
+                if total_steps is not None and self.env_steps >= total_steps:
+                    break
+                if seconds is not None and elapsed >= seconds:
+                    break
+                if self.cfg.lr_anneal:
+                    if total_steps is not None:
+                        frac = 1.0 - self.env_steps / total_steps
+                    else:
+                        frac = 1.0 - elapsed / seconds
+                    for g in self.opt.param_groups:
+                        g["lr"] = self.cfg.lr * max(frac, 0.05)
+                buf = self.collect()
+                stats = self.update(buf)
+                recent = self.finished_returns[-100:]
+                row = {
+                    "update": self.updates,
+                    "env_steps": self.env_steps,
+                    "time_s": round(time.perf_counter() - t0, 3),
+                    "steps_per_s": round(self.env_steps / max(time.perf_counter() - t0, 1e-9), 1),
+                    "episode_return": float(np.mean(recent)) if recent else float("nan"),
+                    "episode_length": float(np.mean(self.finished_lengths[-100:])) if recent else float("nan"),
+                    "episodes": len(self.finished_returns),
+                    **{k: round(v, 6) for k, v in stats.items()},
+                }
+                rows.append(row)
+                if out is not None:
+                    if writer is None:
+                        fh = open(out / "progress.csv", "w", newline="")
+                        writer = csv.DictWriter(fh, fieldnames=list(row))
+                        writer.writeheader()
+                    writer.writerow(row)
+                    fh.flush()
+                    if self.updates % checkpoint_every == 0:
+                        self.save(out / f"checkpoint_{self.updates:05d}.pt")
+                if bar is not None:
+                    bar.update(per_update)
+                    bar.set_postfix(ret=f"{row['episode_return']:.1f}", sps=f"{row['steps_per_s']:.0f}")
+                if callback is not None:
+                    callback(row)
+        finally:
+            if bar is not None:
+                bar.close()
+            if fh is not None:
+                fh.close()
+        if out is not None:
+            self.save(out / "final.pt")
+            plot_learning_curve(rows, out / "learning_curve.png", title=str(getattr(self.envs, "spec", None) and self.envs.spec.id))
+        return rows
+
+    def save(self, path: str | Path) -> None:
+        torch.save(
+            {
+                "policy": self.policy.state_dict(),
+                "obs_rms": self.obs_rms.state_dict(),
+                "config": asdict(self.cfg),
+                "obs_dim": self.obs_dim,
+                "act_dim": self.act_dim,
+                "env_steps": self.env_steps,
+            },
+            path,
+        )
+
+    def load(self, path: str | Path) -> None:
+        ck = torch.load(path, weights_only=False)
+        self.policy.load_state_dict(ck["policy"])
+        self.obs_rms.load_state_dict(ck["obs_rms"])
+
+
+def evaluate(envs, act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: int = 12345) -> np.ndarray:
+    """Returns of the first `episodes` episodes finished by `act` on a vector env (one
+    episode per world at most: worlds that finish are not counted again)."""
+    obs, _ = envs.reset(seed=seed)
+    n = envs.num_envs
+    if episodes > n:
+        raise ValueError(f"evaluate: episodes ({episodes}) must be <= num_envs ({n})")
+    ret = np.zeros(n)
+    finished = np.zeros(n, bool)
+    out = np.full(n, np.nan)
+    while not finished[:episodes].all():
+        obs, r, term, trunc, _ = envs.step(act(obs))
+        ret += np.where(finished, 0.0, r)
+        done = (term | trunc) & ~finished
+        out[done] = ret[done]
+        finished |= done
+    return out[:episodes]
+
+
+def plot_learning_curve(rows: list[dict], path: str | Path, title: str | None = None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = [r["env_steps"] for r in rows]
+    y = [r["episode_return"] for r in rows]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(x, y)
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("mean episode return (last 100)")
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
