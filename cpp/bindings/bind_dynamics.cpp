@@ -136,6 +136,35 @@ void bind_dynamics(py::module_& mod) {
       },
       py::arg("model"), py::arg("q"), py::arg("B"), py::arg("threads") = 0);
   mod.def(
+      "task_space",
+      [](const Model& m, const Arr& q, const std::vector<int>& sites, int threads) {
+        // Per world: J M^-1 B and J M^-1 J^T for the stacked site Jacobians J (6k x nv),
+        // with J M^-1 = (M^-1 J^T)^T from one IIM call on the k sites' rows.
+        const auto n = q.shape(0);
+        check(q, {n, m.nq}, "q");
+        for (int s : sites)
+          if (s < 0 || s >= m.nsite)
+            throw std::out_of_range("unknown site id " + std::to_string(s) + " (model has " + std::to_string(m.nsite) + " sites)");
+        const py::ssize_t k = 6 * static_cast<py::ssize_t>(sites.size());
+        Arr jmb({n, k, py::ssize_t(m.nu)}), lam({n, k, k});
+        const double* qp = q.data();
+        double *jp = jmb.mutable_data(), *lp = lam.mutable_data();
+        batch(m, n, threads, [&](Data& d, py::ssize_t i) {
+          factorize(m, d, qp + i * m.nq);
+          MatX J(k, m.nv), JMinv(k, m.nv), J6(6, m.nv);
+          for (size_t s = 0; s < sites.size(); ++s) {
+            site_jacobian(m, d, sites[s], J6);
+            J.middleRows(6 * s, 6) = J6;
+          }
+          minv_times_transposed(m, d, J, JMinv);
+          Eigen::Map<RowMat> out_b(jp + i * k * m.nu, k, m.nu);
+          for (int a = 0; a < m.nu; ++a) out_b.col(a) = m.act_gear[a] * JMinv.col(m.jnt_dofadr[m.act_joint[a]]);
+          Eigen::Map<RowMat>(lp + i * k * k, k, k) = JMinv * J.transpose();
+        });
+        return py::make_tuple(jmb, lam);
+      },
+      py::arg("model"), py::arg("q"), py::arg("sites"), py::arg("threads") = 0);
+  mod.def(
       "eufm",
       [](const Model& m, const Arr& q, const Arr& u, const Arr& tau, const Arr& B, int threads) {
         const auto n = q.shape(0);

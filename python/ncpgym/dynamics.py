@@ -17,7 +17,7 @@ from . import _core
 
 __all__ = [
     "mass_matrix", "bias", "inverse", "forward", "passive", "minv_times", "eufm",
-    "site_jacobian", "kinematics", "kinematic_map", "integrate",
+    "site_jacobian", "task_space", "kinematics", "kinematic_map", "integrate",
 ]
 
 
@@ -144,6 +144,16 @@ def site_jacobian(model, q, site, u=None):
     if u is None:
         return _ret(J, single)
     return _ret(J, single), _ret(Jdu, single)
+
+
+def task_space(model, q, sites, *, threads=0):
+    """Task-space quantities of sites (ids or names) by the Implicit Inversion Method:
+    (J M^-1 B, J M^-1 J^T) with J the stacked site Jacobians (6k, nv) and B the actuator
+    gear matrix (nv, nu); shapes (6k, nu) and (6k, 6k), with a leading batch axis for q (N, nq)."""
+    (qb,), single = _states(model, q)
+    ids = [_site(model, s) for s in sites]
+    jmb, lam = _core.task_space(model, qb, ids, threads)
+    return _ret(jmb, single), _ret(lam, single)
 
 
 def kinematics(model, q):

@@ -141,20 +141,35 @@ class _Core:
             obs[diverged] = self.obs[diverged]  # the last finite observation
             reward = np.where(diverged, 0.0, reward)
             terminated = terminated & ~diverged
-            for v in info.values():
-                if v.dtype.kind == "f":
-                    v[diverged] = 0.0
+            _zero_rows(info, diverged)
         self.obs = obs
         return obs.copy(), reward, terminated, diverged, info
 
 
-def _with_masks(info: dict[str, np.ndarray], present: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Gymnasium's vector info layout: every key has a boolean ``_key`` mask."""
-    out: dict[str, np.ndarray] = {}
+def _with_masks(info: dict[str, Any], present: np.ndarray | None = None, n: int | None = None) -> dict[str, Any]:
+    """Gymnasium's vector info layout: every key has a boolean ``_key`` mask; nested dicts
+    (``reward_terms``) get the same layout inside."""
+    out: dict[str, Any] = {}
     for k, v in info.items():
-        out[k] = v
-        out["_" + k] = np.ones(len(v), bool) if present is None else present.copy()
+        if isinstance(v, dict):
+            out[k] = _with_masks(v, present, n)
+            size = n if n is not None else len(next(iter(v.values())))
+        else:
+            out[k] = v
+            size = len(v)
+        out["_" + k] = np.ones(size, bool) if present is None else present.copy()
     return out
+
+
+def _zero_rows(info: dict[str, Any], rows: np.ndarray) -> None:
+    """Zero (or clear) the entries of `rows` in every info array, nested dicts included."""
+    for v in info.values():
+        if isinstance(v, dict):
+            _zero_rows(v, rows)
+        elif v.dtype.kind == "f":
+            v[rows] = 0.0
+        elif v.dtype.kind == "b":
+            v[rows] = False
 
 
 def _autoreset_mode(mode: str | AutoresetMode) -> AutoresetMode:
@@ -166,6 +181,10 @@ def _autoreset_mode(mode: str | AutoresetMode) -> AutoresetMode:
     if found not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
         raise ValueError(f"autoreset_mode must be 'next_step' or 'same_step' (or the AutoresetMode), got {mode!r}")
     return found
+
+
+def _copy(info: dict[str, Any]) -> dict[str, Any]:
+    return {k: _copy(v) if isinstance(v, dict) else v.copy() for k, v in info.items()}
 
 
 class NcpVectorEnv(gym.vector.VectorEnv):
@@ -205,6 +224,7 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         self.max_episode_steps = limit
         self._elapsed = np.zeros(self.num_envs, np.int64)
         self._pending = np.zeros(self.num_envs, bool)  # next-step mode: reset at next step
+        self.reset_step = np.zeros(self.num_envs, bool)
         self._needs_reset = True
 
     # -- Gymnasium API -------------------------------------------------------------------
@@ -256,6 +276,7 @@ class NcpVectorEnv(gym.vector.VectorEnv):
             raise RuntimeError("call reset() before step()")
         a = _check_actions(actions, self.action_space.shape)
         pending = self._pending.copy()
+        self.reset_step = pending  # worlds whose step only reset them (next-step autoreset)
         obs, reward, terminated, diverged, info = c.step(a)
         self._elapsed += 1
         truncated = diverged.copy()
@@ -273,13 +294,9 @@ class NcpVectorEnv(gym.vector.VectorEnv):
             terminated = terminated & ~pending
             truncated = truncated & ~pending
             self._elapsed[pending] = 0
-            for v in info.values():
-                if v.dtype.kind == "f":
-                    v[pending] = 0.0
-                elif v.dtype.kind == "b":
-                    v[pending] = False
+            _zero_rows(info, pending)
         done = terminated | truncated
-        infos = _with_masks(info)
+        infos = _with_masks(info, n=self.num_envs)
         if self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP:
             self._pending = done
         elif done.any():
@@ -287,7 +304,7 @@ class NcpVectorEnv(gym.vector.VectorEnv):
             # of rows: indexing final_obs[i] works the same and nothing loops over worlds
             infos["final_obs"] = obs.copy()
             infos["_final_obs"] = done.copy()
-            infos["final_info"] = _with_masks({k: v.copy() for k, v in info.items()}, done)
+            infos["final_info"] = _with_masks(_copy(info), done, self.num_envs)
             infos["_final_info"] = done.copy()
             c.reset_worlds(done)
             fresh = c.task.observe(c.batch)
@@ -342,7 +359,8 @@ class NcpEnv(gym.Env):
         a = _check_actions(action, self.action_space.shape)
         obs, reward, terminated, diverged, info = self._c.step(a[None])
         info["diverged"] = diverged
-        info1 = {k: v[0].item() for k, v in info.items()}
+        info1 = {k: ({kk: vv[0].item() for kk, vv in v.items()} if isinstance(v, dict) else v[0].item())
+                 for k, v in info.items()}
         return obs[0], float(reward[0]), bool(terminated[0]), bool(diverged[0]), info1
 
     def close(self) -> None:

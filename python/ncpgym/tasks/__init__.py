@@ -6,10 +6,12 @@ from __future__ import annotations
 import gymnasium as gym
 
 from .humanoid import HumanoidEnv, HumanoidTask, HumanoidVectorEnv
+from .flagrun import HumanoidFlagrunEnv, HumanoidFlagrunTask, HumanoidFlagrunVectorEnv
 from .inverted_pendulum import InvertedPendulumEnv, InvertedPendulumTask, InvertedPendulumVectorEnv
 
 __all__ = [
     "HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv",
+    "HumanoidFlagrunEnv", "HumanoidFlagrunTask", "HumanoidFlagrunVectorEnv",
     "InvertedPendulumEnv", "InvertedPendulumTask", "InvertedPendulumVectorEnv",
     "register_all", "TASK_IDS",
 ]
@@ -17,6 +19,7 @@ __all__ = [
 # id -> (module, class prefix, max_episode_steps)
 _TASKS = {
     "ncpgym/Humanoid-v0": ("humanoid", "Humanoid", 1000),
+    "ncpgym/HumanoidFlagrun-v0": ("flagrun", "HumanoidFlagrun", 1000),
     "ncpgym/InvertedPendulum-v0": ("inverted_pendulum", "InvertedPendulum", 1000),
 }
 TASK_IDS = tuple(_TASKS)

@@ -1,0 +1,1 @@
+"""Model files of ncpgym's humanoid tasks."""

@@ -1,0 +1,204 @@
+"""``ncpgym/HumanoidFlagrun-v0``: Roboschool's HumanoidFlagrun on ncpgym's physics.
+
+The exact definition implemented here (Roboschool's, transcribed; departures noted):
+
+Model: ``ncpgym/envs/humanoid/humanoid_flagrun.xml``, 13 bodies (ncpgym fuses the two
+    jointless feet into the shins: 12 articulated bodies), 17 hinges, capsules of the
+    published radii; body geoms collide with the floor, not with each other.
+Control: period 0.0165 s (two physics steps of 0.00825 s); 17 actions in [-1, 1]
+    (clipped), motor torque 0.41 * power * a (power: abdomen 100, hip x/z 100, hip y 300,
+    knee 200, shoulders and elbows 75).
+Observation (44, float32 values clipped to [-5, 5]):
+    [z - z0, sin(angle to flag), cos(angle to flag), 0.3 * (vx, vy, vz) of the torso in
+    the yaw frame, roll, pitch] (8), then per joint (in actuator order) the position
+    scaled to [-1, 1] over its range and 0.1 * its speed (34), then the right and left
+    foot contact flags (2). The robot's x, y is the mean of its bodies' origins; z is the
+    torso's; z0 is z at reset.
+Flag: uniform in x in [-13.125, 13.125], y in [-6.25, 6.25] (Roboschool's stadium halved);
+    the first flag of an episode lies ahead (x in [2, 13.125]) half of the time; a new flag
+    is drawn when the robot comes within 1 m of it or after 150 steps.
+Reward terms (``info["reward_terms"]``, unweighted; reward = weighted sum):
+    alive        +2 if z > 0.78 else -1                                  (weight 1)
+    progress     (distance before - distance after) / 0.0165, i.e. the change of the
+                 potential -distance/dt (no jump when the flag moves)     (weight 1)
+    electricity  mean |a * 0.1 qdot| (weight -8.5) and stall: mean a^2 (weight -0.425)
+    joints_at_limit  number of joints with |scaled position| > 0.99        (weight -0.1)
+    feet_collision   0 here (no objects besides the floor)                 (weight -1)
+Termination: alive < 0 (torso below 0.78 m) or a non-finite state. Truncation: 1000 steps.
+Reset: qpos0 with every hinge offset uniformly in [-0.03, 0.03] rad, zero velocity, torso
+    yaw uniform in [-pi, pi] (Roboschool spawns facing +x; a random heading makes the
+    first flag's direction uniform).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any, Iterable
+
+import gymnasium as gym
+import numpy as np
+
+from .. import _core
+from ..models import load_model
+from ..vector import NcpEnv, NcpVectorEnv, Task
+from ..wrappers import RewardComposition, RewardTerm, StepContext
+
+DT = 0.0165
+HALF_X, HALF_Y = 0.5 * 105 * 0.25, 0.5 * 50 * 0.25
+
+
+def flagrun_xml() -> str:
+    return os.path.join(os.path.dirname(os.path.dirname(__file__)), "envs", "humanoid", "humanoid_flagrun.xml")
+
+
+@lru_cache(maxsize=2)
+def _model(path: str) -> _core.Model:
+    return load_model(path)
+
+
+def _rpy(quat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Roll, pitch, yaw (ZYX, as Bullet's getEulerFromQuaternion) of [N, 4] wxyz quaternions."""
+    w, x, y, z = quat.T
+    roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+    pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1, 1))
+    yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    return roll, pitch, yaw
+
+
+def default_terms() -> list[RewardTerm]:
+    return [
+        RewardTerm("alive", lambda c: np.where(c.z > 0.78, 2.0, -1.0), 1.0),
+        RewardTerm("progress", lambda c: (c.dist_before - c.dist_after) / c.dt, 1.0),
+        RewardTerm("electricity", lambda c: np.abs(c.action * c.joint_speed).mean(axis=1), -8.5),
+        RewardTerm("stall_torque", lambda c: np.square(c.action).mean(axis=1), -0.425),
+        RewardTerm("joints_at_limit", lambda c: (np.abs(c.joint_pos) > 0.99).sum(axis=1).astype(float), -0.1),
+        RewardTerm("feet_collision", lambda c: np.zeros(c.batch.num_worlds), -1.0),
+    ]
+
+
+class HumanoidFlagrunTask(Task):
+    frame_skip = 2
+    solver_options = {"timestep": DT / 2}
+    max_episode_steps = 1000
+
+    def __init__(self, *, reward_weights: dict[str, float] | None = None,
+                 extra_reward_terms: Iterable[RewardTerm] = (), flag_timeout: int = 150):
+        super().__init__()
+        self.rewards = RewardComposition(default_terms())
+        if reward_weights:
+            self.rewards.reweight(reward_weights)
+        for t in extra_reward_terms:
+            self.rewards.add(t)
+        self.flag_timeout = flag_timeout
+
+    def build_model(self):
+        m = _model(flagrun_xml())
+        self._hinge_q = np.array([m.jnt_qposadr[j] for j in m.actuator_joint])
+        self._hinge_v = np.array([m.jnt_dofadr[j] for j in m.actuator_joint])
+        rng = np.asarray(m.jnt_range).reshape(-1, 2)[np.asarray(m.actuator_joint)]
+        self._mid, self._half = rng.mean(axis=1), 0.5 * (rng[:, 1] - rng[:, 0])
+        self._feet = np.array([m.geom_id("right_foot"), m.geom_id("left_foot")])
+        self._qpos0 = np.asarray(m.qpos0)
+        return m
+
+    def spaces(self, model):
+        obs = gym.spaces.Box(-5.0, 5.0, shape=(44,), dtype=np.float32)
+        act = gym.spaces.Box(-1.0, 1.0, shape=(model.nu,), dtype=np.float32)
+        return obs, act
+
+    # -- per-world task state (flag, timers, z0), arrays over worlds ----------------------
+
+    def _ensure_state(self, n: int) -> None:
+        if getattr(self, "_n", None) != n:
+            self._n = n
+            self.flag = np.zeros((n, 2))
+            self.timer = np.zeros(n, np.int64)
+            self.z0 = np.full(n, 1.4)
+
+    def _new_flags(self, batch, worlds: np.ndarray, first: bool) -> None:
+        r = batch.uniform(worlds.astype(np.int32), 3, 0.0, 1.0)
+        x = (2 * r[:, 0] - 1) * HALF_X
+        y = (2 * r[:, 1] - 1) * HALF_Y
+        if first:  # ahead of the spawn point half of the time
+            ahead = r[:, 2] < 0.5
+            x = np.where(ahead, 2.0 + r[:, 0] * (HALF_X - 2.0), x)
+        self.flag[worlds] = np.stack([x, y], axis=1)
+        self.timer[worlds] = self.flag_timeout
+
+    def reset_states(self, batch, worlds):
+        self._ensure_state(batch.num_worlds)
+        m = batch.model
+        k = len(worlds)
+        q = np.tile(self._qpos0, (k, 1))
+        q[:, self._hinge_q] += batch.uniform(worlds, len(self._hinge_q), -0.03, 0.03)
+        yaw = batch.uniform(worlds, 1, -np.pi, np.pi)[:, 0]
+        q[:, 3:7] = np.stack([np.cos(yaw / 2), 0 * yaw, 0 * yaw, np.sin(yaw / 2)], axis=1)
+        self._new_flags(batch, np.asarray(worlds), first=True)
+        self.z0[worlds] = q[:, 2]
+        return q, np.zeros((k, m.nv))
+
+    # -- observation ----------------------------------------------------------------------
+
+    def _xy(self, batch) -> np.ndarray:
+        return batch.xpos[:, 1:, :2].mean(axis=1)
+
+    def _dist(self, batch) -> np.ndarray:
+        return np.linalg.norm(self.flag - self._xy(batch), axis=1)
+
+    def observe(self, batch):
+        self._ensure_state(batch.num_worlds)
+        q, u = batch.q, batch.u
+        roll, pitch, yaw = _rpy(batch.xquat[:, 1])
+        d = self.flag - self._xy(batch)
+        angle = np.arctan2(d[:, 1], d[:, 0]) - yaw
+        c, s = np.cos(-yaw), np.sin(-yaw)
+        v = u[:, 0:3]
+        vx, vy = c * v[:, 0] - s * v[:, 1], s * v[:, 0] + c * v[:, 1]
+        jp = (q[:, self._hinge_q] - self._mid) / self._half
+        js = 0.1 * u[:, self._hinge_v]
+        joints = np.empty((batch.num_worlds, 2 * len(self._hinge_q)))
+        joints[:, 0::2], joints[:, 1::2] = jp, js
+        more = np.stack([q[:, 2] - self.z0, np.sin(angle), np.cos(angle), 0.3 * vx, 0.3 * vy, 0.3 * v[:, 2], roll, pitch], axis=1)
+        feet = batch.geom_contact[:, self._feet].astype(np.float64)
+        return np.clip(np.concatenate([more, joints, feet], axis=1), -5, 5).astype(np.float32)
+
+    # -- reward and termination -----------------------------------------------------------
+
+    def before_step(self, batch):
+        self._ensure_state(batch.num_worlds)
+        return self._dist(batch)
+
+    def evaluate(self, batch, before, ctrl, dt):
+        after = self._dist(batch)
+        q, u = batch.q, batch.u
+        ctx = StepContext(batch, ctrl, dt, {
+            "z": q[:, 2].copy(), "dist_before": before, "dist_after": after,
+            "joint_pos": (q[:, self._hinge_q] - self._mid) / self._half,
+            "joint_speed": 0.1 * u[:, self._hinge_v],
+        })
+        reward, terms = self.rewards(ctx)
+        terminated = (q[:, 2] <= 0.78) | ~np.isfinite(q).all(axis=1)
+        # the flag moves when reached or after its timeout; the potential restarts there
+        self.timer -= 1
+        move = (after < 1.0) | (self.timer <= 0)
+        if move.any():
+            self._new_flags(batch, np.flatnonzero(move), first=False)
+        info = {"reward_terms": terms, "distance_to_flag": after, "flag_x": self.flag[:, 0].copy(),
+                "flag_y": self.flag[:, 1].copy(), "flags_reached": (after < 1.0).astype(np.float64)}
+        return reward, terminated, info
+
+
+class HumanoidFlagrunVectorEnv(NcpVectorEnv):
+    """``gymnasium.make_vec("ncpgym/HumanoidFlagrun-v0", num_envs=N)``; keywords:
+    reward_weights, extra_reward_terms, flag_timeout."""
+
+    def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
+                 max_episode_steps: int | None = None, **task_kwargs: Any):
+        super().__init__(HumanoidFlagrunTask(**task_kwargs), num_envs, num_threads=num_threads,
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+
+
+class HumanoidFlagrunEnv(NcpEnv):
+    def __init__(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs: Any):
+        super().__init__(HumanoidFlagrunTask(**task_kwargs), num_threads=num_threads, render_mode=render_mode)
