@@ -1,0 +1,142 @@
+"""HumanoidFlagrun-v0's definition, composable reward terms, and the IWIM task-space
+observation against the dense inverse of MuJoCo's mass matrix."""
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import ncpgym
+from ncpgym.tasks.flagrun import flagrun_xml
+from ncpgym.wrappers import RewardTerm, RewardTerms, TaskSpaceObservation
+
+ID = "ncpgym/HumanoidFlagrun-v0"
+
+
+def test_flagrun_model_matches_the_published_humanoid():
+    m = mujoco.MjModel.from_xml_path(flagrun_xml())
+    assert m.njnt == 18 and m.nu == 17 and m.nbody == 14  # world + 13 bodies
+    size = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g): m.geom_size[g][0] for g in range(m.ngeom)}
+    assert size["torso"] == 0.07 and size["butt"] == 0.09 and size["right_thigh"] == 0.06
+    assert size["right_shin"] == 0.049 and size["head"] == 0.09 and size["left_foot"] == 0.075
+    assert size["right_upper_arm"] == 0.04 and size["left_lower_arm"] == 0.031 and size["right_hand"] == 0.04
+    gear = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a): m.actuator_gear[a, 0] for a in range(m.nu)}
+    assert gear["right_hip_y"] == pytest.approx(0.41 * 300) and gear["left_knee"] == pytest.approx(0.41 * 200)
+    assert gear["abdomen_x"] == pytest.approx(41) and gear["right_elbow"] == pytest.approx(0.41 * 75)
+
+
+def test_flagrun_env_contract_and_observation():
+    check_env(gym.make(ID).unwrapped, skip_render_check=True)
+    envs = gym.make_vec(ID, num_envs=8)
+    assert envs.dt == pytest.approx(0.0165)
+    obs, _ = envs.reset(seed=0)
+    assert obs.shape == (8, 44) and obs.dtype == np.float32
+    np.testing.assert_allclose(obs[:, 0], 0.0)  # height change at reset
+    np.testing.assert_allclose(obs[:, 1] ** 2 + obs[:, 2] ** 2, 1.0, rtol=1e-5)  # sin, cos of the angle
+    task = envs.unwrapped._c.task
+    ahead = (task.flag[:, 0] >= 2.0).mean()
+    assert 0.0 < ahead <= 1.0
+    for _ in range(5):
+        obs, r, term, trunc, info = envs.step(np.zeros((8, 17)))
+    assert np.all(np.abs(obs) <= 5.0)
+    terms = info["reward_terms"]
+    total = terms["alive"] + terms["progress"] - 8.5 * terms["electricity"] - 0.425 * terms["stall_torque"] \
+        - 0.1 * terms["joints_at_limit"] - terms["feet_collision"]
+    np.testing.assert_allclose(r, total, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(terms["alive"], 2.0)  # standing after 5 steps
+    np.testing.assert_allclose(terms["stall_torque"], 0.0)  # zero actions
+
+
+def test_progress_is_the_speed_towards_the_flag():
+    envs = gym.make_vec(ID, num_envs=2)
+    envs.reset(seed=1)
+    b, task = envs.unwrapped.batch, envs.unwrapped._c.task
+    before = np.linalg.norm(task.flag - b.xpos[:, 1:, :2].mean(axis=1), axis=1)
+    _, _, _, _, info = envs.step(np.zeros((2, 17)))
+    after = np.linalg.norm(task.flag - b.xpos[:, 1:, :2].mean(axis=1), axis=1)
+    np.testing.assert_allclose(info["reward_terms"]["progress"], (before - after) / 0.0165, rtol=1e-9)
+
+
+def test_flag_moves_when_reached():
+    envs = gym.make_vec(ID, num_envs=2)
+    envs.reset(seed=2)
+    task, b = envs.unwrapped._c.task, envs.unwrapped.batch
+    task.flag[0] = b.xpos[0, 1:, :2].mean(axis=0) + [0.3, 0.0]  # put the flag at the robot's feet
+    old = task.flag.copy()
+    envs.step(np.zeros((2, 17)))
+    assert not np.allclose(task.flag[0], old[0]) and np.allclose(task.flag[1], old[1])
+
+
+def test_reward_terms_can_be_reweighted_dropped_and_added():
+    a = gym.make_vec(ID, num_envs=4)
+    b = gym.make_vec(ID, num_envs=4, reward_weights={"electricity": 0.0, "alive": 0.5},
+                     extra_reward_terms=[RewardTerm("height", lambda c: c.batch.q[:, 2], 0.1)])
+    w = RewardTerms(gym.make_vec(ID, num_envs=4), weights={"electricity": 0.0, "alive": 0.5},
+                    add=[RewardTerm("height", lambda c: c.batch.q[:, 2], 0.1)])
+    acts = np.random.default_rng(0).uniform(-1, 1, (3, 4, 17))
+    for e in (a, b, w):
+        e.reset(seed=5)
+    for t in range(3):
+        _, ra, *_, ia = a.step(acts[t])
+        _, rb, *_, ib = b.step(acts[t])
+        _, rw, *_, iw = w.step(acts[t])
+        ta = ia["reward_terms"]
+        expect = ra + 8.5 * ta["electricity"] - 0.5 * ta["alive"] + 0.1 * ib["reward_terms"]["height"]
+        np.testing.assert_allclose(rb, expect, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(rw, rb, rtol=1e-10, atol=1e-10)
+        assert "height" in iw["reward_terms"] and iw["reward_terms"]["_height"].all()
+    with pytest.raises(ValueError, match="unknown reward terms"):
+        gym.make_vec(ID, num_envs=2, reward_weights={"nope": 1.0})
+
+
+def test_task_space_observation_matches_the_dense_inverse():
+    """J M^-1 B and J M^-1 J^T from the IIM against MuJoCo's mass matrix and site Jacobians
+    on Fetch (gymnasium-robotics' model, with sites) at random states."""
+    pytest.importorskip("gymnasium_robotics")
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("gymnasium_robotics")
+    path = Path(spec.submodule_search_locations[0]) / "envs" / "assets" / "fetch" / "reach.xml"
+    model = ncpgym.load_model(path, strict=False)
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(mj)
+    sites = [model.site_id("robot0:grip")]
+    rng = np.random.default_rng(0)
+    q = np.tile(model.qpos0, (3, 1))
+    q[:, 7:] += rng.uniform(-0.3, 0.3, (3, model.nq - 7)) if model.nq > 7 else 0
+    jmb, lam = ncpgym.dynamics.task_space(model, q, sites)
+    mjs = mj.site("robot0:grip").id
+    for i in range(3):
+        d.qpos[:] = q[i]
+        mujoco.mj_forward(mj, d)
+        M = np.zeros((mj.nv, mj.nv))
+        mujoco.mj_fullM(mj, d, M)
+        jp, jr = np.zeros((3, mj.nv)), np.zeros((3, mj.nv))
+        mujoco.mj_jacSite(mj, d, jp, jr, mjs)
+        J = np.vstack([jp, jr])
+        Minv = np.linalg.inv(M)
+        np.testing.assert_allclose(lam[i], J @ Minv @ J.T, rtol=1e-7, atol=1e-9)
+        B = np.zeros((mj.nv, model.nu))
+        for a in range(model.nu):
+            B[model.jnt_dofadr[model.actuator_joint[a]], a] = model.actuator_gear[a]
+        np.testing.assert_allclose(jmb[i], J @ Minv @ B, rtol=1e-7, atol=1e-9)
+
+
+def test_task_space_observation_wrapper_extends_the_observation():
+    envs = gym.make_vec(ID, num_envs=3)
+    model = envs.unwrapped.batch.model
+    w = TaskSpaceObservation(envs, sites=["right_hand", "left_foot"])
+    obs, _ = w.reset(seed=0)
+    n = 44 + 12 * 17 + 144
+    assert obs.shape == (3, n) and w.observation_space.shape == obs.shape
+    jmb, lam = ncpgym.dynamics.task_space(model, envs.unwrapped.batch.q, ["right_hand", "left_foot"])
+    np.testing.assert_allclose(obs[:, 44:44 + 12 * 17], jmb.reshape(3, -1))
+    np.testing.assert_allclose(obs[:, 44 + 12 * 17:], lam.reshape(3, -1))
+    np.testing.assert_allclose(lam, np.swapaxes(lam, 1, 2), atol=1e-12)  # symmetric
+    assert np.all(np.linalg.eigvalsh(lam)[:, 0] > -1e-12)  # positive semidefinite
+    obs, *_ = w.step(np.zeros((3, 17)))
+    assert obs.shape == (3, n)
+    with pytest.raises(ValueError, match="quantities"):
+        TaskSpaceObservation(envs, sites=["right_hand"], quantities=("nope",))
