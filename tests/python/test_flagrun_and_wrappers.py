@@ -140,3 +140,57 @@ def test_task_space_observation_wrapper_extends_the_observation():
     assert obs.shape == (3, n)
     with pytest.raises(ValueError, match="quantities"):
         TaskSpaceObservation(envs, sites=["right_hand"], quantities=("nope",))
+
+
+HARDER = "ncpgym/HumanoidFlagrunHarder-v0"
+
+
+def test_harder_env_contract_and_start_tasks():
+    check_env(gym.make(HARDER).unwrapped, skip_render_check=True)
+    envs = gym.make_vec(HARDER, num_envs=48)
+    envs.reset(seed=0)
+    task, b = envs.unwrapped._c.task, envs.unwrapped.batch
+    starts = task.start.copy()
+    assert set(np.unique(starts)) == {0, 1, 2}  # walk, stand up, roll over all drawn
+    z = b.q[:, 2]
+    assert np.all(z[starts > 0] < 0.5) and np.all(z[starts == 0] > 1.0)
+    # lying on the back faces up, face down faces down: the torso's forward axis (x)
+    w, x, y, zq = b.xquat[:, 1].T
+    forward_z = 2 * (x * zq - w * y)  # z component of the rotated x axis
+    assert np.all(forward_z[starts == 1] > 0.9) and np.all(forward_z[starts == 2] < -0.9)
+    _, r, term, trunc, info = envs.step(np.zeros((48, 17)))
+    alive = info["reward_terms"]["alive"]
+    np.testing.assert_allclose(alive, 0.5 + 1.5 * np.clip(b.q[:, 2], 0, 0.7) / 0.7)
+    lying = b.q[:, 2] < 0.8
+    np.testing.assert_array_equal(info["reward_terms"]["progress"][lying], 0.0)  # no crawling
+
+
+def test_harder_throws_the_cube_at_the_robot_and_ends_long_falls():
+    envs = gym.make_vec(HARDER, num_envs=8)
+    envs.reset(seed=3)
+    task, b = envs.unwrapped._c.task, envs.unwrapped.batch
+    i = int(np.flatnonzero(b.q[:, 2] > 1.0)[0])  # a world that starts standing
+    j = (i + 1) % 8
+    task.frame[:] = 119
+    task.ground[:] = 0
+    task.ground[j] = 169
+    b.q[j, 2] = 0.3  # world j is down and has been for 169 frames
+    b.forward()
+    _, _, term, _, _ = envs.step(np.zeros((8, 17)))
+    assert term[j] and not term[i]
+    cq, cv = task._cube_q, task._cube_v
+    speed = np.linalg.norm(b.u[i, cv:cv + 3])
+    assert 18.0 < speed < 32.0
+    offset = b.q[i, cq:cq + 3] - b.xpos[i, 1]
+    assert 3.0 < np.linalg.norm(offset[:2]) < 5.0 and 0.5 < offset[2] < 1.6
+    # the cube flies at the robot: its horizontal velocity points back towards it
+    vxy = b.u[i, cv:cv + 2]
+    assert np.dot(vxy, -offset[:2]) / (np.linalg.norm(vxy) * np.linalg.norm(offset[:2])) > 0.8
+    assert b.q[j, cq + 2] > 1000  # the fallen world got no cube
+    # it arrives: within 0.4 s the cube touches the robot or has passed it
+    hit = False
+    for _ in range(25):
+        envs.step(np.zeros((8, 17)))
+        hit |= bool(b.geom_contact[i, task._feet].any() and not b.geom_static_contact[i, task._feet].all()) or \
+            bool(b.geom_contact[i, b.model.geom_id("cube")])
+    assert hit

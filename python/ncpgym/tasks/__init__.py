@@ -6,12 +6,20 @@ from __future__ import annotations
 import gymnasium as gym
 
 from .humanoid import HumanoidEnv, HumanoidTask, HumanoidVectorEnv
-from .flagrun import HumanoidFlagrunEnv, HumanoidFlagrunTask, HumanoidFlagrunVectorEnv
+from .flagrun import (
+    HumanoidFlagrunEnv,
+    HumanoidFlagrunHarderEnv,
+    HumanoidFlagrunHarderTask,
+    HumanoidFlagrunHarderVectorEnv,
+    HumanoidFlagrunTask,
+    HumanoidFlagrunVectorEnv,
+)
 from .inverted_pendulum import InvertedPendulumEnv, InvertedPendulumTask, InvertedPendulumVectorEnv
 
 __all__ = [
     "HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv",
     "HumanoidFlagrunEnv", "HumanoidFlagrunTask", "HumanoidFlagrunVectorEnv",
+    "HumanoidFlagrunHarderEnv", "HumanoidFlagrunHarderTask", "HumanoidFlagrunHarderVectorEnv",
     "InvertedPendulumEnv", "InvertedPendulumTask", "InvertedPendulumVectorEnv",
     "register_all", "TASK_IDS",
 ]
@@ -20,6 +28,7 @@ __all__ = [
 _TASKS = {
     "ncpgym/Humanoid-v0": ("humanoid", "Humanoid", 1000),
     "ncpgym/HumanoidFlagrun-v0": ("flagrun", "HumanoidFlagrun", 1000),
+    "ncpgym/HumanoidFlagrunHarder-v0": ("flagrun", "HumanoidFlagrunHarder", 1000),
     "ncpgym/InvertedPendulum-v0": ("inverted_pendulum", "InvertedPendulum", 1000),
 }
 TASK_IDS = tuple(_TASKS)

@@ -23,7 +23,7 @@ Reward terms (``info["reward_terms"]``, unweighted; reward = weighted sum):
                  potential -distance/dt (no jump when the flag moves)     (weight 1)
     electricity  mean |a * 0.1 qdot| (weight -8.5) and stall: mean a^2 (weight -0.425)
     joints_at_limit  number of joints with |scaled position| > 0.99        (weight -0.1)
-    feet_collision   0 here (no objects besides the floor)                 (weight -1)
+    feet_collision   feet touching something that is not the ground (Harder's cube) (weight -1)
 Termination: alive < 0 (torso below 0.78 m) or a non-finite state. Truncation: 1000 steps.
 Reset: qpos0 with every hinge offset uniformly in [-0.03, 0.03] rad, zero velocity, torso
     yaw uniform in [-pi, pi] (Roboschool spawns facing +x; a random heading makes the
@@ -66,6 +66,13 @@ def _rpy(quat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return roll, pitch, yaw
 
 
+def _feet_collision(c: StepContext) -> np.ndarray:
+    """Feet touching something that is not the ground (a thrown cube): 1 per foot."""
+    feet = c.feet
+    other = c.batch.geom_contact[:, feet].astype(bool) & ~c.batch.geom_static_contact[:, feet].astype(bool)
+    return other.sum(axis=1).astype(float)
+
+
 def default_terms() -> list[RewardTerm]:
     return [
         RewardTerm("alive", lambda c: np.where(c.z > 0.78, 2.0, -1.0), 1.0),
@@ -73,7 +80,7 @@ def default_terms() -> list[RewardTerm]:
         RewardTerm("electricity", lambda c: np.abs(c.action * c.joint_speed).mean(axis=1), -8.5),
         RewardTerm("stall_torque", lambda c: np.square(c.action).mean(axis=1), -0.425),
         RewardTerm("joints_at_limit", lambda c: (np.abs(c.joint_pos) > 0.99).sum(axis=1).astype(float), -0.1),
-        RewardTerm("feet_collision", lambda c: np.zeros(c.batch.num_worlds), -1.0),
+        RewardTerm("feet_collision", _feet_collision, -1.0),
     ]
 
 
@@ -160,7 +167,7 @@ class HumanoidFlagrunTask(Task):
         joints = np.empty((batch.num_worlds, 2 * len(self._hinge_q)))
         joints[:, 0::2], joints[:, 1::2] = jp, js
         more = np.stack([q[:, 2] - self.z0, np.sin(angle), np.cos(angle), 0.3 * vx, 0.3 * vy, 0.3 * v[:, 2], roll, pitch], axis=1)
-        feet = batch.geom_contact[:, self._feet].astype(np.float64)
+        feet = batch.geom_static_contact[:, self._feet].astype(np.float64)
         return np.clip(np.concatenate([more, joints, feet], axis=1), -5, 5).astype(np.float32)
 
     # -- reward and termination -----------------------------------------------------------
@@ -175,7 +182,7 @@ class HumanoidFlagrunTask(Task):
         ctx = StepContext(batch, ctrl, dt, {
             "z": q[:, 2].copy(), "dist_before": before, "dist_after": after,
             "joint_pos": (q[:, self._hinge_q] - self._mid) / self._half,
-            "joint_speed": 0.1 * u[:, self._hinge_v],
+            "joint_speed": 0.1 * u[:, self._hinge_v], "feet": self._feet,
         })
         reward, terms = self.rewards(ctx)
         terminated = (q[:, 2] <= 0.78) | ~np.isfinite(q).all(axis=1)
@@ -202,3 +209,160 @@ class HumanoidFlagrunVectorEnv(NcpVectorEnv):
 class HumanoidFlagrunEnv(NcpEnv):
     def __init__(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs: Any):
         super().__init__(HumanoidFlagrunTask(**task_kwargs), num_threads=num_threads, render_mode=render_mode)
+
+
+# -- Harder ---------------------------------------------------------------------------------
+
+START_TASKS = ("walk", "stand_up", "roll_over")
+
+
+class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
+    """``ncpgym/HumanoidFlagrunHarder-v0``: Roboschool's HumanoidFlagrunHarder, as implemented:
+
+    Everything of HumanoidFlagrun-v0, with these changes.
+    Start tasks: each episode starts standing ("walk"), lying on its back ("stand_up") or
+        face down ("roll_over"), torso yaw uniform. The start task is drawn with
+        probability proportional to 0.1 + its recent failure rate (an exponential moving
+        average, factor 0.05, over finished episodes of whether the episode ended by
+        termination), so the task the policy fails at most is practised most.
+    Cube: from frame 100 of an episode, every 30 frames while the robot is up (its
+        on-ground counter is 0), the 0.1 m, 1.2 kg cube is thrown from 4 m away (random
+        bearing, 1 m above the torso) at the robot's position predicted from its velocity,
+        at 20-30 m/s plus uniform [-1, 1] m/s noise per axis. One cube per world, parked
+        2 km above the field between throws.
+    Reward terms: alive = 0.5 + 1.5 clip(z, 0, 0.7) / 0.7 (never negative); progress as in
+        Flagrun but 0 whenever the torso is below 0.8 m before or after the step (no
+        crawling); electricity and stall costs at a quarter of Flagrun's weights.
+    Termination: the on-ground counter (+1 per frame with z < 0.8, -1 otherwise while
+        positive) reaches 170 frames, or a non-finite state. z0 for the height observation
+        is 0.8. Truncation: 1000 steps.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.rewards.reweight({"electricity": -8.5 / 4, "stall_torque": -0.425 / 4, **kwargs.get("reward_weights", {})})
+        for t in self.rewards.terms:
+            if t.name == "alive":
+                t.fn = lambda c: 0.5 + 1.5 * np.clip(c.z, 0.0, 0.7) / 0.7
+            if t.name == "progress":
+                t.fn = lambda c: np.where((c.z >= 0.8) & (c.z_before >= 0.8), (c.dist_before - c.dist_after) / c.dt, 0.0)
+        self.failure = np.full(len(START_TASKS), 0.5)
+
+    def build_model(self):
+        path = os.path.join(os.path.dirname(flagrun_xml()), "humanoid_flagrun_harder.xml")
+        m = _model(path)
+        self._hinge_q = np.array([m.jnt_qposadr[j] for j in m.actuator_joint])
+        self._hinge_v = np.array([m.jnt_dofadr[j] for j in m.actuator_joint])
+        rng = np.asarray(m.jnt_range).reshape(-1, 2)[np.asarray(m.actuator_joint)]
+        self._mid, self._half = rng.mean(axis=1), 0.5 * (rng[:, 1] - rng[:, 0])
+        self._feet = np.array([m.geom_id("right_foot"), m.geom_id("left_foot")])
+        self._qpos0 = np.asarray(m.qpos0)
+        cube = m.joint_id("cube")
+        self._cube_q, self._cube_v = m.jnt_qposadr[cube], m.jnt_dofadr[cube]
+        self._robot_bodies = np.array([b for b in range(1, m.nbody) if b != m.body_id("cube")])
+        return m
+
+    def _ensure_state(self, n: int) -> None:
+        if getattr(self, "_n", None) != n:
+            super()._ensure_state(n)
+            self.frame = np.zeros(n, np.int64)
+            self.ground = np.zeros(n, np.int64)
+            self.start = np.zeros(n, np.int64)
+            self.ended_by_fall = np.zeros(n, bool)
+            self.started = np.zeros(n, bool)
+
+    def _xy(self, batch):
+        return batch.xpos[:, self._robot_bodies, :2].mean(axis=1)
+
+    def reset_states(self, batch, worlds):
+        self._ensure_state(batch.num_worlds)
+        worlds = np.asarray(worlds)
+        # the episodes ending here update the failure rates of their start tasks
+        done = worlds[self.started[worlds]]
+        if done.size:
+            for k in range(len(START_TASKS)):
+                sel = done[self.start[done] == k]
+                if sel.size:
+                    self.failure[k] += 0.05 * sel.size * (self.ended_by_fall[sel].mean() - self.failure[k])
+                    self.failure[k] = float(np.clip(self.failure[k], 0.0, 1.0))
+        q, u = super().reset_states(batch, worlds)
+        r = batch.uniform(worlds.astype(np.int32), 1, 0.0, 1.0)[:, 0]
+        p = 0.1 + self.failure
+        task = np.searchsorted(np.cumsum(p / p.sum()), r, side="right").clip(0, len(START_TASKS) - 1)
+        yaw = 2 * np.arctan2(q[:, 6], q[:, 3])
+        lying = task > 0
+        pitch = np.where(task == 1, -np.pi / 2, np.pi / 2)  # on the back / face down
+        # torso orientation: yaw about z, then pitch about the body y axis
+        cy, sy, cp, sp = np.cos(yaw / 2), np.sin(yaw / 2), np.cos(pitch / 2), np.sin(pitch / 2)
+        quat = np.stack([cy * cp, -sy * sp, cy * sp, sy * cp], axis=1)
+        q[lying, 3:7] = quat[lying]
+        q[lying, 2] = 0.3
+        q[:, self._cube_q:self._cube_q + 3] = [0.0, 0.0, 2000.0]
+        q[:, self._cube_q + 3:self._cube_q + 7] = [1.0, 0.0, 0.0, 0.0]
+        self.start[worlds] = task
+        self.frame[worlds] = 0
+        self.ground[worlds] = 0
+        self.ended_by_fall[worlds] = False
+        self.started[worlds] = True
+        self.z0[worlds] = 0.8
+        return q, u
+
+    def before_step(self, batch):
+        self._ensure_state(batch.num_worlds)
+        return self._dist(batch), batch.q[:, 2].copy()
+
+    def evaluate(self, batch, before, ctrl, dt):
+        dist_before, z_before = before
+        after = self._dist(batch)
+        q, u = batch.q, batch.u
+        z = q[:, 2].copy()
+        ctx = StepContext(batch, ctrl, dt, {
+            "z": z, "z_before": z_before, "dist_before": dist_before, "dist_after": after,
+            "joint_pos": (q[:, self._hinge_q] - self._mid) / self._half,
+            "joint_speed": 0.1 * u[:, self._hinge_v], "feet": self._feet,
+        })
+        reward, terms = self.rewards(ctx)
+        self.frame += 1
+        self.ground = np.where(z < 0.8, self.ground + 1, np.maximum(self.ground - 1, 0))
+        terminated = (self.ground >= 170) | ~np.isfinite(q).all(axis=1)
+        self.ended_by_fall |= terminated
+        self._throw(batch, (self.frame > 100) & (self.frame % 30 == 0) & (self.ground == 0))
+        self.timer -= 1
+        move = (after < 1.0) | (self.timer <= 0)
+        if move.any():
+            self._new_flags(batch, np.flatnonzero(move), first=False)
+        info = {"reward_terms": terms, "distance_to_flag": after, "flag_x": self.flag[:, 0].copy(),
+                "flag_y": self.flag[:, 1].copy(), "start_task": self.start.astype(np.float64),
+                "on_ground_frames": self.ground.astype(np.float64)}
+        return reward, terminated, info
+
+    def _throw(self, batch, mask: np.ndarray) -> None:
+        worlds = np.flatnonzero(mask)
+        if worlds.size == 0:
+            return
+        r = batch.uniform(worlds.astype(np.int32), 5, 0.0, 1.0)
+        angle = (2 * r[:, 0] - 1) * np.pi
+        speed = 20.0 + 10.0 * r[:, 1]
+        target = np.concatenate([self._xy(batch)[worlds], batch.q[worlds, 2:3]], axis=1)
+        target = target + batch.u[worlds, 0:3] * (4.0 / speed)[:, None]  # where the robot will be
+        start = target + np.stack([4.0 * np.cos(angle), 4.0 * np.sin(angle), np.ones_like(angle)], axis=1)
+        v = target - start
+        v *= (speed / np.linalg.norm(v, axis=1))[:, None]
+        v += 2 * r[:, 2:5] - 1
+        cq, cv = self._cube_q, self._cube_v
+        batch.q[worlds, cq:cq + 3] = start
+        batch.q[worlds, cq + 3:cq + 7] = [1.0, 0.0, 0.0, 0.0]
+        batch.u[worlds, cv:cv + 3] = v
+        batch.u[worlds, cv + 3:cv + 6] = 0.0
+
+
+class HumanoidFlagrunHarderVectorEnv(NcpVectorEnv):
+    def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
+                 max_episode_steps: int | None = None, **task_kwargs: Any):
+        super().__init__(HumanoidFlagrunHarderTask(**task_kwargs), num_envs, num_threads=num_threads,
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+
+
+class HumanoidFlagrunHarderEnv(NcpEnv):
+    def __init__(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs: Any):
+        super().__init__(HumanoidFlagrunHarderTask(**task_kwargs), num_threads=num_threads, render_mode=render_mode)
