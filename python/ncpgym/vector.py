@@ -314,7 +314,9 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         return obs, reward.astype(np.float64), terminated, truncated, infos
 
     def close_extras(self, **kwargs: Any) -> None:
-        self._c.closed = True
+        c = getattr(self, "_c", None)  # absent when the constructor failed
+        if c is not None:
+            c.closed = True
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({type(self._c.task).__name__}, num_envs={self.num_envs})"
@@ -364,4 +366,6 @@ class NcpEnv(gym.Env):
         return obs[0], float(reward[0]), bool(terminated[0]), bool(diverged[0]), info1
 
     def close(self) -> None:
-        self._c.closed = True
+        c = getattr(self, "_c", None)
+        if c is not None:
+            c.closed = True
