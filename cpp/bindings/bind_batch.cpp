@@ -92,10 +92,14 @@ status 1 until reset.
           "Set q, u of the masked worlds (one row per masked world), zero their ctrl, reset particles.")
       .def(
           "seed",
-          [](Batch& b, uint64_t seed) {
-            for (int i = 0; i < b.size(); ++i) b.set_rng_key(i, world_key(seed, static_cast<uint64_t>(i)));
+          [](Batch& b, uint64_t seed, int64_t first_world) {
+            if (first_world < 0) throw std::invalid_argument("first_world must be >= 0");
+            for (int i = 0; i < b.size(); ++i)
+              b.set_rng_key(i, world_key(seed, static_cast<uint64_t>(first_world + i)));
           },
-          py::arg("seed"), "Seed world i's random stream from (seed, i): independent of num_worlds.")
+          py::arg("seed"), py::arg("first_world") = 0,
+          "Seed world i's random stream from (seed, first_world + i): independent of num_worlds; "
+          "first_world numbers the worlds of a shard of a larger batch.")
       .def(
           "uniform",
           [](Batch& b, py::array_t<int, py::array::c_style | py::array::forcecast> worlds, int ncol, double lo,

@@ -94,7 +94,10 @@ def _check_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
 class _Core:
     """What the vector and single-world envs share: the batch, the task, resets, a step."""
 
-    def __init__(self, task: Task, num_envs: int, num_threads: int):
+    def __init__(self, task: Task, num_envs: int, num_threads: int, world_offset: int = 0):
+        if not isinstance(world_offset, (int, np.integer)) or world_offset < 0:
+            raise ValueError(f"world_offset must be a non-negative integer, got {world_offset!r}")
+        self.world_offset = int(world_offset)
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.task = task
@@ -119,7 +122,7 @@ class _Core:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         if not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        self.batch.seed(int(seed))
+        self.batch.seed(int(seed), self.world_offset)
         self.seeded = True
 
     def reset_worlds(self, mask: np.ndarray) -> None:
@@ -195,7 +198,8 @@ class NcpVectorEnv(gym.vector.VectorEnv):
     (finished worlds reset within the step; their terminal observation and info are in
     ``info["final_obs"]`` (an [N, obs_dim] array whose rows are valid under the
     ``_final_obs`` mask) and ``info["final_info"]``).
-    ``max_episode_steps`` truncates episodes (None: never).
+    ``max_episode_steps`` truncates episodes (None: never). ``world_offset`` numbers this
+    env's worlds from there for seeding (a shard of a larger batch: ncpgym.cluster).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -208,9 +212,10 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         num_threads: int = 0,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         max_episode_steps: int | None = None,
+        world_offset: int = 0,
     ):
         mode = _autoreset_mode(autoreset_mode)
-        self._c = _Core(task, num_envs, num_threads)
+        self._c = _Core(task, num_envs, num_threads, world_offset)
         self.metadata = dict(type(self).metadata, autoreset_mode=mode)
         self.num_envs = self._c.n
         self.single_observation_space = self._c.single_observation_space

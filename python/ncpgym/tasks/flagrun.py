@@ -201,9 +201,10 @@ class HumanoidFlagrunVectorEnv(NcpVectorEnv):
     reward_weights, extra_reward_terms, flag_timeout."""
 
     def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
-                 max_episode_steps: int | None = None, **task_kwargs: Any):
+                 max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs: Any):
         super().__init__(HumanoidFlagrunTask(**task_kwargs), num_envs, num_threads=num_threads,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
+                         world_offset=world_offset)
 
 
 class HumanoidFlagrunEnv(NcpEnv):
@@ -358,9 +359,10 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
 
 class HumanoidFlagrunHarderVectorEnv(NcpVectorEnv):
     def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
-                 max_episode_steps: int | None = None, **task_kwargs: Any):
+                 max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs: Any):
         super().__init__(HumanoidFlagrunHarderTask(**task_kwargs), num_envs, num_threads=num_threads,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
+                         world_offset=world_offset)
 
 
 class HumanoidFlagrunHarderEnv(NcpEnv):

@@ -158,9 +158,10 @@ class HumanoidVectorEnv(NcpVectorEnv):
     """``gymnasium.make_vec("ncpgym/Humanoid-v0", num_envs=N)``; task keywords as Humanoid-v5's."""
 
     def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
-                 max_episode_steps: int | None = None, **task_kwargs):
+                 max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs):
         super().__init__(HumanoidTask(**task_kwargs), num_envs, num_threads=num_threads,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
+                         world_offset=world_offset)
 
 
 class HumanoidEnv(NcpEnv):

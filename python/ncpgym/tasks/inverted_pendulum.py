@@ -62,9 +62,10 @@ class InvertedPendulumTask(Task):
 
 class InvertedPendulumVectorEnv(NcpVectorEnv):
     def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
-                 max_episode_steps: int | None = None, **task_kwargs):
+                 max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs):
         super().__init__(InvertedPendulumTask(**task_kwargs), num_envs, num_threads=num_threads,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps)
+                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
+                         world_offset=world_offset)
 
 
 class InvertedPendulumEnv(NcpEnv):

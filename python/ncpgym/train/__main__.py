@@ -28,7 +28,9 @@ def main(argv=None) -> None:
     ap.add_argument("--steps", type=int, default=None, help="env-step budget (stops at whichever comes first)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("runs") / time.strftime("%Y%m%d-%H%M%S"))
-    ap.add_argument("--threads", type=int, default=0, help="physics threads (0: all cores)")
+    ap.add_argument("--threads", type=int, default=0, help="physics threads (0: all cores; with --ray-workers: per worker, default 1)")
+    ap.add_argument("--ray-workers", type=int, default=0, help="shard the worlds over this many Ray actors (ncpgym.cluster)")
+    ap.add_argument("--ray-address", default=None, help="Ray cluster address (e.g. auto); default: start a local instance")
     ap.add_argument("--rollout-steps", type=int, default=PPOConfig.rollout_steps)
     ap.add_argument("--epochs", type=int, default=PPOConfig.epochs)
     ap.add_argument("--minibatches", type=int, default=PPOConfig.minibatches)
@@ -41,7 +43,13 @@ def main(argv=None) -> None:
     if args.env not in ncpgym.TASK_IDS:
         ap.error(f"unknown --env {args.env!r}; registered: {', '.join(ncpgym.TASK_IDS)}")
 
-    envs = gym.make_vec(args.env, num_envs=args.num_envs, num_threads=args.threads)
+    if args.ray_workers > 0:
+        from ..cluster import RayVectorEnv
+
+        envs = RayVectorEnv(args.env, args.num_envs, num_workers=args.ray_workers,
+                            cpus_per_worker=max(1, args.threads), address=args.ray_address)
+    else:
+        envs = gym.make_vec(args.env, num_envs=args.num_envs, num_threads=args.threads)
     cfg = PPOConfig(rollout_steps=args.rollout_steps, epochs=args.epochs, minibatches=args.minibatches,
                     lr=args.lr, gamma=args.gamma, hidden=tuple(args.hidden), seed=args.seed)
     agent = PPO(envs, cfg)

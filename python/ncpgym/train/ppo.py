@@ -343,7 +343,9 @@ class PPO:
                 fh.close()
         if out is not None:
             self.save(out / "final.pt")
-            plot_learning_curve(rows, out / "learning_curve.png", title=str(getattr(self.envs, "spec", None) and self.envs.spec.id))
+            spec = getattr(self.envs, "spec", None)
+            title = getattr(spec, "id", None) or getattr(self.envs, "env_id", None)
+            plot_learning_curve(rows, out / "learning_curve.png", title=title)
         return rows
 
     def save(self, path: str | Path) -> None:
