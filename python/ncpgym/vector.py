@@ -29,7 +29,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import _core
 
-__all__ = ["Task", "NcpVectorEnv", "NcpEnv"]
+__all__ = ["Task", "NcpVectorEnv", "NcpEnv", "env_classes"]
 
 
 class Task:
@@ -374,3 +374,24 @@ class NcpEnv(gym.Env):
         c = getattr(self, "_c", None)
         if c is not None:
             c.closed = True
+
+
+def env_classes(task_cls: type[Task], name: str) -> tuple[type[NcpVectorEnv], type[NcpEnv]]:
+    """The Gymnasium vector env and single env classes of a task, as registered entry
+    points: ``<name>VectorEnv(num_envs, *, num_threads, autoreset_mode, max_episode_steps,
+    world_offset, **task_kwargs)`` and ``<name>Env(*, num_threads, render_mode, **task_kwargs)``."""
+
+    def vector_init(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
+                    max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs: Any):
+        NcpVectorEnv.__init__(self, task_cls(**task_kwargs), num_envs, num_threads=num_threads,
+                              autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
+                              world_offset=world_offset)
+
+    def single_init(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs: Any):
+        NcpEnv.__init__(self, task_cls(**task_kwargs), num_threads=num_threads, render_mode=render_mode)
+
+    doc = f"{name}: see {task_cls.__module__}.{task_cls.__name__}."
+    vec = type(f"{name}VectorEnv", (NcpVectorEnv,), {"__init__": vector_init, "__doc__": doc,
+                                                     "__module__": task_cls.__module__})
+    one = type(f"{name}Env", (NcpEnv,), {"__init__": single_init, "__doc__": doc, "__module__": task_cls.__module__})
+    return vec, one

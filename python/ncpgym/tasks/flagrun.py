@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import _core
 from ..models import load_model
-from ..vector import NcpEnv, NcpVectorEnv, Task
+from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
 
 DT = 0.0165
@@ -99,8 +99,10 @@ class HumanoidFlagrunTask(Task):
             self.rewards.add(t)
         self.flag_timeout = flag_timeout
 
+    model_file = "humanoid_flagrun.xml"
+
     def build_model(self):
-        m = _model(flagrun_xml())
+        m = _model(os.path.join(os.path.dirname(flagrun_xml()), self.model_file))
         self._hinge_q = np.array([m.jnt_qposadr[j] for j in m.actuator_joint])
         self._hinge_v = np.array([m.jnt_dofadr[j] for j in m.actuator_joint])
         rng = np.asarray(m.jnt_range).reshape(-1, 2)[np.asarray(m.actuator_joint)]
@@ -196,20 +198,8 @@ class HumanoidFlagrunTask(Task):
         return reward, terminated, info
 
 
-class HumanoidFlagrunVectorEnv(NcpVectorEnv):
-    """``gymnasium.make_vec("ncpgym/HumanoidFlagrun-v0", num_envs=N)``; keywords:
-    reward_weights, extra_reward_terms, flag_timeout."""
+HumanoidFlagrunVectorEnv, HumanoidFlagrunEnv = env_classes(HumanoidFlagrunTask, "HumanoidFlagrun")
 
-    def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
-                 max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs: Any):
-        super().__init__(HumanoidFlagrunTask(**task_kwargs), num_envs, num_threads=num_threads,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
-                         world_offset=world_offset)
-
-
-class HumanoidFlagrunEnv(NcpEnv):
-    def __init__(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs: Any):
-        super().__init__(HumanoidFlagrunTask(**task_kwargs), num_threads=num_threads, render_mode=render_mode)
 
 
 # -- Harder ---------------------------------------------------------------------------------
@@ -249,15 +239,10 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
                 t.fn = lambda c: np.where((c.z >= 0.8) & (c.z_before >= 0.8), (c.dist_before - c.dist_after) / c.dt, 0.0)
         self.failure = np.full(len(START_TASKS), 0.5)
 
+    model_file = "humanoid_flagrun_harder.xml"
+
     def build_model(self):
-        path = os.path.join(os.path.dirname(flagrun_xml()), "humanoid_flagrun_harder.xml")
-        m = _model(path)
-        self._hinge_q = np.array([m.jnt_qposadr[j] for j in m.actuator_joint])
-        self._hinge_v = np.array([m.jnt_dofadr[j] for j in m.actuator_joint])
-        rng = np.asarray(m.jnt_range).reshape(-1, 2)[np.asarray(m.actuator_joint)]
-        self._mid, self._half = rng.mean(axis=1), 0.5 * (rng[:, 1] - rng[:, 0])
-        self._feet = np.array([m.geom_id("right_foot"), m.geom_id("left_foot")])
-        self._qpos0 = np.asarray(m.qpos0)
+        m = super().build_model()
         cube = m.joint_id("cube")
         self._cube_q, self._cube_v = m.jnt_qposadr[cube], m.jnt_dofadr[cube]
         self._robot_bodies = np.array([b for b in range(1, m.nbody) if b != m.body_id("cube")])
@@ -357,14 +342,4 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         batch.u[worlds, cv + 3:cv + 6] = 0.0
 
 
-class HumanoidFlagrunHarderVectorEnv(NcpVectorEnv):
-    def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
-                 max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs: Any):
-        super().__init__(HumanoidFlagrunHarderTask(**task_kwargs), num_envs, num_threads=num_threads,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
-                         world_offset=world_offset)
-
-
-class HumanoidFlagrunHarderEnv(NcpEnv):
-    def __init__(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs: Any):
-        super().__init__(HumanoidFlagrunHarderTask(**task_kwargs), num_threads=num_threads, render_mode=render_mode)
+HumanoidFlagrunHarderVectorEnv, HumanoidFlagrunHarderEnv = env_classes(HumanoidFlagrunHarderTask, "HumanoidFlagrunHarder")

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import _core
 from ..models import load_model
-from ..vector import NcpEnv, NcpVectorEnv, Task
+from ..vector import Task, env_classes
 
 
 def humanoid_xml() -> str:
@@ -154,18 +154,4 @@ class HumanoidTask(Task):
         return reward, terminated, info
 
 
-class HumanoidVectorEnv(NcpVectorEnv):
-    """``gymnasium.make_vec("ncpgym/Humanoid-v0", num_envs=N)``; task keywords as Humanoid-v5's."""
-
-    def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
-                 max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs):
-        super().__init__(HumanoidTask(**task_kwargs), num_envs, num_threads=num_threads,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
-                         world_offset=world_offset)
-
-
-class HumanoidEnv(NcpEnv):
-    """``gymnasium.make("ncpgym/Humanoid-v0")``: one world (TimeLimit 1000 from the registry)."""
-
-    def __init__(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs):
-        super().__init__(HumanoidTask(**task_kwargs), num_threads=num_threads, render_mode=render_mode)
+HumanoidVectorEnv, HumanoidEnv = env_classes(HumanoidTask, "Humanoid")

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _core
 from ..models import load_model
-from ..vector import NcpEnv, NcpVectorEnv, Task
+from ..vector import Task, env_classes
 
 
 @lru_cache(maxsize=2)
@@ -60,14 +60,4 @@ class InvertedPendulumTask(Task):
         return (~terminated).astype(np.float64), terminated, {}
 
 
-class InvertedPendulumVectorEnv(NcpVectorEnv):
-    def __init__(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
-                 max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs):
-        super().__init__(InvertedPendulumTask(**task_kwargs), num_envs, num_threads=num_threads,
-                         autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
-                         world_offset=world_offset)
-
-
-class InvertedPendulumEnv(NcpEnv):
-    def __init__(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs):
-        super().__init__(InvertedPendulumTask(**task_kwargs), num_threads=num_threads, render_mode=render_mode)
+InvertedPendulumVectorEnv, InvertedPendulumEnv = env_classes(InvertedPendulumTask, "InvertedPendulum")
