@@ -89,3 +89,14 @@ def test_rllib_runs_a_training_iteration_on_an_ncpgym_vector_env():
         algo.stop()
     with pytest.raises(ValueError, match="unknown ncpgym task"):
         rllib_config("ncpgym/Nope-v0")
+
+
+def test_training_cli_runs_on_ray_workers(tmp_path):
+    from ncpgym.train.__main__ import main
+
+    main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "8", "--ray-workers", "2", "--steps", "1024",
+          "--minutes", "2", "--rollout-steps", "32", "--eval-episodes", "4", "--no-progress", "--out", str(tmp_path)])
+    import json
+
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["env_steps"] >= 1024 and (tmp_path / "learning_curve.png").exists()
