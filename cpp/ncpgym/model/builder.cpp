@@ -1,6 +1,7 @@
 #include "ncpgym/model/builder.hpp"
 
 #include "ncpgym/collision/narrowphase.hpp"
+#include "ncpgym/soft/tet.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
@@ -308,6 +309,60 @@ int Builder::add_distance(int p1, int p2, double compliance, double rest) {
   m_.dist_rest.push_back(rest);
   m_.dist_compliance.push_back(compliance);
   return m_.ndistance++;
+}
+
+int Builder::add_tet(const std::array<int, 4>& p, double young, double poisson) {
+  const std::string who = "tet " + std::to_string(m_.ntet);
+  for (int a = 0; a < 4; ++a) {
+    require(p[a] >= 0 && p[a] < m_.nparticle, who + ": particle " + std::to_string(p[a]) + " does not exist");
+    for (int b = 0; b < a; ++b) require(p[a] != p[b], who + ": repeats particle " + std::to_string(p[a]));
+  }
+  require(std::isfinite(young) && young > 0, who + ": Young's modulus must be > 0");
+  require(std::isfinite(poisson) && poisson >= 0 && poisson < 0.5, who + ": Poisson's ratio must be in [0, 0.5)");
+  Mat3 Dm;
+  for (int a = 0; a < 3; ++a) Dm.col(a) = m_.particle_pos0[p[a + 1]] - m_.particle_pos0[p[0]];
+  const double vol = Dm.determinant() / 6.0;
+  const double scale = std::pow(Dm.colwise().norm().prod(), 1.0 / 3.0);  // edge length^3 / 6 scale
+  require(vol > 1e-9 * scale * scale * scale, vol < 0 ? who + ": inverted at rest (negative volume; swap two vertices)"
+                                                      : who + ": degenerate (zero volume)");
+  m_.tet_p.push_back(p);
+  m_.tet_Dminv.push_back(Dm.inverse());
+  m_.tet_volume.push_back(vol);
+  m_.tet_mu.push_back(lame_mu(young, poisson));
+  m_.tet_lambda.push_back(lame_lambda(young, poisson));
+  return m_.ntet++;
+}
+
+int Builder::add_soft_body(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 4>>& tets,
+                           double density, double young, double poisson, double radius, double friction) {
+  require(!vertices.empty() && !tets.empty(), "soft body: needs vertices and tetrahedra");
+  require(std::isfinite(density) && density > 0, "soft body: density must be > 0");
+  std::vector<double> mass(vertices.size(), 0.0);
+  std::vector<std::array<int, 4>> oriented(tets);
+  for (size_t t = 0; t < tets.size(); ++t) {
+    auto& e = oriented[t];
+    for (int a = 0; a < 4; ++a)
+      require(e[a] >= 0 && static_cast<size_t>(e[a]) < vertices.size(),
+              "soft body: tet " + std::to_string(t) + " names a missing vertex");
+    Mat3 Dm;
+    for (int a = 0; a < 3; ++a) Dm.col(a) = vertices[e[a + 1]] - vertices[e[0]];
+    double vol = Dm.determinant() / 6.0;
+    if (vol < 0) {
+      std::swap(e[2], e[3]);
+      vol = -vol;
+    }
+    for (int a = 0; a < 4; ++a) mass[e[a]] += density * vol / 4.0;
+  }
+  const int first = m_.nparticle;
+  for (size_t v = 0; v < vertices.size(); ++v) {
+    require(mass[v] > 0, "soft body: vertex " + std::to_string(v) + " belongs to no element of positive volume");
+    add_particle(vertices[v], mass[v], radius, friction);
+  }
+  for (auto e : oriented) {
+    for (int& a : e) a += first;
+    add_tet(e, young, poisson);
+  }
+  return first;
 }
 
 int Builder::add_attachment(int particle, int body, const Vec3& local) {

@@ -56,6 +56,15 @@ class Builder {
   // Distance constraint between two particles; rest < 0 takes the initial distance;
   // compliance 0 is a hard constraint.
   int add_distance(int p1, int p2, double compliance = 0.0, double rest = -1.0);
+  // A linear co-rotational tetrahedron on four particles (positively oriented: the rest
+  // edges x1 - x0, x2 - x0, x3 - x0 form a right-handed frame) with Young's modulus (Pa)
+  // and Poisson's ratio in [0, 0.5).
+  int add_tet(const std::array<int, 4>& particles, double young, double poisson);
+  // A soft body from a tetrahedral mesh: one particle per vertex with the lumped mass
+  // (density x volume of the elements around it / 4), then the elements. Returns the first
+  // particle's index. Negatively oriented elements are reordered; degenerate ones rejected.
+  int add_soft_body(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 4>>& tets,
+                    double density, double young, double poisson, double radius = 0.0, double friction = 0.5);
   // Pins a particle to the point `local` of `body` (0: a point fixed in the world).
   int add_attachment(int particle, int body, const Vec3& local);
   void set_gravity(const Vec3& g) { m_.gravity = g; }

@@ -8,6 +8,7 @@
 //   hinge/slide qpos = angle/offset,        qvel = rate
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,13 @@ struct Model {
   int nattach = 0;
   std::vector<int> att_particle, att_body;
   std::vector<Vec3> att_local;
+
+  // tetrahedral elements on particles (soft bodies, nonsmooth-newton-ncp.txt §9.2.1):
+  // linear co-rotational, six compliant rows each (soft/tet.hpp)
+  int ntet = 0;
+  std::vector<std::array<int, 4>> tet_p;  // particles, positively oriented at rest
+  std::vector<Mat3> tet_Dminv;            // inverse rest edge matrix
+  std::vector<double> tet_volume, tet_mu, tet_lambda;
 
   Vec3 gravity = Vec3(0, 0, -9.81);
   double timestep = 0.002;

@@ -7,6 +7,7 @@
 
 #include "ncpgym/collision/detect.hpp"
 #include "ncpgym/constraints/ncp.hpp"
+#include "ncpgym/soft/tet.hpp"
 
 namespace ncpgym {
 
@@ -95,7 +96,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   const int ncap = 4 * m.ngeom + 32 + 4 * m.nparticle;
   int nlim = 0;
   for (int j = 0; j < m.njnt; ++j) nlim += 2 * m.jnt_limited[j];
-  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach;
+  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach + 6 * m.ntet;
   contacts_.reserve(ncap);
   previous_.reserve(ncap);
   limit_joint_.reserve(nlim);
@@ -232,6 +233,23 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
       Js_.end_row();
     }
   }
+  for (int t = 0; t < m.ntet; ++t) {
+    // six compliant strain rows (soft/tet.hpp): c_k + E_k lambda_k = 0, E_0 = 1/(3 K V),
+    // E_1..5 = 1/(2 mu V) (§9.2.1 with the compliance block diagonalised)
+    const auto& p = m.tet_p[t];
+    Vec3 xt[4];
+    for (int a = 0; a < 4; ++a) xt[a] = x.segment<3>(3 * p[a]);
+    TetRows tr;
+    tet_rows(xt, m.tet_Dminv[t], tr);
+    const double V = m.tet_volume[t], mu = m.tet_mu[t], K = m.tet_lambda[t] + 2.0 * mu / 3.0;
+    for (int k = 0; k < 6; ++k, ++r) {
+      C_[r] = tr.c[k];
+      erow_[r] = k == 0 ? 1.0 / (3.0 * K * V) : 1.0 / (2.0 * mu * V);
+      for (int a = 0; a < 4; ++a)
+        for (int d = 0; d < 3; ++d) Js_.push(m.nv + 3 * p[a] + d, tr.grad[k][a][d]);
+      Js_.end_row();
+    }
+  }
 }
 
 int Stepper::prepare(const State& s, double h) {
@@ -314,7 +332,7 @@ int Stepper::prepare(const State& s, double h) {
     detect_particle_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
   collect_limits(s, h);
   const int nc = static_cast<int>(contacts_.size());
-  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach;
+  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach + 6 * m.ntet;
   const int nrow = 3 * nc + static_cast<int>(limit_joint_.size()) + nbil;
   kind_.assign(nrow, RowKind::Friction);
   for (int c = 0; c < nc; ++c) kind_[3 * c] = RowKind::Normal;

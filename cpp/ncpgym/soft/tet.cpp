@@ -1,0 +1,59 @@
+#include "ncpgym/soft/tet.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+
+namespace ncpgym {
+
+const std::array<Mat3, 6>& strain_basis() {
+  static const std::array<Mat3, 6> B = [] {
+    std::array<Mat3, 6> b;
+    const double r2 = std::sqrt(2.0), r3 = std::sqrt(3.0), r6 = std::sqrt(6.0);
+    b[0] = Mat3::Identity() / r3;
+    b[1] = Vec3(1, -1, 0).asDiagonal();
+    b[1] /= r2;
+    b[2] = Vec3(1, 1, -2).asDiagonal();
+    b[2] /= r6;
+    for (int k = 0; k < 3; ++k) {
+      const int i = k == 2 ? 1 : 0, j = k == 0 ? 1 : 2;  // (0,1), (0,2), (1,2)
+      b[3 + k].setZero();
+      b[3 + k](i, j) = b[3 + k](j, i) = 1 / r2;
+    }
+    return b;
+  }();
+  return B;
+}
+
+void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out) {
+  Mat3 Ds;
+  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
+  const Mat3 F = Ds * Dminv;
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(F.transpose() * F);
+  const Mat3& V = eig.eigenvectors();
+  const Vec3 s = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
+  const Mat3 eps = V * s.asDiagonal() * V.transpose() - Mat3::Identity();
+  const auto& B = strain_basis();
+  // W_k = (V^T B_k V) / (s_i + s_j): dc_k = 2 g^T W_k f in the eigenbasis, for
+  // dF = e_d g_a^T (vertex a, axis d) and f = F^T e_d.
+  Mat3 W[6];
+  for (int k = 0; k < 6; ++k) {
+    out.c[k] = (eps.cwiseProduct(B[k])).sum();
+    const Mat3 Bh = V.transpose() * B[k] * V;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) W[k](i, j) = Bh(i, j) / std::max(s[i] + s[j], 1e-12);
+  }
+  // g_a: rows of Dminv for vertices 1..3, minus their sum for vertex 0 (dDs/dx_a)
+  Vec3 g[4];
+  for (int a = 1; a < 4; ++a) g[a] = Dminv.row(a - 1).transpose();
+  g[0] = -(g[1] + g[2] + g[3]);
+  for (int a = 0; a < 4; ++a) {
+    const Vec3 gh = V.transpose() * g[a];
+    for (int d = 0; d < 3; ++d) {
+      const Vec3 fh = V.transpose() * F.row(d).transpose();
+      for (int k = 0; k < 6; ++k) out.grad[k][a][d] = 2.0 * gh.dot(W[k] * fh);
+    }
+  }
+}
+
+}  // namespace ncpgym
