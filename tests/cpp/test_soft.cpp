@@ -223,5 +223,46 @@ TEST(Soft, SoftBlockSettlesOnTheGround) {
   EXPECT_LT(sag, 1.2 * estimate);
 }
 
+TEST(Soft, RigidPlateCompressesASoftBlockByTheUniaxialValue) {
+  // Two-way coupling: a 2 kg rigid plate (free body) on a 0.1 m soft cube (E = 1e5 Pa,
+  // nu = 0 so that uniaxial strain is uniaxial stress, 100 kg/m^3). Static compression
+  // F L / (E A) + rho g L^2 / (2 E) = 1.962 mm + 0.049 mm.
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 4>> tets;
+  cube_mesh(3, 0.1, v, tets);
+  for (auto& p : v) p += Vec3(-0.05, -0.05, 0.0);
+  Builder b;
+  b.set_timestep(1.0 / 120);
+  GeomSpec plane;
+  plane.type = GeomType::Plane;
+  b.add_geom(0, plane);
+  const int first = b.add_soft_body(v, tets, 100, 1e5, 0.0, 0.0, 0.8);
+  const int plate = b.add_body(0, Vec3(0, 0, 0.11), Quat::Identity(), 2.0, Vec3::Zero(), Mat3::Identity() * 2e-3);
+  JointSpec free;
+  free.type = JointType::Free;
+  b.add_joint(plate, free);
+  GeomSpec box;
+  box.type = GeomType::Box;
+  box.size = Vec3(0.06, 0.06, 0.01);
+  b.add_geom(plate, box);
+  auto m = b.build();
+  Stepper st(m, SolverOptions());
+  State s(*m);
+  for (int k = 0; k < 360; ++k) st.step(s);
+  // mean height of the top face (z = 0.1 at rest) and of the bottom face
+  double top = 0, bottom = 0;
+  int nt = 0, nb = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double z0 = v[i][2], z = s.x[3 * (first + i) + 2];
+    if (z0 > 0.099) top += z, ++nt;
+    if (z0 < 0.001) bottom += z, ++nb;
+  }
+  const double compression = 0.1 - (top / nt - bottom / nb);
+  const double expected = 2.0 * 9.81 * 0.1 / (1e5 * 0.01) + 100 * 9.81 * 0.01 / (2 * 1e5);
+  EXPECT_NEAR(compression, expected, 0.1 * expected);
+  EXPECT_NEAR(s.q[2], 0.1 - compression + 0.01, 1e-3);  // the plate rests on the top face
+  EXPECT_LT(s.u.norm(), 1e-2);
+}
+
 }  // namespace
 }  // namespace ncpgym
