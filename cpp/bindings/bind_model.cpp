@@ -87,6 +87,16 @@ void bind_model(py::module_& m) {
       .def_readonly("nparticle", &Model::nparticle)
       .def_readonly("ndistance", &Model::ndistance)
       .def_readonly("nattach", &Model::nattach)
+      .def_readonly("ntet", &Model::ntet)
+      .def_property_readonly("tet_particles", [](const Model& m) {
+        py::array_t<int> a({py::ssize_t(m.ntet), py::ssize_t(4)});
+        for (int t = 0; t < m.ntet; ++t)
+          for (int k = 0; k < 4; ++k) a.mutable_at(t, k) = m.tet_p[t][k];
+        return a;
+      }, "(ntet, 4) particle ids of each tetrahedron")
+      .def_property_readonly("tet_volume", [](const Model& m) {
+        return py::array_t<double>(py::ssize_t(m.ntet), m.tet_volume.data());
+      }, "(ntet,) rest volumes")
       .def_property_readonly("particle_mass", [](const Model& s) { return arr(s.particle_mass); })
       .def_property_readonly("particle_pos0", [](const Model& s) { return vec3s(s.particle_pos0); })
       .def_property_readonly("gravity", [](const Model& s) { return Vec3(s.gravity); })
@@ -245,6 +255,27 @@ void bind_model(py::module_& m) {
       .def("add_distance", &Builder::add_distance, py::arg("p1"), py::arg("p2"),
            py::arg("compliance") = 0.0, py::arg("rest") = -1.0,
            "Distance constraint between particles (rest < 0: the initial distance).")
+      .def("add_tet", &Builder::add_tet, py::arg("particles"), py::arg("young"), py::arg("poisson"),
+           "Linear co-rotational tetrahedron on four particles (positively oriented).")
+      .def(
+          "add_soft_body",
+          [](Builder& b, const py::array_t<double, py::array::c_style | py::array::forcecast>& vertices,
+             const py::array_t<int, py::array::c_style | py::array::forcecast>& tets, double density, double young,
+             double poisson, double radius, double friction) {
+            if (vertices.ndim() != 2 || vertices.shape(1) != 3)
+              throw std::invalid_argument("vertices: expected shape (n, 3)");
+            if (tets.ndim() != 2 || tets.shape(1) != 4) throw std::invalid_argument("tets: expected shape (m, 4)");
+            std::vector<Vec3> v(vertices.shape(0));
+            for (py::ssize_t i = 0; i < vertices.shape(0); ++i)
+              v[i] = Vec3(vertices.at(i, 0), vertices.at(i, 1), vertices.at(i, 2));
+            std::vector<std::array<int, 4>> t(tets.shape(0));
+            for (py::ssize_t i = 0; i < tets.shape(0); ++i)
+              for (int k = 0; k < 4; ++k) t[i][k] = tets.at(i, k);
+            return b.add_soft_body(v, t, density, young, poisson, radius, friction);
+          },
+          py::arg("vertices"), py::arg("tets"), py::arg("density"), py::arg("young"), py::arg("poisson"),
+          py::arg("radius") = 0.0, py::arg("friction") = 0.5,
+          "Soft body from a tetrahedral mesh (lumped masses); returns the first particle id.")
       .def("add_attachment", &Builder::add_attachment, py::arg("particle"), py::arg("body"),
            py::arg("local") = Vec3::Zero(), "Pin a particle to a point of a body (0: the world).")
       .def("set_gravity", &Builder::set_gravity, py::arg("gravity"))

@@ -102,7 +102,13 @@ std::shared_ptr<const Model> mixed_scene(int particles) {
     if (prev >= 0) b.add_distance(prev, id, 1e-4);
     prev = id;
   }
-  if (particles > 0) b.add_attachment(0, arm, Vec3(0.5, 0, -0.7));
+  if (particles > 0) {
+    b.add_attachment(0, arm, Vec3(0.5, 0, -0.7));
+    // and a soft cube of six tetrahedra resting on the ground
+    std::vector<Vec3> v;
+    for (int c = 0; c < 8; ++c) v.emplace_back(2.0 + 0.1 * (c & 1), 0.1 * ((c >> 1) & 1), 0.1 * ((c >> 2) & 1));
+    b.add_soft_body(v, {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}}, 500, 1e5, 0.3);
+  }
   return b.build();
 }
 

@@ -1,0 +1,34 @@
+"""Tetrahedral meshes for ncpgym's soft bodies, generated procedurally (written for ncpgym;
+no meshing library). Feed them to ``Builder.add_soft_body(vertices, tets, density, young,
+poisson)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["box_mesh"]
+
+# The six tetrahedra of a hexahedron around its main diagonal (corner bits: x=1, y=2, z=4),
+# one per monotone path 0 -> a -> b -> 7; neighbouring hexahedra share faces consistently.
+_KUHN = ((1, 3), (1, 5), (2, 3), (2, 6), (4, 5), (4, 6))
+
+
+def box_mesh(size, n, origin=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
+    """A box of ``size`` (3,) split into ``n`` (3,) hexahedra per axis, six tetrahedra each.
+    Returns (vertices (V, 3), tets (6 nx ny nz, 4))."""
+    size = np.broadcast_to(np.asarray(size, float), (3,))
+    n = np.broadcast_to(np.asarray(n, int), (3,))
+    if np.any(size <= 0) or np.any(n < 1):
+        raise ValueError(f"box_mesh: size must be > 0 and n >= 1, got {size}, {n}")
+    axes = [np.linspace(0.0, size[k], n[k] + 1) + origin[k] for k in range(3)]
+    X, Y, Z = np.meshgrid(*axes, indexing="ij")
+    verts = np.stack([X.ravel(), Y.ravel(), Z.ravel()], axis=1)
+    idx = np.arange(verts.shape[0]).reshape(n[0] + 1, n[1] + 1, n[2] + 1)
+    i, j, k = np.meshgrid(np.arange(n[0]), np.arange(n[1]), np.arange(n[2]), indexing="ij")
+    i, j, k = i.ravel(), j.ravel(), k.ravel()
+    corner = [idx[i + (b & 1), j + ((b >> 1) & 1), k + ((b >> 2) & 1)] for b in range(8)]
+    tets = np.concatenate([np.stack([corner[0], corner[a], corner[a | b], corner[7]], axis=1) for a, b in _KUHN])
+    d = verts[tets[:, 1:]] - verts[tets[:, :1]]
+    neg = np.linalg.det(d) < 0  # odd paths: swap two vertices to orient positively
+    tets[neg] = tets[neg][:, [0, 2, 1, 3]]
+    return verts, tets.astype(np.int32)
