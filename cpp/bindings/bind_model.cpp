@@ -72,6 +72,14 @@ ActuatorType actuator_type(const std::string& s) {
 }
 }  // namespace
 
+namespace {
+int tet_model(const std::string& s) {
+  if (s == "linear") return 0;
+  if (s == "neohookean") return 1;
+  throw std::invalid_argument("unknown tet model '" + s + "' (expected 'linear' or 'neohookean')");
+}
+}  // namespace
+
 void bind_model(py::module_& m) {
   using ModelPtr = std::shared_ptr<Model>;
   py::class_<Model, ModelPtr>(m, "Model", "Immutable model shared by every world of a batch.")
@@ -255,13 +263,18 @@ void bind_model(py::module_& m) {
       .def("add_distance", &Builder::add_distance, py::arg("p1"), py::arg("p2"),
            py::arg("compliance") = 0.0, py::arg("rest") = -1.0,
            "Distance constraint between particles (rest < 0: the initial distance).")
-      .def("add_tet", &Builder::add_tet, py::arg("particles"), py::arg("young"), py::arg("poisson"),
-           "Linear co-rotational tetrahedron on four particles (positively oriented).")
+      .def(
+          "add_tet",
+          [](Builder& b, const std::array<int, 4>& p, double young, double poisson, const std::string& model) {
+            return b.add_tet(p, young, poisson, tet_model(model));
+          },
+          py::arg("particles"), py::arg("young"), py::arg("poisson"), py::arg("model") = "linear",
+          "Tetrahedron on four particles (positively oriented); model 'linear' (co-rotational) or 'neohookean'.")
       .def(
           "add_soft_body",
           [](Builder& b, const py::array_t<double, py::array::c_style | py::array::forcecast>& vertices,
              const py::array_t<int, py::array::c_style | py::array::forcecast>& tets, double density, double young,
-             double poisson, double radius, double friction) {
+             double poisson, double radius, double friction, const std::string& model) {
             if (vertices.ndim() != 2 || vertices.shape(1) != 3)
               throw std::invalid_argument("vertices: expected shape (n, 3)");
             if (tets.ndim() != 2 || tets.shape(1) != 4) throw std::invalid_argument("tets: expected shape (m, 4)");
@@ -271,10 +284,10 @@ void bind_model(py::module_& m) {
             std::vector<std::array<int, 4>> t(tets.shape(0));
             for (py::ssize_t i = 0; i < tets.shape(0); ++i)
               for (int k = 0; k < 4; ++k) t[i][k] = tets.at(i, k);
-            return b.add_soft_body(v, t, density, young, poisson, radius, friction);
+            return b.add_soft_body(v, t, density, young, poisson, radius, friction, tet_model(model));
           },
           py::arg("vertices"), py::arg("tets"), py::arg("density"), py::arg("young"), py::arg("poisson"),
-          py::arg("radius") = 0.0, py::arg("friction") = 0.5,
+          py::arg("radius") = 0.0, py::arg("friction") = 0.5, py::arg("model") = "linear",
           "Soft body from a tetrahedral mesh (lumped masses); returns the first particle id.")
       .def("add_attachment", &Builder::add_attachment, py::arg("particle"), py::arg("body"),
            py::arg("local") = Vec3::Zero(), "Pin a particle to a point of a body (0: the world).")

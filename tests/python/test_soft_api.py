@@ -39,3 +39,15 @@ def test_soft_body_model_and_batch():
         b2 = ncpgym.Builder()
         ids = [b2.add_particle(p, 1.0) for p in ([0, 0, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1])]
         b2.add_tet(ids, 1e5, 0.3)
+
+
+def test_neohookean_soft_body_steps_and_bad_model_name():
+    v, t = box_mesh(0.05, 2, origin=(0, 0, 0.01))
+    b = ncpgym.Builder()
+    b.add_geom(0, "plane")
+    b.add_soft_body(v, t, density=1000.0, young=1e5, poisson=0.45, model="neohookean")
+    sim = ncpgym.Simulator(b.build())
+    sim.step(nsteps=60)
+    assert np.isfinite(sim.x).all() and sim.x[:, 2].min() > -1e-3
+    with pytest.raises(ValueError, match="unknown tet model"):
+        ncpgym.Builder().add_soft_body(v, t, 1000.0, 1e5, 0.3, model="rubber")

@@ -311,7 +311,7 @@ int Builder::add_distance(int p1, int p2, double compliance, double rest) {
   return m_.ndistance++;
 }
 
-int Builder::add_tet(const std::array<int, 4>& p, double young, double poisson) {
+int Builder::add_tet(const std::array<int, 4>& p, double young, double poisson, int model) {
   const std::string who = "tet " + std::to_string(m_.ntet);
   for (int a = 0; a < 4; ++a) {
     require(p[a] >= 0 && p[a] < m_.nparticle, who + ": particle " + std::to_string(p[a]) + " does not exist");
@@ -319,6 +319,7 @@ int Builder::add_tet(const std::array<int, 4>& p, double young, double poisson) 
   }
   require(std::isfinite(young) && young > 0, who + ": Young's modulus must be > 0");
   require(std::isfinite(poisson) && poisson >= 0 && poisson < 0.5, who + ": Poisson's ratio must be in [0, 0.5)");
+  require(model == 0 || model == 1, who + ": model must be 0 (linear co-rotational) or 1 (stable Neo-Hookean)");
   Mat3 Dm;
   for (int a = 0; a < 3; ++a) Dm.col(a) = m_.particle_pos0[p[a + 1]] - m_.particle_pos0[p[0]];
   const double vol = Dm.determinant() / 6.0;
@@ -330,11 +331,13 @@ int Builder::add_tet(const std::array<int, 4>& p, double young, double poisson) 
   m_.tet_volume.push_back(vol);
   m_.tet_mu.push_back(lame_mu(young, poisson));
   m_.tet_lambda.push_back(lame_lambda(young, poisson));
+  m_.tet_model.push_back(model);
   return m_.ntet++;
 }
 
 int Builder::add_soft_body(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 4>>& tets,
-                           double density, double young, double poisson, double radius, double friction) {
+                           double density, double young, double poisson, double radius, double friction,
+                           int model) {
   require(!vertices.empty() && !tets.empty(), "soft body: needs vertices and tetrahedra");
   require(std::isfinite(density) && density > 0, "soft body: density must be > 0");
   std::vector<double> mass(vertices.size(), 0.0);
@@ -360,7 +363,7 @@ int Builder::add_soft_body(const std::vector<Vec3>& vertices, const std::vector<
   }
   for (auto e : oriented) {
     for (int& a : e) a += first;
-    add_tet(e, young, poisson);
+    add_tet(e, young, poisson, model);
   }
   return first;
 }

@@ -59,12 +59,14 @@ class Builder {
   // A linear co-rotational tetrahedron on four particles (positively oriented: the rest
   // edges x1 - x0, x2 - x0, x3 - x0 form a right-handed frame) with Young's modulus (Pa)
   // and Poisson's ratio in [0, 0.5).
-  int add_tet(const std::array<int, 4>& particles, double young, double poisson);
+  // `model`: 0 linear co-rotational, 1 stable Neo-Hookean.
+  int add_tet(const std::array<int, 4>& particles, double young, double poisson, int model = 0);
   // A soft body from a tetrahedral mesh: one particle per vertex with the lumped mass
   // (density x volume of the elements around it / 4), then the elements. Returns the first
   // particle's index. Negatively oriented elements are reordered; degenerate ones rejected.
   int add_soft_body(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 4>>& tets,
-                    double density, double young, double poisson, double radius = 0.0, double friction = 0.5);
+                    double density, double young, double poisson, double radius = 0.0, double friction = 0.5,
+                    int model = 0);
   // Pins a particle to the point `local` of `body` (0: a point fixed in the world).
   int add_attachment(int particle, int body, const Vec3& local);
   void set_gravity(const Vec3& g) { m_.gravity = g; }

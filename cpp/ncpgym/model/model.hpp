@@ -120,11 +120,12 @@ struct Model {
   std::vector<Vec3> att_local;
 
   // tetrahedral elements on particles (soft bodies, nonsmooth-newton-ncp.txt §9.2.1):
-  // linear co-rotational, six compliant rows each (soft/tet.hpp)
+  // linear co-rotational (six compliant rows) or stable Neo-Hookean (three), soft/tet.hpp
   int ntet = 0;
   std::vector<std::array<int, 4>> tet_p;  // particles, positively oriented at rest
   std::vector<Mat3> tet_Dminv;            // inverse rest edge matrix
   std::vector<double> tet_volume, tet_mu, tet_lambda;
+  std::vector<int> tet_model;             // 0 linear co-rotational (6 rows), 1 stable Neo-Hookean (3 rows)
 
   Vec3 gravity = Vec3(0, 0, -9.81);
   double timestep = 0.002;

@@ -1,6 +1,7 @@
 #include "ncpgym/soft/tet.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 
@@ -53,6 +54,73 @@ void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out) {
       const Vec3 fh = V.transpose() * F.row(d).transpose();
       for (int k = 0; k < 6; ++k) out.grad[k][a][d] = 2.0 * gh.dot(W[k] * fh);
     }
+  }
+}
+
+double NeoHookean::energy(const Vec3& s) const {
+  const double J = s.prod();
+  return C1 * (s.squaredNorm() - 3) + D1 * (J - alpha) * (J - alpha);
+}
+
+Vec3 NeoHookean::gradient(const Vec3& s) const {
+  const double J = s.prod();
+  const Vec3 cof(s[1] * s[2], s[0] * s[2], s[0] * s[1]);  // dJ / ds
+  return 2 * C1 * s + 2 * D1 * (J - alpha) * cof;
+}
+
+Mat3 NeoHookean::hessian(const Vec3& s) const {
+  const double J = s.prod(), k0 = 2 * J - alpha;
+  const Vec3 cof(s[1] * s[2], s[0] * s[2], s[0] * s[1]);
+  Mat3 H;
+  for (int i = 0; i < 3; ++i) H(i, i) = 2 * (D1 * cof[i] * cof[i] + C1);
+  H(0, 1) = H(1, 0) = 2 * D1 * s[2] * k0;
+  H(0, 2) = H(2, 0) = 2 * D1 * s[1] * k0;
+  H(1, 2) = H(2, 1) = 2 * D1 * s[0] * k0;
+  return H;
+}
+
+void principal_stretches(const Vec3 x[4], const Mat3& Dminv, Vec3& s, double grad[3][4][3]) {
+  Mat3 Ds;
+  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
+  const Mat3 F = Ds * Dminv;
+  const Eigen::JacobiSVD<Mat3> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Mat3 U = svd.matrixU(), V = svd.matrixV();
+  s = svd.singularValues();
+  // rotation-variant SVD: make U and V rotations, moving a reflection into s3 < 0
+  if (U.determinant() < 0) {
+    U.col(2) *= -1;
+    s[2] *= -1;
+  }
+  if (V.determinant() < 0) {
+    V.col(2) *= -1;
+    s[2] *= -1;
+  }
+  Vec3 g[4];
+  for (int a = 1; a < 4; ++a) g[a] = Dminv.row(a - 1).transpose();
+  g[0] = -(g[1] + g[2] + g[3]);
+  for (int i = 0; i < 3; ++i)
+    for (int a = 0; a < 4; ++a) {
+      const double gv = g[a].dot(V.col(i));
+      for (int d = 0; d < 3; ++d) grad[i][a][d] = U(d, i) * gv;
+    }
+}
+
+void tet_rows_neohookean(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat, TetRowsNH& out) {
+  Vec3 s;
+  double ds[3][4][3];
+  principal_stretches(x, Dminv, s, ds);
+  const Vec3 c = volume * mat.gradient(s);
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(volume * mat.hessian(s));
+  const Mat3& Q = eig.eigenvectors();
+  const double floor = 1e-6 * volume * (mat.C1 + mat.D1);
+  const Vec3 L = eig.eigenvalues().cwiseMax(floor);
+  const Vec3 qc = Q.transpose() * c;
+  for (int k = 0; k < 3; ++k) {
+    out.c[k] = qc[k] / L[k];
+    out.E[k] = 1.0 / L[k];
+    for (int a = 0; a < 4; ++a)
+      for (int d = 0; d < 3; ++d)
+        out.grad[k][a][d] = Q(0, k) * ds[0][a][d] + Q(1, k) * ds[1][a][d] + Q(2, k) * ds[2][a][d];
   }
 }
 

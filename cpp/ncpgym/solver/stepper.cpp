@@ -25,6 +25,12 @@ void add_point_row(const Model& m, const Data& d, int body, const Vec3& p, const
   }
 }
 
+int tet_rows_count(const Model& m) {
+  int n = 0;
+  for (int t = 0; t < m.ntet; ++t) n += m.tet_model[t] == 0 ? 6 : 3;
+  return n;
+}
+
 template <class V>
 void grow(V& v, Eigen::Index n) {  // capacity only grows: a smaller system reuses the head
   if (v.size() < n) v.resize(n);
@@ -96,7 +102,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   const int ncap = 4 * m.ngeom + 32 + 4 * m.nparticle;
   int nlim = 0;
   for (int j = 0; j < m.njnt; ++j) nlim += 2 * m.jnt_limited[j];
-  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach + 6 * m.ntet;
+  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach + tet_rows_count(m);
   contacts_.reserve(ncap);
   previous_.reserve(ncap);
   limit_joint_.reserve(nlim);
@@ -239,6 +245,19 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
     const auto& p = m.tet_p[t];
     Vec3 xt[4];
     for (int a = 0; a < 4; ++a) xt[a] = x.segment<3>(3 * p[a]);
+    if (m.tet_model[t] == 1) {
+      // stable Neo-Hookean: three rows, compliance re-evaluated at this iterate (App. B)
+      TetRowsNH nh;
+      tet_rows_neohookean(xt, m.tet_Dminv[t], m.tet_volume[t], NeoHookean(m.tet_mu[t], m.tet_lambda[t]), nh);
+      for (int k = 0; k < 3; ++k, ++r) {
+        C_[r] = nh.c[k];
+        erow_[r] = nh.E[k];
+        for (int a = 0; a < 4; ++a)
+          for (int d = 0; d < 3; ++d) Js_.push(m.nv + 3 * p[a] + d, nh.grad[k][a][d]);
+        Js_.end_row();
+      }
+      continue;
+    }
     TetRows tr;
     tet_rows(xt, m.tet_Dminv[t], tr);
     const double V = m.tet_volume[t], mu = m.tet_mu[t], K = m.tet_lambda[t] + 2.0 * mu / 3.0;
@@ -332,7 +351,7 @@ int Stepper::prepare(const State& s, double h) {
     detect_particle_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
   collect_limits(s, h);
   const int nc = static_cast<int>(contacts_.size());
-  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach + 6 * m.ntet;
+  const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach + tet_rows_count(m);
   const int nrow = 3 * nc + static_cast<int>(limit_joint_.size()) + nbil;
   kind_.assign(nrow, RowKind::Friction);
   for (int c = 0; c < nc; ++c) kind_[3 * c] = RowKind::Normal;
