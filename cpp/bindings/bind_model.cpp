@@ -96,6 +96,7 @@ void bind_model(py::module_& m) {
       .def_readonly("ndistance", &Model::ndistance)
       .def_readonly("nattach", &Model::nattach)
       .def_readonly("ntet", &Model::ntet)
+      .def_readonly("nactgroup", &Model::nactgroup)
       .def_property_readonly("tet_particles", [](const Model& m) {
         py::array_t<int> a({py::ssize_t(m.ntet), py::ssize_t(4)});
         for (int t = 0; t < m.ntet; ++t)
@@ -289,6 +290,8 @@ void bind_model(py::module_& m) {
           py::arg("vertices"), py::arg("tets"), py::arg("density"), py::arg("young"), py::arg("poisson"),
           py::arg("radius") = 0.0, py::arg("friction") = 0.5, py::arg("model") = "linear",
           "Soft body from a tetrahedral mesh (lumped masses); returns the first particle id.")
+      .def("set_tet_group", &Builder::set_tet_group, py::arg("tet"), py::arg("group"),
+           "Put a tetrahedron in an activation group (pneumatic chamber); -1: none.")
       .def("add_attachment", &Builder::add_attachment, py::arg("particle"), py::arg("body"),
            py::arg("local") = Vec3::Zero(), "Pin a particle to a point of a body (0: the world).")
       .def("set_gravity", &Builder::set_gravity, py::arg("gravity"))

@@ -127,6 +127,8 @@ void bind_sim(py::module_& mod) {
       .def_property("u", [](py::object self) { return view(self.cast<Simulator&>().state.u, self); },
                     [](Simulator& s, const VecX& u) { assign_checked(s.state.u, u, "u"); })
       .def_property_readonly("ctrl", [](py::object self) { return view(self.cast<Simulator&>().state.ctrl, self); })
+      .def_property_readonly("activation", [](py::object self) { return view(self.cast<Simulator&>().state.act, self); },
+                             "Active strain per group of tetrahedra (nactgroup), writable view.")
       .def_property_readonly("x", [](py::object self) {
         auto& s = self.cast<Simulator&>();
         return py::array_t<double>({s.model_->nparticle, 3}, s.state.x.data(), self);

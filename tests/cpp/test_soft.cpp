@@ -388,5 +388,42 @@ TEST(Soft, MaterialExtensionNeoHookeanKeepsVolumeLinearLosesIt) {
   EXPECT_LT(lin, 0.8);
 }
 
+TEST(Soft, ActivationInflatesAGroupOfTetrahedra) {
+  // a weightless soft cube whose tetrahedra form one activation group (a chamber): with
+  // active strain a its rest shape is scaled by 1 + a, so it settles at volume (1 + a)^3
+  // (both models: their rows vanish at s = 1 + a), and deflates back when a returns to 0
+  for (int model : {0, 1}) {
+    std::vector<Vec3> v;
+    std::vector<std::array<int, 4>> tets;
+    cube_mesh(2, 0.1, v, tets);
+    Builder b;
+    b.set_timestep(1.0 / 120);
+    b.set_gravity(Vec3::Zero());
+    b.add_soft_body(v, tets, 1000, 1e5, 0.3, 0.0, 0.5, model);
+    for (int t = 0; t < static_cast<int>(tets.size()); ++t) b.set_tet_group(t, 0);
+    auto m = b.build();
+    ASSERT_EQ(m->nactgroup, 1);
+    auto volume = [&](const State& s) {
+      double vol = 0;
+      for (int t = 0; t < m->ntet; ++t) {
+        Mat3 Ds;
+        for (int a = 0; a < 3; ++a) Ds.col(a) = s.x.segment<3>(3 * m->tet_p[t][a + 1]) - s.x.segment<3>(3 * m->tet_p[t][0]);
+        vol += Ds.determinant() / 6;
+      }
+      return vol;
+    };
+    Stepper st(m, SolverOptions());
+    State s(*m);
+    s.act[0] = 0.1;
+    for (int k = 0; k < 600; ++k) st.step(s);
+    EXPECT_NEAR(volume(s) / 1e-3, 1.331, 0.01) << "model " << model;
+    s.act[0] = 0.0;
+    for (int k = 0; k < 600; ++k) st.step(s);
+    EXPECT_NEAR(volume(s) / 1e-3, 1.0, 0.01) << "model " << model;
+  }
+  Builder b;
+  EXPECT_THROW(b.set_tet_group(0, 0), std::invalid_argument);  // no such tet
+}
+
 }  // namespace
 }  // namespace ncpgym

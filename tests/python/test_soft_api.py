@@ -51,3 +51,22 @@ def test_neohookean_soft_body_steps_and_bad_model_name():
     assert np.isfinite(sim.x).all() and sim.x[:, 2].min() > -1e-3
     with pytest.raises(ValueError, match="unknown tet model"):
         ncpgym.Builder().add_soft_body(v, t, 1000.0, 1e5, 0.3, model="rubber")
+
+
+def test_activation_is_set_per_world_through_the_batch():
+    v, t = box_mesh(0.1, 2)
+    b = ncpgym.Builder()
+    b.set_timestep(1 / 120)
+    b.set_gravity([0, 0, 0])
+    b.add_soft_body(v, t, density=1000.0, young=1e5, poisson=0.3)
+    for k in range(t.shape[0]):
+        b.set_tet_group(k, 0)
+    m = b.build()
+    assert m.nactgroup == 1
+    batch = ncpgym.Batch(m, 2, num_threads=2)
+    assert batch.activation.shape == (2, 1)
+    batch.activation[1, 0] = 0.1  # inflate world 1 only
+    batch.step(None, 400)
+    ext = batch.x.max(axis=1) - batch.x.min(axis=1)  # bounding box edge lengths
+    np.testing.assert_allclose(ext[0], 0.1, atol=1e-6)
+    np.testing.assert_allclose(ext[1], 0.11, rtol=0.01)

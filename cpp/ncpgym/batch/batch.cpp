@@ -28,6 +28,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   ctrl_.assign(N * m.nu, 0.0);
   x_.resize(N * 3 * m.nparticle);
   v_.assign(N * 3 * m.nparticle, 0.0);
+  act_.assign(N * m.nactgroup, 0.0);
   for (size_t i = 0; i < N; ++i) {
     std::copy(m.qpos0.data(), m.qpos0.data() + m.nq, q_.begin() + i * m.nq);
     for (int p = 0; p < m.nparticle; ++p)
@@ -93,6 +94,7 @@ void Batch::load(Workspace& w, int i) {
   s.ctrl = Eigen::Map<const VecX>(ctrl_.data() + static_cast<size_t>(i) * m.nu, m.nu);
   s.x = Eigen::Map<const VecX>(x_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle);
   s.v = Eigen::Map<const VecX>(v_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle);
+  s.act = Eigen::Map<const VecX>(act_.data() + static_cast<size_t>(i) * m.nactgroup, m.nactgroup);
 }
 
 void Batch::store(Workspace& w, int i) {

@@ -56,6 +56,7 @@ class Batch {
   double* x() { return x_.data(); }
   double* v() { return v_.data(); }
   int8_t* status() { return status_.data(); }
+  double* activation() { return act_.data(); }  // [N, nactgroup] active strain per group
   // Per-world parameters for domain randomisation: friction scale, mass scale (bodies
   // and particles; armature untouched), gravity (3).
   double* friction_scale() { return friction_scale_.data(); }
@@ -104,7 +105,7 @@ class Batch {
   int n_, nthread_;
   double h_;
   std::vector<std::unique_ptr<Workspace>> work_;
-  std::vector<double> q_, u_, ctrl_, x_, v_;
+  std::vector<double> q_, u_, ctrl_, x_, v_, act_;
   std::vector<int8_t> status_;
   std::vector<double> friction_scale_, mass_scale_, gravity_;
   std::vector<uint64_t> key_, counter_;

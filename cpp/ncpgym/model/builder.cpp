@@ -332,7 +332,16 @@ int Builder::add_tet(const std::array<int, 4>& p, double young, double poisson, 
   m_.tet_mu.push_back(lame_mu(young, poisson));
   m_.tet_lambda.push_back(lame_lambda(young, poisson));
   m_.tet_model.push_back(model);
+  m_.tet_group.push_back(-1);
   return m_.ntet++;
+}
+
+void Builder::set_tet_group(int tet, int group) {
+  require(tet >= 0 && tet < m_.ntet, "set_tet_group: tet " + std::to_string(tet) + " does not exist");
+  require(group >= -1, "set_tet_group: group must be >= 0 (or -1 for none)");
+  m_.tet_group[tet] = group;
+  m_.nactgroup = 0;
+  for (int g : m_.tet_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);
 }
 
 int Builder::add_soft_body(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 4>>& tets,

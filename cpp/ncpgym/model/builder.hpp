@@ -61,6 +61,8 @@ class Builder {
   // and Poisson's ratio in [0, 0.5).
   // `model`: 0 linear co-rotational, 1 stable Neo-Hookean.
   int add_tet(const std::array<int, 4>& particles, double young, double poisson, int model = 0);
+  // Puts a tetrahedron in activation group `group` (>= 0; -1 removes it from any group).
+  void set_tet_group(int tet, int group);
   // A soft body from a tetrahedral mesh: one particle per vertex with the lumped mass
   // (density x volume of the elements around it / 4), then the elements. Returns the first
   // particle's index. Negatively oriented elements are reordered; degenerate ones rejected.

@@ -126,6 +126,10 @@ struct Model {
   std::vector<Mat3> tet_Dminv;            // inverse rest edge matrix
   std::vector<double> tet_volume, tet_mu, tet_lambda;
   std::vector<int> tet_model;             // 0 linear co-rotational (6 rows), 1 stable Neo-Hookean (3 rows)
+  // activation groups (pneumatic chambers): tetrahedra of group g take State::act[g] as an
+  // active volumetric strain a, i.e. their rest shape is scaled by 1 + a (-1: none)
+  std::vector<int> tet_group;
+  int nactgroup = 0;
 
   Vec3 gravity = Vec3(0, 0, -9.81);
   double timestep = 0.002;

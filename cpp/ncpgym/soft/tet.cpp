@@ -105,12 +105,14 @@ void principal_stretches(const Vec3 x[4], const Mat3& Dminv, Vec3& s, double gra
     }
 }
 
-void tet_rows_neohookean(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat, TetRowsNH& out) {
+void tet_rows_neohookean(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat, TetRowsNH& out,
+                         double activation) {
   Vec3 s;
   double ds[3][4][3];
   principal_stretches(x, Dminv, s, ds);
-  const Vec3 c = volume * mat.gradient(s);
-  const Eigen::SelfAdjointEigenSolver<Mat3> eig(volume * mat.hessian(s));
+  const double k = 1.0 / (1.0 + activation);  // elastic stretches s_e = k s
+  const Vec3 c = volume * k * mat.gradient(k * s);
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(volume * k * k * mat.hessian(k * s));
   const Mat3& Q = eig.eigenvectors();
   const double floor = 1e-6 * volume * (mat.C1 + mat.D1);
   const Vec3 L = eig.eigenvalues().cwiseMax(floor);

@@ -65,6 +65,9 @@ struct TetRowsNH {
   double c[3], E[3];
   double grad[3][4][3];
 };
-void tet_rows_neohookean(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat, TetRowsNH& out);
+// `activation` a scales the rest shape by 1 + a (F = F_e (1 + a) I): the energy is
+// V Psi(s / (1 + a)), so the rows are stress-free at s = 1 + a.
+void tet_rows_neohookean(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat, TetRowsNH& out,
+                         double activation = 0.0);
 
 }  // namespace ncpgym

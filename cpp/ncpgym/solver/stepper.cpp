@@ -77,6 +77,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   f_prev_.setZero(3 * m.nparticle);
   du_prev_.setZero(3 * m.nparticle);
   f_now_.setZero(3 * m.nparticle);
+  act_.setZero(m.nactgroup);
   Hg_.setZero(nvall_);
   tmp_.setZero(nvall_);
   tmp2_.setZero(nvall_);
@@ -243,12 +244,13 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
     // six compliant strain rows (soft/tet.hpp): c_k + E_k lambda_k = 0, E_0 = 1/(3 K V),
     // E_1..5 = 1/(2 mu V) (§9.2.1 with the compliance block diagonalised)
     const auto& p = m.tet_p[t];
+    const double a = m.tet_group[t] >= 0 ? act_[m.tet_group[t]] : 0.0;  // active strain
     Vec3 xt[4];
     for (int a = 0; a < 4; ++a) xt[a] = x.segment<3>(3 * p[a]);
     if (m.tet_model[t] == 1) {
       // stable Neo-Hookean: three rows, compliance re-evaluated at this iterate (App. B)
       TetRowsNH nh;
-      tet_rows_neohookean(xt, m.tet_Dminv[t], m.tet_volume[t], NeoHookean(m.tet_mu[t], m.tet_lambda[t]), nh);
+      tet_rows_neohookean(xt, m.tet_Dminv[t], m.tet_volume[t], NeoHookean(m.tet_mu[t], m.tet_lambda[t]), nh, a);
       for (int k = 0; k < 3; ++k, ++r) {
         C_[r] = nh.c[k];
         erow_[r] = nh.E[k];
@@ -262,7 +264,8 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
     tet_rows(xt, m.tet_Dminv[t], tr);
     const double V = m.tet_volume[t], mu = m.tet_mu[t], K = m.tet_lambda[t] + 2.0 * mu / 3.0;
     for (int k = 0; k < 6; ++k, ++r) {
-      C_[r] = tr.c[k];
+      // the volumetric row aims at the active strain a I: <a I, B_0> = sqrt(3) a
+      C_[r] = k == 0 ? tr.c[0] - std::sqrt(3.0) * a : tr.c[k];
       erow_[r] = k == 0 ? 1.0 / (3.0 * K * V) : 1.0 / (2.0 * mu * V);
       for (int a = 0; a < 4; ++a)
         for (int d = 0; d < 3; ++d) Js_.push(m.nv + 3 * p[a] + d, tr.grad[k][a][d]);
@@ -273,6 +276,8 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
 
 int Stepper::prepare(const State& s, double h) {
   const Model& m = *m_;
+  if (s.act.size() != m.nactgroup) throw std::invalid_argument("state: activation has the wrong size");
+  act_ = s.act;  // same size every step: no allocation
   // 1. Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
   //    (joint damping implicit), from the O(n) forward dynamics; this also leaves the
   //    factorisation of H at q- in dH_ for the IIM below.

@@ -124,6 +124,7 @@ class Stepper {
   Eigen::Index nforce_ = 0;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_, tmp2_;
   VecX xn_, psweep_, pminv_, scale_, f_prev_, f_now_, du_prev_;  // particles: iterate, sweep, H^-1, ...
+  VecX act_;                        // activation of the tetrahedra groups this step
   LinearWorkspace lin_;
   SolverStats stats_;
   bool last_dense_ = true;
