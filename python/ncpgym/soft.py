@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["box_mesh"]
+__all__ = ["box_mesh", "add_mesh", "tet_centroids"]
 
 # The six tetrahedra of a hexahedron around its main diagonal (corner bits: x=1, y=2, z=4),
 # one per monotone path 0 -> a -> b -> 7; neighbouring hexahedra share faces consistently.
@@ -32,3 +32,41 @@ def box_mesh(size, n, origin=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
     neg = np.linalg.det(d) < 0  # odd paths: swap two vertices to orient positively
     tets[neg] = tets[neg][:, [0, 2, 1, 3]]
     return verts, tets.astype(np.int32)
+
+
+def tet_centroids(verts: np.ndarray, tets: np.ndarray) -> np.ndarray:
+    """Centroids (M, 3) of the tetrahedra."""
+    return np.asarray(verts)[np.asarray(tets)].mean(axis=1)
+
+
+def add_mesh(builder, verts, tets, *, density: float, young, poisson: float, model: str = "linear",
+             groups=None, radius: float = 0.0, friction: float = 0.5) -> tuple[int, int]:
+    """Add a tetrahedral mesh with per-element Young's modulus (scalar or (M,)) and
+    activation groups ((M,) ints, -1 for none): lumped particle masses (density x volume
+    / 4 per vertex), then the elements. Returns (first particle id, first tet id)."""
+    verts = np.asarray(verts, float)
+    tets = np.asarray(tets, int)
+    m = tets.shape[0]
+    young = np.broadcast_to(np.asarray(young, float), (m,))
+    groups = np.full(m, -1) if groups is None else np.asarray(groups, int)
+    if groups.shape != (m,):
+        raise ValueError(f"groups: expected shape ({m},), got {groups.shape}")
+    d = verts[tets[:, 1:]] - verts[tets[:, :1]]
+    vol = np.linalg.det(d) / 6.0
+    if np.any(vol <= 0):
+        raise ValueError(f"add_mesh: {int(np.sum(vol <= 0))} tetrahedra are degenerate or inverted")
+    mass = np.zeros(len(verts))
+    np.add.at(mass, tets.ravel(), np.repeat(density * vol / 4.0, 4))
+    if np.any(mass <= 0):
+        raise ValueError("add_mesh: some vertices belong to no tetrahedron")
+    first = None
+    for x, mv in zip(verts, mass):
+        pid = builder.add_particle(x, float(mv), radius, friction)
+        first = pid if first is None else first
+    first_tet = None
+    for k in range(m):
+        tid = builder.add_tet([int(first + i) for i in tets[k]], float(young[k]), poisson, model)
+        first_tet = tid if first_tet is None else first_tet
+        if groups[k] >= 0:
+            builder.set_tet_group(tid, int(groups[k]))
+    return first, first_tet
