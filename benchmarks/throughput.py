@@ -153,9 +153,9 @@ def bench_mujoco_rollout(num_envs: int, threads: int, physics_dt: float, seconds
     }
 
 
-def bench_gymnasium(num_envs: int, seconds: float, repeats: int) -> dict:
-    env = gym.make_vec("Humanoid-v5", num_envs=num_envs, vectorization_mode="sync")
-    env.reset(seed=0)
+def _bench_peer_env(env, engine: str, task: str, num_envs: int, threads: int, seconds: float, repeats: int) -> dict:
+    """Random actions through a peer's vector env (MuJoCo at 0.003 s x 5 inside)."""
+    env.reset(seed=0) if engine != "envpool" else env.reset()
     acts = np.random.default_rng(0).uniform(-0.4, 0.4, (64, num_envs, 17)).astype(np.float32)
 
     def loop(n):
@@ -165,17 +165,13 @@ def bench_gymnasium(num_envs: int, seconds: float, repeats: int) -> dict:
 
     rate, _ = _timed(loop, seconds, repeats)
     env.close()
-    return {
-        "engine": "gymnasium-sync",
-        "task": "Humanoid-v5",
-        "num_envs": num_envs,
-        "threads": 1,
-        "physics_dt": 0.003,
-        "control_dt": CONTROL_DT,
-        "substeps": 5,
-        "env_steps_per_s": rate,
-        "python_overhead_frac": None,
-    }
+    return {"engine": engine, "task": task, "num_envs": num_envs, "threads": threads, "physics_dt": 0.003,
+            "control_dt": CONTROL_DT, "substeps": 5, "env_steps_per_s": rate, "python_overhead_frac": None}
+
+
+def bench_gymnasium(num_envs: int, seconds: float, repeats: int) -> dict:
+    env = gym.make_vec("Humanoid-v5", num_envs=num_envs, vectorization_mode="sync")
+    return _bench_peer_env(env, "gymnasium-sync", "Humanoid-v5", num_envs, 1, seconds, repeats)
 
 
 def bench_envpool(num_envs: int, threads: int, seconds: float, repeats: int) -> dict | None:
@@ -184,27 +180,7 @@ def bench_envpool(num_envs: int, threads: int, seconds: float, repeats: int) -> 
     except Exception:  # noqa: BLE001 - optional peer
         return None
     env = envpool.make("Humanoid-v4", env_type="gymnasium", num_envs=num_envs, num_threads=threads, seed=0)
-    env.reset()
-    acts = np.random.default_rng(0).uniform(-0.4, 0.4, (64, num_envs, 17)).astype(np.float32)
-
-    def loop(n):
-        for k in range(n):
-            env.step(acts[k % 64])
-        return n * num_envs, None
-
-    rate, _ = _timed(loop, seconds, repeats)
-    env.close()
-    return {
-        "engine": "envpool",
-        "task": "Humanoid-v4",
-        "num_envs": num_envs,
-        "threads": threads,
-        "physics_dt": 0.003,
-        "control_dt": CONTROL_DT,
-        "substeps": 5,
-        "env_steps_per_s": rate,
-        "python_overhead_frac": None,
-    }
+    return _bench_peer_env(env, "envpool", "Humanoid-v4", num_envs, threads, seconds, repeats)
 
 
 def main() -> None:

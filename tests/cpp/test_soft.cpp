@@ -128,6 +128,19 @@ void box_mesh(int nx, int ny, int nz, const Vec3& size, std::vector<Vec3>& v, st
       }
 }
 
+// Volume of the tetrahedra selected by `use` at particle positions x.
+template <class Pred>
+double deformed_volume(const Model& m, const VecX& x, Pred use) {
+  double vol = 0;
+  for (int t = 0; t < m.ntet; ++t) {
+    if (!use(t)) continue;
+    Mat3 Ds;
+    for (int a = 0; a < 3; ++a) Ds.col(a) = x.segment<3>(3 * m.tet_p[t][a + 1]) - x.segment<3>(3 * m.tet_p[t][0]);
+    vol += Ds.determinant() / 6;
+  }
+  return vol;
+}
+
 void cube_mesh(int n, double size, std::vector<Vec3>& v, std::vector<std::array<int, 4>>& tets) {
   box_mesh(n, n, n, Vec3::Constant(size), v, tets);
 }
@@ -363,16 +376,15 @@ TEST(Soft, MaterialExtensionNeoHookeanKeepsVolumeLinearLosesIt) {
     State s(*m);
     for (size_t i = 0; i < v.size(); ++i) s.x.segment<3>(3 * i) = v[i];
     for (int k = 0; k < 600; ++k) st.step(s);
-    double vol = 0, vol0 = 0;
-    for (int t = 0; t < m->ntet; ++t) {
-      const double zc = 0.25 * (rest[m->tet_p[t][0]][2] + rest[m->tet_p[t][1]][2] + rest[m->tet_p[t][2]][2] + rest[m->tet_p[t][3]][2]);
-      if (zc < 0.1 || zc > 0.3) continue;  // the middle half
-      Mat3 Ds;
-      for (int a = 0; a < 3; ++a) Ds.col(a) = s.x.segment<3>(3 * m->tet_p[t][a + 1]) - s.x.segment<3>(3 * m->tet_p[t][0]);
-      vol += Ds.determinant() / 6;
-      vol0 += m->tet_volume[t];
-    }
-    return vol / vol0;
+    auto middle = [&](int t) {  // the middle half, away from the pinned ends
+      double zc = 0;
+      for (int a = 0; a < 4; ++a) zc += 0.25 * rest[m->tet_p[t][a]][2];
+      return zc >= 0.1 && zc <= 0.3;
+    };
+    double vol0 = 0;
+    for (int t = 0; t < m->ntet; ++t)
+      if (middle(t)) vol0 += m->tet_volume[t];
+    return deformed_volume(*m, s.x, middle) / vol0;
   };
   const double nh = run(1), lin = run(0);
   RecordProperty("volume_ratio_neohookean", std::to_string(nh));
@@ -403,15 +415,7 @@ TEST(Soft, ActivationInflatesAGroupOfTetrahedra) {
     for (int t = 0; t < static_cast<int>(tets.size()); ++t) b.set_tet_group(t, 0);
     auto m = b.build();
     ASSERT_EQ(m->nactgroup, 1);
-    auto volume = [&](const State& s) {
-      double vol = 0;
-      for (int t = 0; t < m->ntet; ++t) {
-        Mat3 Ds;
-        for (int a = 0; a < 3; ++a) Ds.col(a) = s.x.segment<3>(3 * m->tet_p[t][a + 1]) - s.x.segment<3>(3 * m->tet_p[t][0]);
-        vol += Ds.determinant() / 6;
-      }
-      return vol;
-    };
+    auto volume = [&](const State& s) { return deformed_volume(*m, s.x, [](int) { return true; }); };
     Stepper st(m, SolverOptions());
     State s(*m);
     s.act[0] = 0.1;
