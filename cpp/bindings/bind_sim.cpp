@@ -35,7 +35,7 @@ Solver options of the non-smooth Newton NCP step (nonsmooth-newton-ncp.txt, Alg.
 All keyword: newton_iterations=8, linear_iterations=50, tolerance=0 (early exit on the NCP
 residual), step=0.75 (damped Newton step), regularization=1e-6,
 ncp='fischer_burmeister'|'minimum_map', rscale='effective_mass'|'time_step'|'identity',
-linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt', warm_start=False, margin=0.01
+linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt'|'sparse_ldlt', warm_start=False, margin=0.01
 (collision margin), thickness=0 (contact thickness), timestep=0 (0: the model's),
 dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always assemble),
 geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74),
@@ -70,7 +70,8 @@ void bind_sim(py::module_& mod) {
                                                          {"pcg", LinearSolverType::PCG},
                                                          {"jacobi", LinearSolverType::Jacobi},
                                                          {"gauss_seidel", LinearSolverType::GaussSeidel},
-                                                         {"ldlt", LinearSolverType::LDLT}}, "linear solver");
+                                                         {"ldlt", LinearSolverType::LDLT},
+                                                         {"sparse_ldlt", LinearSolverType::SparseLDLT}}, "linear solver");
              o.warm_start = warm_start;
              o.collision.margin = margin;
              o.thickness = thickness;

@@ -156,6 +156,7 @@ LinearResult solve_linear(LinearSolverType type, const LinearOperator& op, const
     case LinearSolverType::PCG: return pcg(op, b, x, iterations, tol, w);
     case LinearSolverType::Jacobi: return jacobi(op, b, x, iterations, tol, w);
     case LinearSolverType::GaussSeidel: return gauss_seidel(op, b, x, iterations, tol, w);
+    case LinearSolverType::SparseLDLT:  // on an assembled dense matrix: the dense factorisation
     case LinearSolverType::LDLT: {
       if (!op.A) throw std::invalid_argument("LDLT needs the assembled matrix");
       const MatX A = op.A->topLeftCorner(op.n, op.n);

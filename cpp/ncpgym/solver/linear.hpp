@@ -9,7 +9,10 @@
 
 namespace ncpgym {
 
-enum class LinearSolverType { PCR = 0, PCG = 1, Jacobi = 2, GaussSeidel = 3, LDLT = 4 };
+// SparseLDLT: the Schur complement assembled as a sparse matrix and factorised by Eigen's
+// SimplicialLDLT (soft bodies: tetrahedra rows couple only through shared particles);
+// systems small enough for the dense path use the dense LDLT instead.
+enum class LinearSolverType { PCR = 0, PCG = 1, Jacobi = 2, GaussSeidel = 3, LDLT = 4, SparseLDLT = 5 };
 
 // The system operator of size n: dense (A set: its top-left n x n block) or matrix-free
 // (apply set), with the diagonal either way.
@@ -37,7 +40,7 @@ struct LinearResult {
 // Solves A x = b (n entries each) from x = 0 with at most `iterations` iterations (all
 // but LDLT) or until |b - A x| <= tol |b|. PCR and PCG use the Jacobi preconditioner
 // (§8.2) unless the operator brings its own; Jacobi is damped (weight 2/3); Gauss-Seidel
-// and LDLT need the dense matrix (LDLT is Eigen's and the one path that allocates).
+// and LDLT need the dense matrix (LDLT is Eigen's and, with SparseLDLT, allocates).
 LinearResult solve_linear(LinearSolverType type, const LinearOperator& op, const double* b, double* x,
                           int iterations, double tol, LinearWorkspace& ws);
 

@@ -1,6 +1,7 @@
 #include "ncpgym/solver/stepper.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -402,6 +403,53 @@ bool Stepper::unconstrained_solves(const State& s, double h, int nrow) {
   return true;
 }
 
+LinearResult Stepper::solve_sparse(int nrow, const Eigen::Ref<const VecX>& alpha, const Eigen::Ref<const VecX>& opdiag,
+                                   const Eigen::Ref<const VecX>& b, Eigen::Ref<VecX> x) {
+  // A = diag(alpha) J H^-1 J^T diag(alpha) with the diagonal opdiag (compliance and
+  // regularisation included). Particle columns: H^-1 diagonal, so their part is a sparse
+  // product. Tree columns: only the rows touching trees couple, through the dense Hinv_.
+  const Model& m = *m_;
+  using Sp = Eigen::SparseMatrix<double>;
+  std::vector<Eigen::Triplet<double>> jp, jt;
+  std::vector<int> tree_rows;
+  for (int r = 0; r < nrow; ++r) {
+    bool tree = false;
+    for (int k = Js_.start[r]; k < Js_.start[r + 1]; ++k) {
+      const int c = Js_.col[k];
+      if (c >= m.nv) {
+        jp.emplace_back(r, c - m.nv, alpha[r] * Js_.val[k] * std::sqrt(pminv_[c - m.nv]));
+      } else {
+        tree = true;
+      }
+    }
+    if (tree) tree_rows.push_back(r);
+  }
+  Sp Jp(nrow, 3 * m.nparticle);
+  Jp.setFromTriplets(jp.begin(), jp.end());
+  Sp A = (Jp * Jp.transpose()).pruned();
+  if (!tree_rows.empty()) {
+    const int k = static_cast<int>(tree_rows.size());
+    MatX Jt = MatX::Zero(k, m.nv);
+    for (int i = 0; i < k; ++i) {
+      const int r = tree_rows[i];
+      for (int e = Js_.start[r]; e < Js_.start[r + 1]; ++e)
+        if (Js_.col[e] < m.nv) Jt(i, Js_.col[e]) += alpha[r] * Js_.val[e];
+    }
+    const MatX At = Jt * Hinv_ * Jt.transpose();
+    std::vector<Eigen::Triplet<double>> tt;
+    for (int i = 0; i < k; ++i)
+      for (int j = 0; j < k; ++j) tt.emplace_back(tree_rows[i], tree_rows[j], At(i, j));
+    Sp T(nrow, nrow);
+    T.setFromTriplets(tt.begin(), tt.end());
+    A += T;
+  }
+  for (int r = 0; r < nrow; ++r) A.coeffRef(r, r) = opdiag[r];
+  Eigen::SimplicialLDLT<Sp> ldlt(A);
+  if (ldlt.info() != Eigen::Success) throw std::runtime_error("sparse LDLT factorisation failed");
+  x = ldlt.solve(b);
+  return {1, (b - A * x).norm()};
+}
+
 void Stepper::step(State& s) {
   const Model& m = *m_;
   const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
@@ -613,7 +661,9 @@ void Stepper::step(State& s) {
         }
         op.precondition = block_precondition;
       }
-      const LinearResult lr = solve_linear(opt_.linear, op, b.data(), dl.data(), opt_.linear_iterations, 0.0, lin_);
+      const LinearResult lr = !dense && opt_.linear == LinearSolverType::SparseLDLT
+                                  ? solve_sparse(nrow, alpha, opdiag, b, dl)
+                                  : solve_linear(opt_.linear, op, b.data(), dl.data(), opt_.linear_iterations, 0.0, lin_);
       stats_.linear_iterations.push_back(lr.iterations);
       stats_.linear_residual.push_back(lr.residual);
       // eq. 60: du = H^-1 (h J^T dlambda - g); damped update (eqs. 61-62)

@@ -94,6 +94,8 @@ class Stepper {
   // out = H^-1 w: one O(n) sweep for the trees, the diagonal for the particles
   void apply_hinv(const double* w, double* out);
   double row_hinv_row(int r1, int r2) const;         // J_r1 H^-1 J_r2^T (matrix-free mode)
+  LinearResult solve_sparse(int nrow, const Eigen::Ref<const VecX>& alpha, const Eigen::Ref<const VecX>& opdiag,
+                            const Eigen::Ref<const VecX>& b, Eigen::Ref<VecX> x);  // SparseLDLT
 
   std::shared_ptr<const Model> m_;
   SolverOptions opt_;

@@ -6,9 +6,13 @@ chambers); material from the seed (silicone rubber, Young 0.01 GPa... here a sof
 default so that the coarse mesh bends visibly, nu = 0.47, 1200 kg/m^3). The chambers are
 modelled as groups of elements with an active volumetric strain (Batch.activation), the
 seed's uniform internal volumetric stress written as a target strain, rather than as
-hollow cavities. Known problem: with Neo-Hookean elements the activated finger diverges
-within a few steps (the 100:1 stiffness contrast of the bottom layer and nu = 0.47 leave
-the Newton systems unconverged); the default model here is the linear co-rotational one.
+hollow cavities. The bottom layer is 10x stiffer than the rest.
+
+Solve the finger with ``linear="sparse_ldlt"``: PCR with 50 iterations leaves its stiff,
+mesh-coupled systems far from converged (linear residual ~1e4), which shows as a wrongly
+soft or stiff finger. Known problem: with Neo-Hookean elements the activated finger's
+Newton iterations do not converge (and diverge with PCR); the default model here is the
+linear co-rotational one.
 """
 
 from __future__ import annotations
@@ -35,11 +39,11 @@ def finger_mesh(n=(12, 3, 3)):
     return verts, tets, groups, stiff
 
 
-def add_finger(builder, *, young=5e5, bottom_young=5e7, poisson=0.47, density=1200.0, model="linear",
-               transform=None, clamp_body=0, friction=0.7, radius=0.002):
+def add_finger(builder, *, young=5e5, bottom_young=5e6, poisson=0.47, density=1200.0, model="linear",
+               transform=None, clamp_body=0, friction=0.7, radius=0.002, n=(12, 3, 3)):
     """Add a finger (optionally moved by a 4 x 4 transform) and pin its root face to
     `clamp_body` (0: the world). Returns (first particle, particle count, first tet)."""
-    verts, tets, groups, stiff = finger_mesh()
+    verts, tets, groups, stiff = finger_mesh(n)
     x = verts if transform is None else (np.c_[verts, np.ones(len(verts))] @ np.asarray(transform).T)[:, :3]
     young_t = np.where(stiff, bottom_young, young)
     first, first_tet = add_mesh(builder, x, tets, density=density, young=young_t, poisson=poisson, model=model,
