@@ -404,7 +404,8 @@ bool Stepper::unconstrained_solves(const State& s, double h, int nrow) {
 }
 
 LinearResult Stepper::solve_sparse(int nrow, const Eigen::Ref<const VecX>& alpha, const Eigen::Ref<const VecX>& opdiag,
-                                   const Eigen::Ref<const VecX>& b, Eigen::Ref<VecX> x) {
+                                   const Eigen::Ref<const VecX>& b, Eigen::Ref<VecX> x, bool first) {
+  if (!sparse_ldlt_) sparse_ldlt_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>>();
   // A = diag(alpha) J H^-1 J^T diag(alpha) with the diagonal opdiag (compliance and
   // regularisation included). Particle columns: H^-1 diagonal, so their part is a sparse
   // product. Tree columns: only the rows touching trees couple, through the dense Hinv_.
@@ -426,7 +427,7 @@ LinearResult Stepper::solve_sparse(int nrow, const Eigen::Ref<const VecX>& alpha
   }
   Sp Jp(nrow, 3 * m.nparticle);
   Jp.setFromTriplets(jp.begin(), jp.end());
-  Sp A = (Jp * Jp.transpose()).pruned();
+  Sp A = Jp * Jp.transpose();  // structural pattern kept: the same in every iteration of a step
   if (!tree_rows.empty()) {
     const int k = static_cast<int>(tree_rows.size());
     MatX Jt = MatX::Zero(k, m.nv);
@@ -444,7 +445,10 @@ LinearResult Stepper::solve_sparse(int nrow, const Eigen::Ref<const VecX>& alpha
     A += T;
   }
   for (int r = 0; r < nrow; ++r) A.coeffRef(r, r) = opdiag[r];
-  Eigen::SimplicialLDLT<Sp> ldlt(A);
+  // the ordering and symbolic factorisation once per step, numeric factorisation per iterate
+  auto& ldlt = *sparse_ldlt_;
+  if (first) ldlt.analyzePattern(A);
+  ldlt.factorize(A);
   if (ldlt.info() != Eigen::Success) throw std::runtime_error("sparse LDLT factorisation failed");
   x = ldlt.solve(b);
   return {1, (b - A * x).norm()};
@@ -662,7 +666,7 @@ void Stepper::step(State& s) {
         op.precondition = block_precondition;
       }
       const LinearResult lr = !dense && opt_.linear == LinearSolverType::SparseLDLT
-                                  ? solve_sparse(nrow, alpha, opdiag, b, dl)
+                                  ? solve_sparse(nrow, alpha, opdiag, b, dl, it == 0)
                                   : solve_linear(opt_.linear, op, b.data(), dl.data(), opt_.linear_iterations, 0.0, lin_);
       stats_.linear_iterations.push_back(lr.iterations);
       stats_.linear_residual.push_back(lr.residual);

@@ -6,6 +6,7 @@
 // Inversion Method (iwim-on-dynamics.txt §5); q advances with the kinematic map G.
 #pragma once
 
+#include <Eigen/SparseCholesky>
 #include <memory>
 #include <vector>
 
@@ -95,7 +96,8 @@ class Stepper {
   void apply_hinv(const double* w, double* out);
   double row_hinv_row(int r1, int r2) const;         // J_r1 H^-1 J_r2^T (matrix-free mode)
   LinearResult solve_sparse(int nrow, const Eigen::Ref<const VecX>& alpha, const Eigen::Ref<const VecX>& opdiag,
-                            const Eigen::Ref<const VecX>& b, Eigen::Ref<VecX> x);  // SparseLDLT
+                            const Eigen::Ref<const VecX>& b, Eigen::Ref<VecX> x, bool first);  // SparseLDLT
+  std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> sparse_ldlt_;
 
   std::shared_ptr<const Model> m_;
   SolverOptions opt_;
