@@ -266,11 +266,8 @@ class NcpVectorEnv(gym.vector.VectorEnv):
                     f"options['reset_mask']: expected a bool array of shape ({self.num_envs},), "
                     f"got {mask.dtype} {mask.shape}"
                 )
-        self._c.reset_worlds(mask)
-        self._elapsed[mask] = 0
+        self._restart(mask)
         self._pending[mask] = False
-        obs = self._c.task.observe(self._c.batch)
-        self._c.obs[mask] = obs[mask]
         self._needs_reset = False
         return self._c.obs.copy(), {}
 
@@ -291,14 +288,10 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         if pending.any():
             # next-step autoreset: these worlds finished last step; reset them now and
             # report the reset observation (their actions are ignored)
-            c.reset_worlds(pending)
-            fresh = c.task.observe(c.batch)
-            obs[pending] = fresh[pending]
-            c.obs[pending] = fresh[pending]
+            obs[pending] = self._restart(pending)[pending]
             reward = np.where(pending, 0.0, reward)
             terminated = terminated & ~pending
             truncated = truncated & ~pending
-            self._elapsed[pending] = 0
             _zero_rows(info, pending)
         done = terminated | truncated
         infos = _with_masks(info, n=self.num_envs)
@@ -311,12 +304,18 @@ class NcpVectorEnv(gym.vector.VectorEnv):
             infos["_final_obs"] = done.copy()
             infos["final_info"] = _with_masks(_copy(info), done, self.num_envs)
             infos["_final_info"] = done.copy()
-            c.reset_worlds(done)
-            fresh = c.task.observe(c.batch)
-            obs[done] = fresh[done]
-            c.obs[done] = fresh[done]
-            self._elapsed[done] = 0
+            obs[done] = self._restart(done)[done]
         return obs, reward.astype(np.float64), terminated, truncated, infos
+
+    def _restart(self, mask: np.ndarray) -> np.ndarray:
+        """Reset the masked worlds, restart their episode clocks, record their observations;
+        returns the observations of every world (rows under the mask are the new ones)."""
+        c = self._c
+        c.reset_worlds(mask)
+        self._elapsed[mask] = 0
+        fresh = c.task.observe(c.batch)
+        c.obs[mask] = fresh[mask]
+        return fresh
 
     def close_extras(self, **kwargs: Any) -> None:
         c = getattr(self, "_c", None)  # absent when the constructor failed

@@ -28,6 +28,22 @@ inline ModelPtr point_mass_chain(int n, double m = 1.0, double l = 1.0, double g
   return b.build();
 }
 
+// An arm hanging from the world at (1, 0, 1) on a hinge about y with limits +-0.3 rad, a
+// 40 N m/rad spring and a position servo (kp 100, kv 1): every joint-level row kind.
+// Returns the arm's body id.
+inline int add_servo_arm(Builder& b) {
+  const int arm = b.add_body(0, Vec3(1, 0, 1), Quat::Identity(), 1.0, Vec3(0, 0, -0.3), Mat3::Identity() * 0.01);
+  JointSpec hinge;
+  hinge.axis = Vec3(0, 1, 0);
+  hinge.limited = true;
+  hinge.range_lo = -0.3;
+  hinge.range_hi = 0.3;
+  hinge.stiffness = 40;
+  const int hj = b.add_joint(arm, hinge);
+  b.add_actuator(hj, ActuatorType::Position, 1.0, true, -1, 1, 100.0, 1.0);
+  return arm;
+}
+
 inline Mat3 random_inertia(std::mt19937& rng) {
   std::uniform_real_distribution<double> U(0.05, 1.0);
   // principal moments satisfying the triangle inequality, random orientation

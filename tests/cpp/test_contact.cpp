@@ -240,15 +240,7 @@ TEST(Solver, EveryPositionRowMatchesFiniteDifferences) {
   g.type = GeomType::Box;
   g.size = Vec3(0.2, 0.15, 0.1);
   b.add_geom(box, g);
-  const int arm = b.add_body(0, Vec3(1, 0, 1), Quat::Identity(), 1.0, Vec3(0, 0, -0.3), Mat3::Identity() * 0.01);
-  JointSpec hinge;
-  hinge.axis = Vec3(0, 1, 0);
-  hinge.limited = true;
-  hinge.range_lo = -0.3;
-  hinge.range_hi = 0.3;
-  hinge.stiffness = 40;
-  const int hj = b.add_joint(arm, hinge);
-  b.add_actuator(hj, ActuatorType::Position, 1.0, true, -1, 1, 100.0, 1.0);
+  const int arm = test::add_servo_arm(b);
   GeomSpec ball;
   ball.type = GeomType::Sphere;
   ball.size = Vec3(0.1, 0, 0);

@@ -87,15 +87,7 @@ std::shared_ptr<const Model> mixed_scene(int particles) {
     if (types[k] == GeomType::Mesh) g.mesh = mesh;
     b.add_geom(body, g);
   }
-  const int arm = b.add_body(0, Vec3(1, 0, 1), Quat::Identity(), 1.0, Vec3(0, 0, -0.3), Mat3::Identity() * 0.01);
-  JointSpec hinge;
-  hinge.axis = Vec3(0, 1, 0);
-  hinge.limited = true;
-  hinge.range_lo = -0.3;
-  hinge.range_hi = 0.3;
-  hinge.stiffness = 40;
-  const int hj = b.add_joint(arm, hinge);
-  b.add_actuator(hj, ActuatorType::Position, 1.0, true, -1, 1, 100.0, 1.0);
+  const int arm = test::add_servo_arm(b);
   int prev = -1;
   for (int p = 0; p < particles; ++p) {
     const int id = b.add_particle(Vec3(1.5 + 0.05 * p, 0, 0.3), 0.05, 0.02);

@@ -145,6 +145,30 @@ void cube_mesh(int n, double size, std::vector<Vec3>& v, std::vector<std::array<
   box_mesh(n, n, n, Vec3::Constant(size), v, tets);
 }
 
+// A soft cube of n^3 hexahedra (0.1 m, E = 1e5 Pa, friction 0.8) standing on the ground
+// under a 2 kg rigid plate (a free 0.12 x 0.12 x 0.02 m box) whose centre starts at plate_z;
+// `v` receives the cube's rest vertices, whose particles come first.
+std::shared_ptr<const Model> plate_on_block(int n, double density, double poisson, double plate_z, std::vector<Vec3>& v) {
+  std::vector<std::array<int, 4>> tets;
+  cube_mesh(n, 0.1, v, tets);
+  for (auto& p : v) p += Vec3(-0.05, -0.05, 0.0);
+  Builder b;
+  b.set_timestep(1.0 / 120);
+  GeomSpec plane;
+  plane.type = GeomType::Plane;
+  b.add_geom(0, plane);
+  b.add_soft_body(v, tets, density, 1e5, poisson, 0.0, 0.8);
+  const int plate = b.add_body(0, Vec3(0, 0, plate_z), Quat::Identity(), 2.0, Vec3::Zero(), Mat3::Identity() * 2e-3);
+  JointSpec free;
+  free.type = JointType::Free;
+  b.add_joint(plate, free);
+  GeomSpec box;
+  box.type = GeomType::Box;
+  box.size = Vec3(0.06, 0.06, 0.01);
+  b.add_geom(plate, box);
+  return b.build();
+}
+
 TEST(Soft, NeoHookeanPiecesMatchFiniteDifferences) {
   // principal stretches and their vertex derivatives (also for an inverted element, s3 < 0),
   // dPsi/ds and d2Psi/ds2, and the rows' force J^T lambda* = -dU/dx against the energy
@@ -203,7 +227,6 @@ TEST(Soft, NeoHookeanMatchesTheLinearModelAtSmallStrain) {
   // same Young's modulus and Poisson's ratio: stress-free at rest and, for small strains,
   // the same energy as the linear model (the Lame mapping documented in soft/tet.hpp)
   std::mt19937 rng(13);
-  const Tet t = rest_tet();
   const double young = 3e5, nu = 0.4, mu = lame_mu(young, nu), lam = lame_lambda(young, nu);
   const NeoHookean mat(mu, lam);
   EXPECT_NEAR(mat.gradient(Vec3::Ones()).norm(), 0.0, 1e-9);
@@ -318,24 +341,8 @@ TEST(Soft, RigidPlateCompressesASoftBlockByTheUniaxialValue) {
   // nu = 0 so that uniaxial strain is uniaxial stress, 100 kg/m^3). Static compression
   // F L / (E A) + rho g L^2 / (2 E) = 1.962 mm + 0.049 mm.
   std::vector<Vec3> v;
-  std::vector<std::array<int, 4>> tets;
-  cube_mesh(3, 0.1, v, tets);
-  for (auto& p : v) p += Vec3(-0.05, -0.05, 0.0);
-  Builder b;
-  b.set_timestep(1.0 / 120);
-  GeomSpec plane;
-  plane.type = GeomType::Plane;
-  b.add_geom(0, plane);
-  const int first = b.add_soft_body(v, tets, 100, 1e5, 0.0, 0.0, 0.8);
-  const int plate = b.add_body(0, Vec3(0, 0, 0.11), Quat::Identity(), 2.0, Vec3::Zero(), Mat3::Identity() * 2e-3);
-  JointSpec free;
-  free.type = JointType::Free;
-  b.add_joint(plate, free);
-  GeomSpec box;
-  box.type = GeomType::Box;
-  box.size = Vec3(0.06, 0.06, 0.01);
-  b.add_geom(plate, box);
-  auto m = b.build();
+  auto m = plate_on_block(3, 100, 0.0, 0.11, v);
+  const int first = 0;
   Stepper st(m, SolverOptions());
   State s(*m);
   for (int k = 0; k < 360; ++k) st.step(s);
@@ -403,26 +410,9 @@ TEST(Soft, MaterialExtensionNeoHookeanKeepsVolumeLinearLosesIt) {
 TEST(Soft, SparseLDLTSolvesTheSameSystemAsTheDenseFactorisation) {
   // a soft cube under a rigid plate, one step from a compressed start: the sparse
   // assembly (particle part as a sparse product, tree rows through H^-1) must give the
-  // dense LDL^T's answer; PCR at 50 iterations does not (the soft rows are ill-conditioned)
+  // dense LDL^T's answer
   std::vector<Vec3> v;
-  std::vector<std::array<int, 4>> tets;
-  cube_mesh(2, 0.1, v, tets);
-  for (auto& p : v) p += Vec3(-0.05, -0.05, 0.0);
-  Builder b;
-  b.set_timestep(1.0 / 120);
-  GeomSpec plane;
-  plane.type = GeomType::Plane;
-  b.add_geom(0, plane);
-  b.add_soft_body(v, tets, 100, 1e5, 0.3, 0.0, 0.8);
-  const int plate = b.add_body(0, Vec3(0, 0, 0.105), Quat::Identity(), 2.0, Vec3::Zero(), Mat3::Identity() * 2e-3);
-  JointSpec free;
-  free.type = JointType::Free;
-  b.add_joint(plate, free);
-  GeomSpec box;
-  box.type = GeomType::Box;
-  box.size = Vec3(0.06, 0.06, 0.01);
-  b.add_geom(plate, box);
-  auto m = b.build();
+  auto m = plate_on_block(2, 100, 0.3, 0.105, v);
   State s0(*m);
   for (int p = 0; p < m->nparticle; ++p) s0.x[3 * p + 2] *= 0.95;  // squeezed
   s0.q[2] = 0.1;
