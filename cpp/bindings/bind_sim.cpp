@@ -41,7 +41,10 @@ dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always ass
 geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74),
 block_preconditioner=False (PCR/PCG: invert each contact's 3 x 3 block instead of Jacobi),
 implicit_springs=True (joint springs and servo stiffness folded exactly into H instead of
-compliant rows of the Newton system).
+compliant rows of the Newton system),
+soft_solver='primal'|'dual' (worlds with tetrahedra: 'primal' eliminates the element rows into
+the particle block and factorises the remaining KKT system exactly with a sparse LDL^T;
+'dual' keeps them as rows of eq. 59 for the `linear` backend, as the seed does).
 )doc";
 
 SolverOptions options_from_kwargs(const py::kwargs& kw) {
@@ -54,7 +57,8 @@ void bind_sim(py::module_& mod) {
                        double regularization, const std::string& ncp, const std::string& rscale,
                        const std::string& linear, bool warm_start, double margin, double thickness,
                        double timestep, int dense_max_rows, bool geometric_stiffness,
-                       bool block_preconditioner, bool implicit_springs) {
+                       bool block_preconditioner, bool implicit_springs, const std::string& soft_solver,
+                       int soft_refine, double soft_refine_tolerance) {
              SolverOptions o;
              o.newton_iterations = newton_iterations;
              o.linear_iterations = linear_iterations;
@@ -80,6 +84,11 @@ void bind_sim(py::module_& mod) {
              o.geometric_stiffness = geometric_stiffness;
              o.block_preconditioner = block_preconditioner;
              o.implicit_springs = implicit_springs;
+             o.soft_primal = parse<bool>(soft_solver, {{"primal", true}, {"dual", false}}, "soft solver");
+             if (soft_refine < 0) throw std::invalid_argument("soft_refine must be >= 0");
+             if (!(soft_refine_tolerance > 0)) throw std::invalid_argument("soft_refine_tolerance must be > 0");
+             o.soft_refine = soft_refine;
+             o.soft_refine_tolerance = soft_refine_tolerance;
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
              return o;
            }),
@@ -90,7 +99,8 @@ void bind_sim(py::module_& mod) {
            py::arg("warm_start") = false, py::arg("margin") = 0.01, py::arg("thickness") = 0.0,
            py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64,
            py::arg("geometric_stiffness") = true, py::arg("block_preconditioner") = false,
-           py::arg("implicit_springs") = true)
+           py::arg("implicit_springs") = true, py::arg("soft_solver") = "primal",
+           py::arg("soft_refine") = 0, py::arg("soft_refine_tolerance") = 1e-6)
       .def_readonly("newton_iterations", &SolverOptions::newton_iterations)
       .def_readonly("linear_iterations", &SolverOptions::linear_iterations)
       .def_readonly("tolerance", &SolverOptions::tolerance)

@@ -178,7 +178,8 @@ class SolverOptions:
                  linear: str = "pcr", warm_start: bool = False, margin: float = 0.01,
                  thickness: float = 0.0, timestep: float = 0.0, dense_max_rows: int = 64,
                  geometric_stiffness: bool = True, block_preconditioner: bool = False,
-                 implicit_springs: bool = True) -> None: ...
+                 implicit_springs: bool = True,
+                 soft_solver: str = 'primal') -> None: ...
     @property
     def newton_iterations(self) -> int: ...
     @property

@@ -148,7 +148,8 @@ void cube_mesh(int n, double size, std::vector<Vec3>& v, std::vector<std::array<
 // A soft cube of n^3 hexahedra (0.1 m, E = 1e5 Pa, friction 0.8) standing on the ground
 // under a 2 kg rigid plate (a free 0.12 x 0.12 x 0.02 m box) whose centre starts at plate_z;
 // `v` receives the cube's rest vertices, whose particles come first.
-std::shared_ptr<const Model> plate_on_block(int n, double density, double poisson, double plate_z, std::vector<Vec3>& v) {
+std::shared_ptr<const Model> plate_on_block(int n, double density, double poisson, double plate_z, std::vector<Vec3>& v,
+                                            int model = 0) {
   std::vector<std::array<int, 4>> tets;
   cube_mesh(n, 0.1, v, tets);
   for (auto& p : v) p += Vec3(-0.05, -0.05, 0.0);
@@ -157,7 +158,7 @@ std::shared_ptr<const Model> plate_on_block(int n, double density, double poisso
   GeomSpec plane;
   plane.type = GeomType::Plane;
   b.add_geom(0, plane);
-  b.add_soft_body(v, tets, density, 1e5, poisson, 0.0, 0.8);
+  b.add_soft_body(v, tets, density, 1e5, poisson, 0.0, 0.8, model);
   const int plate = b.add_body(0, Vec3(0, 0, plate_z), Quat::Identity(), 2.0, Vec3::Zero(), Mat3::Identity() * 2e-3);
   JointSpec free;
   free.type = JointType::Free;
@@ -419,6 +420,7 @@ TEST(Soft, SparseLDLTSolvesTheSameSystemAsTheDenseFactorisation) {
   SolverOptions dense, sparse;
   dense.linear = LinearSolverType::LDLT;
   sparse.linear = LinearSolverType::SparseLDLT;
+  dense.soft_primal = sparse.soft_primal = false;  // the element rows stay dual
   sparse.dense_max_rows = 0;  // the sparse path even for this small system
   Stepper sd(m, dense), ss(m, sparse);
   State a = s0, c = s0;
@@ -429,6 +431,36 @@ TEST(Soft, SparseLDLTSolvesTheSameSystemAsTheDenseFactorisation) {
   EXPECT_LT((a.x - c.x).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_LT((a.q - c.q).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_GT((a.x - s0.x).cwiseAbs().maxCoeff(), 1e-4);  // it did move
+}
+
+TEST(Soft, PrimalEliminationSolvesTheSameNewtonSystemAsTheDualFactorisation) {
+  // The default soft path eliminates the element rows into the particle block and factorises
+  // the remaining quasi-definite KKT system (soft_kkt.cpp). It is an exact solve of the same
+  // Newton system, so every iterate equals the dense dual LDL^T's: contacts, the rigid
+  // plate (a tree coupled through H^-1), linear and Neo-Hookean elements, 4 steps.
+  for (int model : {0, 1}) {
+    std::vector<Vec3> v;
+    auto m = plate_on_block(2, 100, 0.3, 0.105, v, model);
+    State s0(*m);
+    for (int p = 0; p < m->nparticle; ++p) s0.x[3 * p + 2] *= 0.95;  // squeezed
+    s0.q[2] = 0.1;
+    SolverOptions dual, primal;
+    dual.linear = LinearSolverType::LDLT;
+    dual.soft_primal = false;
+    Stepper sd(m, dual), sp(m, primal);
+    State a = s0, c = s0;
+    for (int k = 0; k < 4; ++k) {
+      sd.step(a);
+      sp.step(c);
+    }
+    EXPECT_GT(sp.contacts().size(), 4u);
+    EXPECT_LT(sp.stats().linear_residual.back(), 1e-8);
+    EXPECT_LT((a.x - c.x).cwiseAbs().maxCoeff(), 1e-9) << "model " << model;
+    EXPECT_LT((a.q - c.q).cwiseAbs().maxCoeff(), 1e-9) << "model " << model;
+    EXPECT_LT((sd.contact_forces() - sp.contact_forces()).cwiseAbs().maxCoeff(),
+              1e-6 * (1 + sd.contact_forces().cwiseAbs().maxCoeff()));
+    EXPECT_GT((a.x - s0.x).cwiseAbs().maxCoeff(), 1e-4);  // it did move
+  }
 }
 
 TEST(Soft, ActivationInflatesAGroupOfTetrahedra) {

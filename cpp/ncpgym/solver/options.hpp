@@ -42,6 +42,15 @@ struct SolverOptions {
   // one-coordinate compliant rows, and they leave the Newton system) or kept as compliant
   // rows of eq. 8.
   bool implicit_springs = true;
+  // Worlds with tetrahedra: eliminate the element rows into the particle block and solve
+  // the rest by a sparse LDL^T of the quasi-definite KKT system (primal, soft_kkt.cpp), or
+  // keep them as dual rows for the `linear` backend as the seed does (dual).
+  bool soft_primal = true;
+  // Primal soft path: Newton iterations after the first reuse the step's last factorisation
+  // for up to soft_refine refinement sweeps, and refactorise only when the relative linear
+  // residual stays above soft_refine_tolerance (0 sweeps: factorise every iteration).
+  int soft_refine = 0;
+  double soft_refine_tolerance = 1e-6;
   CollisionOptions collision;
 };
 

@@ -359,6 +359,7 @@ int Stepper::prepare(const State& s, double h) {
   const int nc = static_cast<int>(contacts_.size());
   const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach + tet_rows_count(m);
   const int nrow = 3 * nc + static_cast<int>(limit_joint_.size()) + nbil;
+  tet_row0_ = nrow - tet_rows_count(m);  // the element rows come last (evaluate_rows)
   kind_.assign(nrow, RowKind::Friction);
   for (int c = 0; c < nc; ++c) kind_[3 * c] = RowKind::Normal;
   for (size_t l = 0; l < limit_joint_.size(); ++l) {
@@ -454,6 +455,11 @@ LinearResult Stepper::solve_sparse(int nrow, const Eigen::Ref<const VecX>& alpha
   return {1, (b - A * x).norm()};
 }
 
+void Stepper::jt_times_rows(int nrow, const double* w, const double* x, double* y) const {
+  std::fill(y, y + nvall_, 0.0);
+  for (int r = 0; r < nrow; ++r) Js_.add_scaled_row(r, w ? w[r] * x[r] : x[r], y);
+}
+
 void Stepper::step(State& s) {
   const Model& m = *m_;
   const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
@@ -491,8 +497,9 @@ void Stepper::step(State& s) {
     scale_.setOnes();
     f_prev_.setZero();
     du_prev_.setZero();
-    const bool dense = nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
-                       opt_.linear == LinearSolverType::LDLT;
+    const bool primal = opt_.soft_primal && m.ntet > 0;
+    const bool dense = !primal && (nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
+                                   opt_.linear == LinearSolverType::LDLT);
     last_dense_ = dense;
     if (dense && J_.rows() < nrow) {  // only with Gauss-Seidel/LDLT beyond dense_max_rows
       J_.resize(nrow, nvall_);
@@ -503,10 +510,7 @@ void Stepper::step(State& s) {
     auto JHinv = JHinv_.topRows(nrow);
     auto A = A_.topLeftCorner(nrow, nrow);
     // y = J^T diag(w) x over all rows (velocity-space vector of length nvall)
-    auto jt_times = [&](const double* w, const double* x, double* y) {
-      std::fill(y, y + nvall_, 0.0);
-      for (int r = 0; r < nrow; ++r) Js_.add_scaled_row(r, w ? w[r] * x[r] : x[r], y);
-    };
+    auto jt_times = [&](const double* w, const double* x, double* y) { jt_times_rows(nrow, w, x, y); };
     for (int it = 0; it < opt_.newton_iterations; ++it) {
       // Constraint rows at the iterate q^n = q- + h G u^n (eq. 63), x^n = x- + h v^n.
       integrate(m, s.q.data(), u_.data(), h, qn_.data());
@@ -552,7 +556,7 @@ void Stepper::step(State& s) {
           if (Hinv_.rows() != m.nv) Hinv_.resize(m.nv, m.nv);
           minv_times_transposed(m, dH_, eye_, Hinv_);
         }
-        for (int r = 0; r < nrow; ++r) jhj[r] = row_hinv_row(r, r);
+        for (int r = 0; r < (primal ? tet_row0_ : nrow); ++r) jhj[r] = row_hinv_row(r, r);
       }
       // r-factors (eq. 66) and NCP values/derivatives per row.
       for (int r = 0; r < nrow; ++r) {
@@ -604,6 +608,16 @@ void Stepper::step(State& s) {
       }
       stats_.residual.push_back(hvec.lpNorm<Eigen::Infinity>());
       if (opt_.tolerance > 0 && stats_.residual.back() < opt_.tolerance && it > 0) break;
+      if (primal) {
+        const LinearResult lr = soft_direction(nrow, tet_row0_, h, alpha_, cdiag_, hvec_, lambda_, dl_, it == 0);
+        stats_.linear_iterations.push_back(lr.iterations);
+        stats_.linear_residual.push_back(lr.residual);
+        lambda += opt_.step * dl;
+        u_ += opt_.step * du_;
+        if (np3) du_prev_ = opt_.step * du_.tail(np3);
+        stats_.newton_iterations = it + 1;
+        continue;
+      }
 
       // Effective rows J_eff = diag(alpha) J; system A = J_eff H^-1 J_eff^T + C + eps I.
       for (int r = 0; r < nrow; ++r) {

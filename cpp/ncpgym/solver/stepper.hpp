@@ -98,6 +98,24 @@ class Stepper {
   LinearResult solve_sparse(int nrow, const Eigen::Ref<const VecX>& alpha, const Eigen::Ref<const VecX>& opdiag,
                             const Eigen::Ref<const VecX>& b, Eigen::Ref<VecX> x, bool first);  // SparseLDLT
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> sparse_ldlt_;
+  // Worlds with tetrahedra (soft_solver = primal, soft_kkt.cpp): the element rows are
+  // eliminated into the particle block and the rest solved by a sparse LDL^T of the
+  // quasi-definite KKT system. Fills du_ and dl for rows [0, nrow).
+  LinearResult soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
+                              const VecX& hvec, const VecX& lambda, VecX& dl, bool first);
+  void build_soft_pattern();
+  void jt_times_rows(int nrow, const double* w, const double* x, double* y) const;  // y = J^T diag(w) x
+  std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
+  Eigen::SparseMatrix<double> S_;
+  std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_, tree_rows_, tree_index_;
+  std::vector<double> kval_, sval_;
+  std::vector<std::pair<int, double>> pent_;
+  MatX Jt_, At_;
+  VecX rhs_, sol_, rres_;
+ public:
+  long factorizations_ = 0, refine_sweeps_ = 0;  // soft path counters (profiling)
+ private:
+  int tet_row0_ = 0;
 
   std::shared_ptr<const Model> m_;
   SolverOptions opt_;
