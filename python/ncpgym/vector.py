@@ -67,6 +67,12 @@ class Task:
         """Observations of every world, [N, obs_dim]."""
         raise NotImplementedError
 
+    def apply_action(self, batch: _core.Batch, action: np.ndarray, dt: float) -> np.ndarray:
+        """The batch's controls [N, nu] for clipped actions [N, act_dim]; a task whose
+        actions drive more than actuators (chamber activations, servo targets it integrates)
+        sets those here. Default: the actions are the controls."""
+        return action
+
     def before_step(self, batch: _core.Batch) -> Any:
         """Whatever the reward needs from the state before the step."""
         return None
@@ -136,7 +142,8 @@ class _Core:
         """One env step of every world: (obs, reward, terminated, diverged, info)."""
         ctrl = np.clip(actions, self.lo, self.hi).astype(np.float64, copy=False)
         before = self.task.before_step(self.batch)
-        self.batch.step(ctrl.reshape(self.n, -1), self.task.frame_skip)
+        controls = self.task.apply_action(self.batch, ctrl.reshape(self.n, -1), self.dt)
+        self.batch.step(np.ascontiguousarray(controls, dtype=np.float64).reshape(self.n, -1), self.task.frame_skip)
         reward, terminated, info = self.task.evaluate(self.batch, before, ctrl, self.dt)
         obs = self.task.observe(self.batch)
         diverged = self.batch.status.astype(bool)

@@ -30,7 +30,10 @@ void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out) {
   Mat3 Ds;
   for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
   const Mat3 F = Ds * Dminv;
-  const Eigen::SelfAdjointEigenSolver<Mat3> eig(F.transpose() * F);
+  // closed-form 3 x 3 eigen-decomposition (Eigen's computeDirect): the iterative solver
+  // was an eighth of a soft step; the rows are invariant to the basis of a repeated eigenvalue
+  Eigen::SelfAdjointEigenSolver<Mat3> eig;
+  eig.computeDirect(F.transpose() * F);
   const Mat3& V = eig.eigenvectors();
   const Vec3 s = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
   const Mat3 eps = V * s.asDiagonal() * V.transpose() - Mat3::Identity();

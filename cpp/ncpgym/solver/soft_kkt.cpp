@@ -14,11 +14,13 @@
 //
 // and with mu_s = -D_s^-1 (hvec_s + J_s du) for the element rows the particle block
 // becomes K = H_p + J_s^T D_s^-1 J_s. The other rows r (contacts, limits, attachments,
-// distances) stay dual; the articulated trees are eliminated through their dense H^-1
-// (rows touching a tree couple through J_t H_t^-1 J_t^T, as in solve_sparse). Left is
+// distances) stay dual, and the articulated trees stay primal with their dense H_t (from
+// the CRBA; eliminating them instead would couple every row touching a grasped ball
+// densely). Left is
 //
-//   [ -(D_r + J_rt H_t^-1 J_rt^T)   -J_rp ] [mu_r]   [ hvec_r - J_rt H_t^-1 g_t          ]
-//   [ -J_rp^T                        K    ] [du_p] = [ -g_p - J_sp^T D_s^-1 hvec_s        ]
+//   [ -D_r     -J_rt   -J_rp ] [mu_r]   [ hvec_r                       ]
+//   [ -J_rt^T   H_t     0    ] [du_t] = [ -g_t                         ]
+//   [ -J_rp^T   0       K    ] [du_p]   [ -g_p - J_sp^T D_s^-1 hvec_s  ]
 //
 // which is quasi-definite, so an LDL^T factorisation exists for any symmetric ordering
 // (Vanderbei 1995); Eigen's SimplicialLDLT with its AMD ordering factorises it. K's pattern
@@ -28,6 +30,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/solver/stepper.hpp"
 
 namespace ncpgym {
@@ -75,87 +78,77 @@ void Stepper::build_soft_pattern() {
 }
 
 LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
-                                     const VecX& hvec, const VecX& lambda, VecX& dl, bool first) {
+                                     const VecX& hvec, const VecX& lambda, VecX& dl, bool first, const double* q0) {
   const Model& m = *m_;
   const int nv = m.nv, np3 = 3 * m.nparticle, nr = tet_row0;
   const double eps = opt_.regularization;
   if (kouter_.size() != static_cast<size_t>(np3 + 1)) build_soft_pattern();
 
-  // Hg_ = H^-1 g on the trees, g itself on the particles.
+  // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t)
   jt_times_rows(nrow, alpha.data(), lambda.data(), tmp2_.data());  // J_eff^T lambda
-  if (nv > 0) Hg_.head(nv) = (u_ - u_tilde_).head(nv) - h * Hinv_ * tmp2_.head(nv);
   for (int k = 0; k < np3; ++k)
     Hg_[nv + k] = m.particle_mass[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * tmp2_[nv + k];
 
   // K = H_p + J_s^T D_s^-1 J_s on the fixed pattern.
   std::fill(kval_.begin(), kval_.end(), 0.0);
   for (int k = 0; k < np3; ++k) kval_[kdiag_[k]] += 1.0 / pminv_[k];
-  rhs_.resize(nr + np3);
-  for (int k = 0; k < np3; ++k) rhs_[nr + k] = -Hg_[nv + k];
+  rhs_.resize(nr + nv + np3);
+  for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
   {
+    // per element: the 12 x 12 block G^T diag(w) G of its rows, then a scatter of its lower
+    // triangle into K's fixed slots
     int r = nr;
+    Eigen::Matrix<double, 6, 12> G;
+    Eigen::Matrix<double, 12, 12> B;
     for (int t = 0; t < m.ntet; ++t) {
       const int nk = m.tet_model[t] == 0 ? 6 : 3;
       const int* slots = kslot_.data() + static_cast<size_t>(t) * 144;
+      const int* gc = Js_.col.data() + Js_.start[r];  // 12 columns, the same for every row
+      G.setZero();
       for (int k = 0; k < nk; ++k, ++r) {
         const double D = cdiag[r] + eps;
         const double w = std::isfinite(D) ? 1.0 / D : 0.0;
-        const double* gv = Js_.val.data() + Js_.start[r];  // 12 entries: vertex-major, xyz
-        const int* gc = Js_.col.data() + Js_.start[r];
+        const double sw = std::sqrt(w);
+        const double* gv = Js_.val.data() + Js_.start[r];  // vertex-major, xyz
         for (int i = 0; i < 12; ++i) {
-          rhs_[nr + gc[i] - nv] -= gv[i] * w * hvec[r];
-          const double wi = w * gv[i];
-          for (int j = 0; j < 12; ++j) {
-            const int sl = slots[12 * i + j];
-            if (sl >= 0) kval_[sl] += wi * gv[j];
-          }
+          rhs_[nr + gc[i]] -= gv[i] * w * hvec[r];
+          G(k, i) = sw * gv[i];
         }
       }
+      B.noalias() = G.transpose() * G;
+      for (int j = 0; j < 12; ++j)
+        for (int i = 0; i < 12; ++i) {
+          const int sl = slots[12 * i + j];
+          if (sl >= 0) kval_[sl] += B(i, j);
+        }
     }
   }
 
-  // Rows touching trees couple through J_t H_t^-1 J_t^T (dense among them).
-  tree_rows_.clear();
-  for (int r = 0; r < nr; ++r)
-    for (int k = Js_.start[r]; k < Js_.start[r + 1]; ++k)
-      if (Js_.col[k] < nv) {
-        tree_rows_.push_back(r);
-        break;
-      }
-  const int nt = static_cast<int>(tree_rows_.size());
-  Jt_.setZero(nt, nv);
-  for (int i = 0; i < nt; ++i) {
-    const int r = tree_rows_[i];
-    for (int e = Js_.start[r]; e < Js_.start[r + 1]; ++e)
-      if (Js_.col[e] < nv) Jt_(i, Js_.col[e]) += alpha[r] * Js_.val[e];
+  // The trees' H = M(q-) + h B (+ h^2 K of implicit springs) as a dense block, once per step.
+  if (first && nv > 0) {
+    if (!dc_holder_) dc_holder_ = std::make_unique<Data>(m);
+    crba(m, *dc_holder_, q0);
+    Ht_ = dc_holder_->M;
+    Ht_.diagonal() += extra_arm_;
   }
-  if (nt > 0) At_.noalias() = Jt_ * Hinv_ * Jt_.transpose();
-  tree_index_.assign(nr, -1);
-  for (int i = 0; i < nt; ++i) tree_index_[tree_rows_[i]] = i;
   for (int r = 0; r < nr; ++r) rhs_[r] = hvec[r];
-  if (nt > 0) {
-    const VecX JtHg = Jt_ * Hg_.head(nv);
-    for (int i = 0; i < nt; ++i) rhs_[tree_rows_[i]] -= JtHg[i];
-  }
+  if (nv > 0) rhs_.segment(nr, nv) = -(Ht_ * (u_ - u_tilde_).head(nv) - h * tmp2_.head(nv));
 
-  // The matrix's lower triangle, rows first: column r holds the row block and -alpha_r J_rp.
-  const int N = nr + np3;
+  // The matrix's lower triangle, rows first, then tree dofs, then particles: column r holds
+  // -D_r and -alpha_r J_r; tree columns hold H_t; particle columns K.
+  const int N = nr + nv + np3;
   souter_.assign(N + 1, 0);
   sinner_.clear();
   sval_.clear();
   for (int r = 0; r < nr; ++r) {
-    const int ti = tree_index_[r];
     sinner_.push_back(r);
-    sval_.push_back(-(cdiag[r] + eps + (ti >= 0 ? At_(ti, ti) : 0.0)));
-    if (ti >= 0)
-      for (int j = ti + 1; j < nt; ++j) {
-        sinner_.push_back(tree_rows_[j]);
-        sval_.push_back(-At_(j, ti));
-      }
-    // particle entries, sorted with duplicates summed
+    sval_.push_back(-(cdiag[r] + eps));
+    // the row's dofs (tree, then particles), sorted with duplicates summed
     pent_.clear();
-    for (int k = Js_.start[r]; k < Js_.start[r + 1]; ++k)
-      if (Js_.col[k] >= nv) pent_.emplace_back(nr + Js_.col[k] - nv, -alpha[r] * Js_.val[k]);
+    for (int k = Js_.start[r]; k < Js_.start[r + 1]; ++k) {
+      const int c = Js_.col[k];
+      pent_.emplace_back(nr + c, -alpha[r] * Js_.val[k]);
+    }
     std::sort(pent_.begin(), pent_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (size_t k = 0; k < pent_.size(); ++k) {
       if (k > 0 && pent_[k].first == pent_[k - 1].first) {
@@ -167,12 +160,19 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
     }
     souter_[r + 1] = static_cast<int>(sinner_.size());
   }
-  for (int j = 0; j < np3; ++j) {
-    for (int k = kouter_[j]; k < kouter_[j + 1]; ++k) {
-      sinner_.push_back(nr + kinner_[k]);
-      sval_.push_back(kval_[k]);
+  for (int j = 0; j < nv; ++j) {
+    for (int i = j; i < nv; ++i) {
+      sinner_.push_back(nr + i);
+      sval_.push_back(Ht_(i, j));
     }
     souter_[nr + j + 1] = static_cast<int>(sinner_.size());
+  }
+  for (int j = 0; j < np3; ++j) {
+    for (int k = kouter_[j]; k < kouter_[j + 1]; ++k) {
+      sinner_.push_back(nr + nv + kinner_[k]);
+      sval_.push_back(kval_[k]);
+    }
+    souter_[nr + nv + j + 1] = static_cast<int>(sinner_.size());
   }
   auto& S = S_;
   S.resize(N, N);
@@ -219,13 +219,8 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
   }
   refine_sweeps_ += sweeps;
 
-  // Back substitution: du_p; du_t = H_t^-1 (J_rt^T mu_r - g_t); mu_s = -D_s^-1 (hvec_s + J_s du).
-  du_.tail(np3) = sol_.tail(np3);
-  if (nv > 0) {
-    VecX jmu = VecX::Zero(nv);
-    for (int i = 0; i < nt; ++i) jmu += sol_[tree_rows_[i]] * Jt_.row(i).transpose();
-    du_.head(nv) = Hinv_ * jmu - Hg_.head(nv);
-  }
+  // Back substitution: du = (du_t, du_p); mu_s = -D_s^-1 (hvec_s + J_s du).
+  du_.head(nv + np3) = sol_.segment(nr, nv + np3);
   for (int r = 0; r < nr; ++r) dl[r] = sol_[r] / h;
   for (int r = nr; r < nrow; ++r) {
     const double D = cdiag[r] + eps;

@@ -609,7 +609,7 @@ void Stepper::step(State& s) {
       stats_.residual.push_back(hvec.lpNorm<Eigen::Infinity>());
       if (opt_.tolerance > 0 && stats_.residual.back() < opt_.tolerance && it > 0) break;
       if (primal) {
-        const LinearResult lr = soft_direction(nrow, tet_row0_, h, alpha_, cdiag_, hvec_, lambda_, dl_, it == 0);
+        const LinearResult lr = soft_direction(nrow, tet_row0_, h, alpha_, cdiag_, hvec_, lambda_, dl_, it == 0, s.q.data());
         stats_.linear_iterations.push_back(lr.iterations);
         stats_.linear_residual.push_back(lr.residual);
         lambda += opt_.step * dl;

@@ -102,15 +102,16 @@ class Stepper {
   // eliminated into the particle block and the rest solved by a sparse LDL^T of the
   // quasi-definite KKT system. Fills du_ and dl for rows [0, nrow).
   LinearResult soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
-                              const VecX& hvec, const VecX& lambda, VecX& dl, bool first);
+                              const VecX& hvec, const VecX& lambda, VecX& dl, bool first, const double* q0);
   void build_soft_pattern();
   void jt_times_rows(int nrow, const double* w, const double* x, double* y) const;  // y = J^T diag(w) x
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
   Eigen::SparseMatrix<double> S_;
-  std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_, tree_rows_, tree_index_;
+  std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_;
   std::vector<double> kval_, sval_;
   std::vector<std::pair<int, double>> pent_;
-  MatX Jt_, At_;
+  MatX Ht_;  // the trees' H, dense
+  std::unique_ptr<Data> dc_holder_;
   VecX rhs_, sol_, rres_;
  public:
   long factorizations_ = 0, refine_sweeps_ = 0;  // soft path counters (profiling)

@@ -15,12 +15,14 @@ from .flagrun import (
     HumanoidFlagrunVectorEnv,
 )
 from .inverted_pendulum import InvertedPendulumEnv, InvertedPendulumTask, InvertedPendulumVectorEnv
+from .pneunet_grasp import PneuNetGraspEnv, PneuNetGraspTask, PneuNetGraspVectorEnv
 
 __all__ = [
     "HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv",
     "HumanoidFlagrunEnv", "HumanoidFlagrunTask", "HumanoidFlagrunVectorEnv",
     "HumanoidFlagrunHarderEnv", "HumanoidFlagrunHarderTask", "HumanoidFlagrunHarderVectorEnv",
     "InvertedPendulumEnv", "InvertedPendulumTask", "InvertedPendulumVectorEnv",
+    "PneuNetGraspEnv", "PneuNetGraspTask", "PneuNetGraspVectorEnv",
     "register_all", "TASK_IDS",
 ]
 
@@ -30,6 +32,7 @@ _TASKS = {
     "ncpgym/HumanoidFlagrun-v0": ("flagrun", "HumanoidFlagrun", 1000),
     "ncpgym/HumanoidFlagrunHarder-v0": ("flagrun", "HumanoidFlagrunHarder", 1000),
     "ncpgym/InvertedPendulum-v0": ("inverted_pendulum", "InvertedPendulum", 1000),
+    "ncpgym/PneuNetGrasp-v0": ("pneunet_grasp", "PneuNetGrasp", 200),
 }
 TASK_IDS = tuple(_TASKS)
 

@@ -40,14 +40,74 @@ def finger_mesh(n=(12, 3, 3)):
 
 
 def add_finger(builder, *, young=5e5, bottom_young=5e6, poisson=0.47, density=1200.0, model="linear",
-               transform=None, clamp_body=0, friction=0.7, radius=0.002, n=(12, 3, 3)):
+               transform=None, clamp_body=0, clamp_origin=(0.0, 0.0, 0.0), friction=0.7, radius=0.002,
+               n=(12, 3, 3), group_offset=0):
     """Add a finger (optionally moved by a 4 x 4 transform) and pin its root face to
-    `clamp_body` (0: the world). Returns (first particle, particle count, first tet)."""
+    `clamp_body` (0: the world), whose frame is at `clamp_origin` with the world's axes.
+    Its chambers are activation groups group_offset .. group_offset + 6.
+    Returns (first particle, particle count, first tet)."""
     verts, tets, groups, stiff = finger_mesh(n)
     x = verts if transform is None else (np.c_[verts, np.ones(len(verts))] @ np.asarray(transform).T)[:, :3]
     young_t = np.where(stiff, bottom_young, young)
+    groups = np.where(groups >= 0, groups + group_offset, -1)
     first, first_tet = add_mesh(builder, x, tets, density=density, young=young_t, poisson=poisson, model=model,
                                 groups=groups, radius=radius, friction=friction)
     for i in np.flatnonzero(verts[:, 0] < 1e-9):
-        builder.add_attachment(int(first + i), clamp_body, x[i])
+        builder.add_attachment(int(first + i), clamp_body, x[i] - np.asarray(clamp_origin, float))
     return first, len(verts), first_tet
+
+
+def finger_transform(azimuth: float, tilt: float, root_radius: float, height: float) -> np.ndarray:
+    """4 x 4 pose of a finger mesh whose length points away from the gripper's axis at
+    `azimuth` and `tilt` radians below the horizontal, stiff layer facing down and inward,
+    root face centred `root_radius` from the axis at `height`."""
+    ca, sa, ct, st = np.cos(azimuth), np.sin(azimuth), np.cos(tilt), np.sin(tilt)
+    radial = np.array([ca, sa, 0.0])
+    along = ct * radial - st * np.array([0.0, 0.0, 1.0])  # the finger's length (mesh x)
+    normal = st * radial + ct * np.array([0.0, 0.0, 1.0])  # from stiff layer to chambers (mesh z)
+    side = np.cross(normal, along)  # mesh y
+    T = np.eye(4)
+    T[:3, :3] = np.stack([along, side, normal], axis=1)
+    T[:3, 3] = root_radius * radial + [0.0, 0.0, height]
+    return T
+
+
+# The three-finger gripper world (ncpgym/PneuNetGrasp-v0).
+BALL_RADIUS, BALL_MASS, BALL_FRICTION = 0.04, 0.32, 0.7
+FINGERS = 3
+
+
+def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, density=1200.0, model="linear",
+                  tilt=np.radians(60.0), root_radius=0.03, mount_height=0.16, mount_mass=0.3,
+                  mount_kp=4000.0, timestep=0.01):
+    """Three PneuNet fingers 120 degrees apart on a mount that slides vertically (position
+    servo, actuator 0: target displacement in metres from `mount_height`), and a rigid ball
+    of 0.32 kg, mu = 0.7, on the ground under the mount. Material from the seed: silicone
+    rubber, Young 0.01 GPa, nu = 0.47, 1200 kg/m^3; bottom layer 10x stiffer. Finger f's
+    chambers are activation groups 7f .. 7f + 6. Returns (model, info) with info the
+    particle ranges of the fingers, their tip particles and the body ids."""
+    import ncpgym
+
+    b = ncpgym.Builder()
+    b.set_timestep(timestep)
+    b.add_geom(0, "plane", size=[1.0, 1.0, 0.1], friction=[BALL_FRICTION, 0.005, 0.0001])
+    mount = b.add_body(0, pos=[0.0, 0.0, mount_height], mass=mount_mass, inertia=np.eye(3) * 1e-3, name="mount")
+    slide = b.add_joint(mount, "slide", axis=[0.0, 0.0, 1.0], range=(-0.1, 0.2), name="mount_z")
+    kv = 2.0 * np.sqrt(mount_kp * (mount_mass + 0.25))  # about critically damped with the fingers
+    b.add_actuator(slide, "position", kp=mount_kp, kv=kv, ctrlrange=(-0.1, 0.2), name="mount_z")
+    fingers, tips = [], []
+    for f in range(FINGERS):
+        T = finger_transform(np.pi / 2 + 2 * np.pi * f / FINGERS, tilt, root_radius, mount_height)
+        first, count, _ = add_finger(b, young=young, bottom_young=bottom_young, poisson=poisson, density=density,
+                                     model=model, transform=T, clamp_body=mount,
+                                     clamp_origin=(0.0, 0.0, mount_height), friction=BALL_FRICTION, n=n,
+                                     group_offset=CHAMBERS * f)
+        verts = finger_mesh(n)[0]
+        tip = np.flatnonzero(np.abs(verts[:, 0] - LENGTH) < 1e-9)
+        fingers.append((first, count))
+        tips.append(first + tip)
+    r = BALL_RADIUS
+    ball = b.add_body(0, pos=[0.0, 0.0, r], mass=BALL_MASS, inertia=np.eye(3) * 0.4 * BALL_MASS * r * r, name="ball")
+    b.add_joint(ball, "free", name="ball")
+    b.add_geom(ball, "sphere", size=[r, 0, 0], friction=[BALL_FRICTION, 0.005, 0.0001])
+    return b.build(), {"fingers": fingers, "tips": np.array(tips), "mount": mount, "ball": ball}

@@ -1,0 +1,123 @@
+"""``ncpgym/PneuNetGrasp-v0``: a three-finger PneuNet soft gripper picks up a rigid ball.
+
+World (``ncpgym.envs.pneunet.build_gripper``): three PneuNet fingers (115 x 30 x 20 mm, 7
+chambers along the back, a 10x stiffer bottom layer; silicone rubber Young 0.01 GPa,
+nu = 0.47, 1200 kg/m^3; linear co-rotational tetrahedra) hang 120 degrees apart from a
+mount, tilted 70 degrees below the horizontal with their stiff side inward; the mount
+slides vertically on a position servo. A rigid ball (radius 4 cm, 0.32 kg, mu = 0.7) lies
+on the ground under it. Soft and rigid bodies are coupled through contact in one Newton
+solve (4 Newton iterations, as the seed's Table 2 uses for this scene); h = 0.02 s, one
+physics step per env step. ``mesh=(nx, ny, nz)`` sets the hexahedra per finger (six
+tetrahedra each): (8, 2, 2) by default (576 tets), (14, 3, 3) is the seed's size (2,268).
+
+Action (4, float32 in [-1, 1], clipped): per finger a chamber command c_f, whose activation
+target is A_MAX (c_f + 1) / 2 with A_MAX = 0.35 (active volumetric strain of all 7 chambers;
+the activation follows with a first-order lag of 0.1 s), and a mount velocity command
+0.1 m/s x a_3 that moves the servo target, kept within [-0.05, 0.15] m of the start.
+
+Observation (37, float64), positions relative to the mount origin (0, 0, 0.12 + q_mount):
+finger tip positions (3 x 3, mean of each finger's tip face) and velocities (3 x 3); ball
+position (3), orientation quaternion (4), linear and angular velocity (6); finger
+activations (3); mount displacement, velocity and servo target (3).
+
+Reward per step, with z_b the ball centre height, z_0 = 0.04 m (resting) and z* = 0.20 m:
+``lift + hold``, lift = clip((z_b - z_0) / (z* - z_0), 0, 1), hold = 1 when |z_b - z*| <
+0.03 m (else 0). Termination: the ball leaves the workspace (horizontal distance from the
+axis > 0.12 m). Truncation: 200 steps (4 s). Reset: ball displaced horizontally by up to
+5 mm (uniform), everything else at rest, activations zero.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import gymnasium as gym
+import numpy as np
+
+from ..envs.pneunet import BALL_RADIUS, CHAMBERS, FINGERS, build_gripper
+from ..vector import Task, env_classes
+
+A_MAX = 0.35
+LAG = 0.1
+MOUNT_SPEED = 0.1
+MOUNT_RANGE = (-0.05, 0.15)
+MOUNT_HEIGHT = 0.12
+TARGET_Z = 0.20
+HOLD_BAND = 0.03
+WORKSPACE = 0.12
+
+
+@lru_cache(maxsize=4)
+def _gripper(mesh: tuple[int, int, int]):
+    return build_gripper(n=mesh, tilt=np.radians(70.0), root_radius=0.03, mount_height=MOUNT_HEIGHT, timestep=0.02)
+
+
+class PneuNetGraspTask(Task):
+    frame_skip = 1
+    solver_options = {"newton_iterations": 4}
+    max_episode_steps = 200
+
+    def __init__(self, *, mesh=(8, 2, 2), ball_noise: float = 0.005):
+        super().__init__()
+        mesh = tuple(int(v) for v in mesh)
+        if len(mesh) != 3 or min(mesh) < 1:
+            raise ValueError(f"mesh: expected three positive hexahedron counts (nx, ny, nz), got {mesh}")
+        self.mesh = mesh
+        self.ball_noise = float(ball_noise)
+        self.act = np.zeros((0, FINGERS))
+        self.target = np.zeros(0)
+
+    def build_model(self):
+        model, self.info = _gripper(self.mesh)
+        return model
+
+    def spaces(self, model):
+        obs = gym.spaces.Box(-np.inf, np.inf, shape=(37,), dtype=np.float64)
+        act = gym.spaces.Box(-1.0, 1.0, shape=(FINGERS + 1,), dtype=np.float32)
+        return obs, act
+
+    def _ensure(self, n: int) -> None:
+        if self.act.shape[0] != n:
+            self.act = np.zeros((n, FINGERS))
+            self.target = np.zeros(n)
+
+    def reset_states(self, batch, worlds):
+        self._ensure(batch.num_worlds)
+        m = batch.model
+        q = np.tile(np.asarray(m.qpos0, float), (len(worlds), 1))
+        q[:, 1:3] += batch.uniform(worlds, 2, -self.ball_noise, self.ball_noise)
+        self.act[worlds] = 0.0
+        self.target[worlds] = 0.0
+        batch.activation[worlds] = 0.0
+        return q, np.zeros((len(worlds), m.nv))
+
+    def apply_action(self, batch, action, dt):
+        self._ensure(batch.num_worlds)
+        goal = A_MAX * 0.5 * (action[:, :FINGERS] + 1.0)
+        self.act += (goal - self.act) * (1.0 - np.exp(-dt / LAG))
+        batch.activation[:] = np.repeat(self.act, CHAMBERS, axis=1)
+        self.target = np.clip(self.target + MOUNT_SPEED * dt * action[:, FINGERS], *MOUNT_RANGE)
+        return self.target[:, None]
+
+    def observe(self, batch):
+        self._ensure(batch.num_worlds)
+        q, u = batch.q, batch.u
+        mount = np.zeros((batch.num_worlds, 3))
+        mount[:, 2] = MOUNT_HEIGHT + q[:, 0]
+        tips = self.info["tips"]
+        x, v = batch.x, batch.v
+        tip_pos = np.stack([x[:, t].mean(axis=1) for t in tips], axis=1) - mount[:, None, :]
+        tip_vel = np.stack([v[:, t].mean(axis=1) for t in tips], axis=1)
+        return np.concatenate(
+            [tip_pos.reshape(-1, 9), tip_vel.reshape(-1, 9), q[:, 1:4] - mount, q[:, 4:8], u[:, 1:7], self.act,
+             q[:, :1], u[:, :1], self.target[:, None]], axis=1)
+
+    def evaluate(self, batch, before, action, dt):
+        z = batch.q[:, 3]
+        lift = np.clip((z - BALL_RADIUS) / (TARGET_Z - BALL_RADIUS), 0.0, 1.0)
+        hold = (np.abs(z - TARGET_Z) < HOLD_BAND).astype(np.float64)
+        lost = np.hypot(batch.q[:, 1], batch.q[:, 2]) > WORKSPACE
+        return lift + hold, lost, {"ball_height": z.copy(), "lift": lift, "hold": hold}
+
+
+PneuNetGraspVectorEnv, PneuNetGraspEnv = env_classes(PneuNetGraspTask, "PneuNetGrasp")
