@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["box_mesh", "add_mesh", "tet_centroids"]
+__all__ = ["box_mesh", "sphere_mesh", "read_mesh", "add_mesh", "tet_centroids"]
 
 # The six tetrahedra of a hexahedron around its main diagonal (corner bits: x=1, y=2, z=4),
 # one per monotone path 0 -> a -> b -> 7; neighbouring hexahedra share faces consistently.
@@ -32,6 +32,46 @@ def box_mesh(size, n, origin=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
     neg = np.linalg.det(d) < 0  # odd paths: swap two vertices to orient positively
     tets[neg] = tets[neg][:, [0, 2, 1, 3]]
     return verts, tets.astype(np.int32)
+
+
+def compact(verts: np.ndarray, tets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Drop the vertices no tetrahedron uses and renumber the tetrahedra."""
+    tets = np.asarray(tets)
+    used = np.unique(tets)
+    remap = -np.ones(len(verts), np.int64)
+    remap[used] = np.arange(len(used))
+    return np.asarray(verts)[used], remap[tets].astype(np.int32)
+
+
+def sphere_mesh(radius: float, n: int, center=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
+    """A voxelised ball: the tetrahedra of an n^3 box grid around the sphere whose
+    centroids lie inside it (a staircase surface at the grid's resolution)."""
+    if radius <= 0 or n < 2:
+        raise ValueError(f"sphere_mesh: radius must be > 0 and n >= 2, got {radius}, {n}")
+    c = np.asarray(center, float)
+    v, t = box_mesh(2 * radius, n, origin=c - radius)
+    keep = np.linalg.norm(tet_centroids(v, t) - c, axis=1) < radius
+    return compact(v, t[keep])
+
+
+def read_mesh(path) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices, tets) of the tetrahedra in a volume mesh file read with meshio (Gmsh .msh,
+    VTK .vtu/.vtk, Medit .mesh, ...; ``pip install meshio``). Tetrahedra are oriented
+    positively; a file without tetrahedra raises ValueError."""
+    try:
+        import meshio
+    except ImportError as e:  # optional dependency
+        raise ImportError("read_mesh needs meshio: pip install meshio") from e
+    mesh = meshio.read(str(path))
+    blocks = [c.data for c in mesh.cells if c.type == "tetra"]
+    if not blocks:
+        raise ValueError(f"{path}: no tetrahedra (cell types: {sorted({c.type for c in mesh.cells})})")
+    tets = np.concatenate(blocks).astype(np.int64)
+    verts = np.asarray(mesh.points, float)[:, :3]
+    d = verts[tets[:, 1:]] - verts[tets[:, :1]]
+    neg = np.linalg.det(d) < 0
+    tets[neg] = tets[neg][:, [0, 2, 1, 3]]
+    return compact(verts, tets)
 
 
 def tet_centroids(verts: np.ndarray, tets: np.ndarray) -> np.ndarray:

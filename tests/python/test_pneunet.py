@@ -14,14 +14,14 @@ def test_finger_mesh_has_seven_chambers_along_its_back():
 
 
 def test_inflating_the_chambers_curls_the_finger_towards_its_stiff_side():
-    # quasi-static: h = 1/30 s, exact linear solves (sparse LDL^T), a coarse finger
+    # quasi-static: h = 1/30 s, a coarse finger; the dual sparse LDL^T solves exactly too
     b = ncpgym.Builder()
     b.set_timestep(1 / 30)
     b.set_gravity([0, 0, 0])
     first, n, _ = add_finger(b, n=(8, 2, 2))
     m = b.build()
     assert m.nactgroup == CHAMBERS and m.ntet == 192
-    sim = ncpgym.Simulator(m, linear="sparse_ldlt")
+    sim = ncpgym.Simulator(m, soft_solver="dual", linear="sparse_ldlt")
     x0 = np.asarray(m.particle_pos0)
     tip = np.flatnonzero(np.abs(x0[:, 0] - LENGTH) < 1e-9)
     for k in range(45):  # pressure ramps up, then holds
@@ -36,3 +36,74 @@ def test_inflating_the_chambers_curls_the_finger_towards_its_stiff_side():
         sim.activation[:] = 0.2 * max(0.0, 1 - k / 15)
         sim.step()
     np.testing.assert_allclose(sim.x[tip].mean(axis=0), x0[tip].mean(axis=0), atol=2e-3)
+
+
+def gripper_tips(sim, info):
+    return np.stack([sim.x[t].mean(axis=0) for t in info["tips"]])
+
+
+def test_inflating_the_gripper_curls_its_fingers_inward_and_downward():
+    from ncpgym.envs.pneunet import build_gripper
+
+    m, info = build_gripper(n=(8, 2, 2), tilt=np.radians(70), root_radius=0.03, mount_height=0.12,
+                            timestep=0.02)
+    sim = ncpgym.Simulator(m, newton_iterations=4)
+    sim.q[1] = 0.5  # the ball out of reach
+    t0 = gripper_tips(sim, info)
+    for k in range(25):
+        sim.activation[:] = 0.05
+        sim.step()
+    t = gripper_tips(sim, info)
+    inward = np.linalg.norm(t0[:, :2], axis=1) - np.linalg.norm(t[:, :2], axis=1)
+    down = t0[:, 2] - t[:, 2]
+    assert np.all(inward > 0.02) and np.all(down > 0.005), (inward, down)  # measured 29 mm, 10 mm
+    np.testing.assert_allclose(inward, inward[0], atol=1e-6)  # the three fingers alike
+
+
+def test_scripted_close_and_lift_picks_the_ball_up_and_holds_it_for_two_seconds():
+    import gymnasium as gym
+
+    env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=2, num_threads=2, max_episode_steps=300)
+    obs, _ = env.reset(seed=3)
+    close = 2 * 0.25 / 0.35 - 1  # chamber command for activation 0.25
+    heights, mount = [], []
+    for k in range(280):  # 5.6 s: close for 0.6 s, lift until the ball is at 0.2 m, hold
+        ball_z = obs[:, 20] + 0.12 + obs[:, 34]  # ball relative to the mount + mount height
+        lift = np.where((k >= 30) & (ball_z < 0.2), 1.0, 0.0)
+        a = np.column_stack([np.full((2, 3), close), lift]).astype(np.float32)
+        obs, reward, term, trunc, info = env.step(a)
+        heights.append(info["ball_height"].copy())
+        mount.append(obs[:, 34].copy())
+        assert not term.any() and not info["diverged"].any()
+    heights, mount = np.array(heights), np.array(mount)
+    assert np.all(heights[-1] > 0.18)  # lifted 14 cm off the ground
+    hold = heights[-100:]  # the last 2 s: still in the grip
+    assert np.all(np.ptp(hold, axis=0) < 0.01), np.ptp(hold, axis=0)
+    rel = hold - mount[-100:]  # the ball against the mount: no slip, little jitter
+    assert np.all(np.ptp(rel, axis=0) < 0.003), np.ptp(rel, axis=0)  # measured 0.9 mm
+    assert np.all(np.abs(rel[-10:].mean(axis=0) - rel[:10].mean(axis=0)) < 0.001)
+    assert np.all(reward == 2.0)  # lifted and held at the target
+    env.close()
+
+
+def test_grasp_env_follows_gymnasium_and_is_deterministic():
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(gym.make("ncpgym/PneuNetGrasp-v0").unwrapped, skip_render_check=True)
+
+    def rollout(threads, n):
+        env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=n, num_threads=threads)
+        env.reset(seed=11)
+        rng = np.random.default_rng(0)
+        out = []
+        for _ in range(20):
+            a = np.tile(rng.uniform(-1, 1, 4), (n, 1)).astype(np.float32)  # world 0's actions
+            a[1:] = -a[1:]  # the other worlds do something else
+            obs, *_ = env.step(a)
+            out.append(obs[0].copy())
+        env.close()
+        return np.array(out)
+
+    a, b = rollout(1, 1), rollout(2, 3)
+    assert np.array_equal(a, b)
