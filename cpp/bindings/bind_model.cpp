@@ -96,6 +96,13 @@ void bind_model(py::module_& m) {
       .def_readonly("ndistance", &Model::ndistance)
       .def_readonly("nattach", &Model::nattach)
       .def_readonly("ntet", &Model::ntet)
+      .def_readonly("nsoft", &Model::nsoft, "soft bodies (connected sets of tetrahedra)")
+      .def_property_readonly("surface_triangles", [](const Model& m) {
+        py::array_t<int> a({static_cast<py::ssize_t>(m.tri_p.size()), py::ssize_t(3)});
+        for (size_t t = 0; t < m.tri_p.size(); ++t)
+          for (int k = 0; k < 3; ++k) a.mutable_at(t, k) = m.tri_p[t][k];
+        return a;
+      }, "[ntri, 3] boundary triangles of the soft bodies (particle ids, outward)")
       .def_readonly("nactgroup", &Model::nactgroup)
       .def_property_readonly("tet_particles", [](const Model& m) {
         py::array_t<int> a({py::ssize_t(m.ntet), py::ssize_t(4)});
@@ -294,6 +301,8 @@ void bind_model(py::module_& m) {
            "Put a tetrahedron in an activation group (pneumatic chamber); -1: none.")
       .def("add_attachment", &Builder::add_attachment, py::arg("particle"), py::arg("body"),
            py::arg("local") = Vec3::Zero(), "Pin a particle to a point of a body (0: the world).")
+      .def("exclude_soft_pair", &Builder::exclude_soft_pair, py::arg("a"), py::arg("b"),
+           "No contact between the soft bodies containing particles a and b.")
       .def("set_gravity", &Builder::set_gravity, py::arg("gravity"))
       .def("set_timestep", &Builder::set_timestep, py::arg("timestep"))
       .def_property_readonly("nbody", &Builder::nbody)

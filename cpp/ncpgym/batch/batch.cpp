@@ -194,18 +194,20 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
         Eigen::Map<Vec3>{fe + 6 * b} += (ct.pos - c).cross(force);
         Eigen::Map<Vec3>{fe + 6 * b + 3} += force;
       };
-      if (ct.particle1 < 0) add(ct.body1, f);
-      add(ct.body2, -f);
-      const bool static1 = ct.particle1 < 0 && m.body_lastdof[ct.body1] < 0;
-      const bool static2 = m.body_lastdof[ct.body2] < 0;
+      if (ct.n1 == 0) add(ct.body1, f);
+      if (ct.n2 == 0) add(ct.body2, -f);
+      const bool static1 = ct.n1 == 0 && m.body_lastdof[ct.body1] < 0;
+      const bool static2 = ct.n2 == 0 && m.body_lastdof[ct.body2] < 0;
       if (ct.geom1 >= 0) {
         gc[ct.geom1] = 1;
         gs[ct.geom1] |= static2;
         gf[ct.geom1] += ln;
       }
-      gc[ct.geom2] = 1;
-      gs[ct.geom2] |= static1;
-      gf[ct.geom2] += ln;
+      if (ct.geom2 >= 0) {
+        gc[ct.geom2] = 1;
+        gs[ct.geom2] |= static1;
+        gf[ct.geom2] += ln;
+      }
     }
   }
   ncontact_[i] = active;

@@ -14,15 +14,20 @@ struct Contact {
   int geom1 = -1, geom2 = -1;  // geom ids (A, B)
   int body1 = 0, body2 = 0;    // body ids (A, B)
   int particle1 = -1;          // side A is this particle instead of a geom (geom1 = -1)
-  Vec3 pos;                    // world position (midpoint of the witness points)
-  Vec3 normal;                 // unit, world, from B to A
-  Vec3 tangent1, tangent2;     // world tangent basis (friction directions)
+  // Soft sides: side A (B) is the point sum_i w_i x_{p_i} of n1 (n2) particles instead of a
+  // body point: n = 1 for a particle, 3 for a point of a soft surface triangle; 0: a body.
+  int n1 = 0, n2 = 0;
+  int p1[3] = {-1, -1, -1}, p2[3] = {-1, -1, -1};
+  double w1[3] = {0, 0, 0}, w2[3] = {0, 0, 0};
+  Vec3 pos = Vec3::Zero();     // world position (midpoint of the witness points)
+  Vec3 normal = Vec3::UnitZ(); // unit, world, from B to A
+  Vec3 tangent1 = Vec3::UnitX(), tangent2 = Vec3::UnitY();  // world tangent basis (friction directions)
   // Witness points are "core point - radius n": the core point is fixed in the body (a
   // sphere's centre, a point of a capsule's axis, a box corner) and the radius is 0 for
   // flat geometry. Rolling and spinning round bodies then keep their contact on the
   // surface along n instead of carrying a material surface point around (which would
   // apply the normal force off-centre and pump energy into the spin).
-  Vec3 local1, local2;         // core points in the frames of body A and body B
+  Vec3 local1 = Vec3::Zero(), local2 = Vec3::Zero();  // core points in the frames of body A and body B
   double radius1 = 0, radius2 = 0;
   double dist = 0;             // signed distance at detection (negative: penetration)
   double friction = 0;         // Coulomb coefficient mu of the pair

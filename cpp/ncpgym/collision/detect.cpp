@@ -115,9 +115,7 @@ bool geoms_may_collide(const Model& m, int g1, int g2) {
   return (m.geom_contype[g1] & m.geom_conaffinity[g2]) || (m.geom_contype[g2] & m.geom_conaffinity[g1]);
 }
 
-namespace {
 bool accepts_particles(const Model& m, int g) { return (m.geom_conaffinity[g] & 1) != 0; }
-}  // namespace
 
 std::vector<std::string> unsupported_pairs(const Model& m) {
   std::vector<std::string> bad;
@@ -242,6 +240,9 @@ void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, cons
       for (const auto& c : pts) {
         Contact k;
         k.particle1 = p;
+        k.n1 = 1;
+        k.p1[0] = p;
+        k.w1[0] = 1.0;
         k.geom1 = -1;
         k.geom2 = g;
         k.body1 = 0;

@@ -35,6 +35,18 @@ void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, cons
                               std::vector<Contact>& out, const double* psweep = nullptr,
                               const double* gsweep = nullptr);
 
+// Contacts of soft surfaces (collision/soft_contact.cpp), appended to `out`: the boundary
+// triangles of soft bodies against spheres, capsules and box corners of the geoms that
+// accept particles, and boundary vertices of one soft body against the triangles of
+// another. Contacts whose closest point is a triangle's vertex are left to the vertex's
+// own particle contact; an edge shared by two triangles is reported by one of them.
+void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
+                                  std::vector<Contact>& out, const double* psweep = nullptr,
+                                  const double* gsweep = nullptr);
+
+// Whether a geom collides with particles and soft bodies (conaffinity bit 1).
+bool accepts_particles(const Model& m, int g);
+
 // Bounding-sphere radius of a geom (infinite for planes).
 double geom_rbound(const Model& m, int g);
 

@@ -1,6 +1,7 @@
 #include "ncpgym/model/builder.hpp"
 
 #include "ncpgym/collision/narrowphase.hpp"
+#include "ncpgym/soft/surface.hpp"
 #include "ncpgym/soft/tet.hpp"
 
 #include <Eigen/Eigenvalues>
@@ -377,6 +378,12 @@ int Builder::add_soft_body(const std::vector<Vec3>& vertices, const std::vector<
   return first;
 }
 
+void Builder::exclude_soft_pair(int a, int b) {
+  require(a >= 0 && a < m_.nparticle && b >= 0 && b < m_.nparticle,
+          "exclude_soft_pair: particle " + std::to_string(a < 0 || a >= m_.nparticle ? a : b) + " does not exist");
+  m_.soft_exclude_particles.push_back({a, b});
+}
+
 int Builder::add_attachment(int particle, int body, const Vec3& local) {
   const std::string who = "attachment " + std::to_string(m_.nattach);
   require(particle >= 0 && particle < m_.nparticle, who + ": particle does not exist");
@@ -464,6 +471,7 @@ std::shared_ptr<const Model> Builder::build() const {
   unique(m->geom_name, "geom");
   unique(m->site_name, "site");
   unique(m->act_name, "actuator");
+  build_soft_surfaces(*m);
   return m;
 }
 

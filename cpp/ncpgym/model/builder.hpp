@@ -71,6 +71,9 @@ class Builder {
                     int model = 0);
   // Pins a particle to the point `local` of `body` (0: a point fixed in the world).
   int add_attachment(int particle, int body, const Vec3& local);
+  // No contact between the soft body containing particle a and the one containing b
+  // (e.g. fingers sharing a mount); resolved to soft bodies when the model is built.
+  void exclude_soft_pair(int a, int b);
   void set_gravity(const Vec3& g) { m_.gravity = g; }
   void set_timestep(double h);
 

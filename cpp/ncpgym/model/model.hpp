@@ -130,6 +130,18 @@ struct Model {
   // active volumetric strain a, i.e. their rest shape is scaled by 1 + a (-1: none)
   std::vector<int> tet_group;
   int nactgroup = 0;
+  // Soft surfaces (computed by Builder::build, soft/surface.cpp): each connected set of
+  // tetrahedra is a soft body (particle_soft: its index, -1 for loose particles); its
+  // boundary faces, outward, are the triangles rigid geoms and other soft bodies touch.
+  int nsoft = 0;
+  std::vector<int> particle_soft;
+  std::vector<std::array<int, 3>> tri_p;     // boundary triangles (particles), outward
+  std::vector<int> tri_soft;                 // soft body of each triangle
+  std::vector<std::array<char, 3>> tri_edge_owner;  // edge k (p_k, p_k+1) reported by this triangle
+  std::vector<int> soft_vertex;              // particles on a boundary, grouped by soft body
+  std::vector<int> soft_vertex_start, soft_tri_start;  // per soft body (nsoft + 1): ranges
+  std::vector<std::array<int, 2>> soft_exclude_particles;  // Builder::exclude_soft_pair
+  std::vector<char> soft_exclude;                          // nsoft x nsoft: no contact
 
   Vec3 gravity = Vec3(0, 0, -9.81);
   double timestep = 0.002;

@@ -51,6 +51,10 @@ struct SolverOptions {
   // residual stays above soft_refine_tolerance (0 sweeps: factorise every iteration).
   int soft_refine = 0;
   double soft_refine_tolerance = 1e-6;
+  // Soft surfaces: rigid spheres, capsules and box corners against boundary triangles, and
+  // soft-soft contact (vertices of one soft body against another's triangles). Off: only
+  // the vertices of soft bodies touch (rigid geoms).
+  bool soft_surface_contacts = true;
   CollisionOptions collision;
 };
 

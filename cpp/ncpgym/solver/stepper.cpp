@@ -184,21 +184,31 @@ void Stepper::evaluate_rows(const VecX& q, const VecX& x) {
   auto particle_row = [&](int p, const Vec3& dir, double sign) {
     for (int i = 0; i < 3; ++i) Js_.push(m.nv + 3 * p + i, sign * dir[i]);
   };
+  auto soft_point = [&](const int* p, const double* w, int n) {
+    Vec3 y = Vec3::Zero();
+    for (int i = 0; i < n; ++i) y += w[i] * x.segment<3>(3 * p[i]);
+    return y;
+  };
   for (int c = 0; c < nc; ++c) {
     const Contact& k = contacts_[c];
-    const Vec3 core1 = k.particle1 >= 0 ? Vec3(x.segment<3>(3 * k.particle1))
-                                        : Vec3(dk_.xpos[k.body1] + dk_.xmat[k.body1] * k.local1);
+    // a side is a body point, a particle, or a point of a soft surface triangle
+    const Vec3 core1 = k.n1 ? soft_point(k.p1, k.w1, k.n1) : Vec3(dk_.xpos[k.body1] + dk_.xmat[k.body1] * k.local1);
+    const Vec3 core2 = k.n2 ? soft_point(k.p2, k.w2, k.n2) : Vec3(dk_.xpos[k.body2] + dk_.xmat[k.body2] * k.local2);
     const Vec3 a = core1 - k.radius1 * k.normal;
-    const Vec3 b = dk_.xpos[k.body2] + dk_.xmat[k.body2] * k.local2 + k.radius2 * k.normal;
+    const Vec3 b = core2 + k.radius2 * k.normal;
     C_[3 * c] = k.normal.dot(a - b) - opt_.thickness;  // eq. 9
     const Vec3 dirs[3] = {k.normal, k.tangent1, k.tangent2};
     for (int r = 0; r < 3; ++r) {
-      if (k.particle1 >= 0) {
-        particle_row(k.particle1, dirs[r], 1.0);
+      if (k.n1) {
+        for (int i = 0; i < k.n1; ++i) particle_row(k.p1[i], dirs[r], k.w1[i]);
       } else {
         add_point_row(m, dk_, k.body1, a, dirs[r], 1.0, Js_);
       }
-      add_point_row(m, dk_, k.body2, b, dirs[r], -1.0, Js_);
+      if (k.n2) {
+        for (int i = 0; i < k.n2; ++i) particle_row(k.p2[i], dirs[r], -k.w2[i]);
+      } else {
+        add_point_row(m, dk_, k.body2, b, dirs[r], -1.0, Js_);
+      }
       Js_.end_row();
     }
   }
@@ -355,6 +365,8 @@ int Stepper::prepare(const State& s, double h) {
   detect_contacts(m, dk_, opt_.collision, contacts_, sweep_.data());
   if (m.nparticle > 0)
     detect_particle_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
+  if (m.nsoft > 0 && opt_.soft_surface_contacts)
+    detect_soft_surface_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
   collect_limits(s, h);
   const int nc = static_cast<int>(contacts_.size());
   const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach + tet_rows_count(m);

@@ -106,6 +106,9 @@ def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, de
         tip = np.flatnonzero(np.abs(verts[:, 0] - LENGTH) < 1e-9)
         fingers.append((first, count))
         tips.append(first + tip)
+    for i in range(FINGERS):  # the fingers share the mount: their roots touch, they do not collide
+        for j in range(i + 1, FINGERS):
+            b.exclude_soft_pair(fingers[i][0], fingers[j][0])
     r = BALL_RADIUS
     ball = b.add_body(0, pos=[0.0, 0.0, r], mass=BALL_MASS, inertia=np.eye(3) * 0.4 * BALL_MASS * r * r, name="ball")
     b.add_joint(ball, "free", name="ball")

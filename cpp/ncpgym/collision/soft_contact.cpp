@@ -1,0 +1,327 @@
+// Contacts on soft bodies' boundary triangles (written for ncpgym; the closest-point
+// routines follow the textbook geometry: projection onto the triangle's plane, else the
+// nearest edge; clamped closest points of two segments).
+//
+// A triangle point is side A of a contact with weights w (its barycentric coordinates),
+// so the row's Jacobian on the three particles is w_i n^T (nonsmooth-newton-ncp.txt
+// eq. 9 with a(q) = sum_i w_i x_i). Vertex-region closest points are skipped (the vertex's
+// particle contact has them) and a shared edge is reported by its owner triangle only.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ncpgym/collision/detect.hpp"
+
+namespace ncpgym {
+
+namespace {
+
+// Closest point of segment [p, q] to x, as the parameter t in [0, 1].
+double segment_param(const Vec3& p, const Vec3& q, const Vec3& x) {
+  const Vec3 d = q - p;
+  const double dd = d.squaredNorm();
+  return dd > 0 ? std::clamp((x - p).dot(d) / dd, 0.0, 1.0) : 0.0;
+}
+
+// Closest point on triangle (a, b, c) to x; w gets its barycentric coordinates.
+Vec3 closest_on_triangle(const Vec3& x, const Vec3& a, const Vec3& b, const Vec3& c, double w[3]) {
+  const Vec3 e1 = b - a, e2 = c - a, r = x - a;
+  const double d11 = e1.dot(e1), d12 = e1.dot(e2), d22 = e2.dot(e2), r1 = r.dot(e1), r2 = r.dot(e2);
+  const double det = d11 * d22 - d12 * d12;
+  if (det > 0) {
+    const double v = (d22 * r1 - d12 * r2) / det, u = (d11 * r2 - d12 * r1) / det;  // weights of b, c
+    if (v >= 0 && u >= 0 && u + v <= 1) {
+      w[0] = 1 - u - v;
+      w[1] = v;
+      w[2] = u;
+      return a + v * e1 + u * e2;
+    }
+  }
+  // outside: the nearest of the three edges
+  const Vec3* P[3] = {&a, &b, &c};
+  double best = std::numeric_limits<double>::infinity();
+  Vec3 out = a;
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 &p = *P[k], &q = *P[(k + 1) % 3];
+    const double t = segment_param(p, q, x);
+    const Vec3 y = p + t * (q - p);
+    const double dist = (x - y).squaredNorm();
+    if (dist < best) {
+      best = dist;
+      out = y;
+      w[k] = 1 - t;
+      w[(k + 1) % 3] = t;
+      w[(k + 2) % 3] = 0;
+    }
+  }
+  return out;
+}
+
+// Closest points of segments [p1, q1] and [p2, q2]: parameters s, t.
+void segment_segment(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, double& s, double& t) {
+  const Vec3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+  const double a = d1.dot(d1), e = d2.dot(d2), f = d2.dot(r);
+  if (a <= 1e-300 && e <= 1e-300) {
+    s = t = 0;
+    return;
+  }
+  if (a <= 1e-300) {
+    s = 0;
+    t = std::clamp(f / e, 0.0, 1.0);
+    return;
+  }
+  const double c = d1.dot(r);
+  if (e <= 1e-300) {
+    t = 0;
+    s = std::clamp(-c / a, 0.0, 1.0);
+    return;
+  }
+  const double b = d1.dot(d2), den = a * e - b * b;
+  s = den > 0 ? std::clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
+  t = (b * s + f) / e;
+  if (t < 0) {
+    t = 0;
+    s = std::clamp(-c / a, 0.0, 1.0);
+  } else if (t > 1) {
+    t = 1;
+    s = std::clamp((b - c) / a, 0.0, 1.0);
+  }
+}
+
+// Closest points of segment [p, q] and a triangle: the point on the segment (returned) and
+// on the triangle (y, weights w).
+Vec3 segment_triangle(const Vec3& p, const Vec3& q, const Vec3 T[3], Vec3& y, double w[3]) {
+  double best = std::numeric_limits<double>::infinity();
+  Vec3 on_seg = p;
+  double wt[3];
+  for (const Vec3* e : {&p, &q}) {  // the segment's ends against the triangle
+    const Vec3 z = closest_on_triangle(*e, T[0], T[1], T[2], wt);
+    const double dist = (*e - z).squaredNorm();
+    if (dist < best) {
+      best = dist, on_seg = *e, y = z;
+      std::copy(wt, wt + 3, w);
+    }
+  }
+  for (int k = 0; k < 3; ++k) {  // the triangle's edges against the segment
+    double s, t;
+    segment_segment(p, q, T[k], T[(k + 1) % 3], s, t);
+    const Vec3 a = p + s * (q - p), b = T[k] + t * (T[(k + 1) % 3] - T[k]);
+    const double dist = (a - b).squaredNorm();
+    if (dist < best) {
+      best = dist, on_seg = a, y = b;
+      w[k] = 1 - t, w[(k + 1) % 3] = t, w[(k + 2) % 3] = 0;
+    }
+  }
+  // the segment through the triangle's interior
+  const Vec3 n = (T[1] - T[0]).cross(T[2] - T[0]);
+  const double dp = n.dot(p - T[0]), dq = n.dot(q - T[0]);
+  if (dp * dq < 0) {
+    const Vec3 x = p + dp / (dp - dq) * (q - p);
+    const Vec3 z = closest_on_triangle(x, T[0], T[1], T[2], wt);
+    if ((z - x).squaredNorm() < 1e-24) {
+      on_seg = y = x;
+      std::copy(wt, wt + 3, w);
+    }
+  }
+  return on_seg;
+}
+
+// Which region of the triangle a closest point is in: -1 a vertex, 3 the interior, else
+// the edge index k (between corners k and k + 1).
+int region(const double w[3]) {
+  constexpr double tiny = 1e-12;
+  for (int k = 0; k < 3; ++k)
+    if (w[k] > 1 - tiny) return -1;
+  for (int k = 0; k < 3; ++k)
+    if (w[k] < tiny) return (k + 1) % 3;
+  return 3;
+}
+
+struct Box3 {
+  Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity());
+  Vec3 hi = -Vec3::Constant(std::numeric_limits<double>::infinity());
+  void add(const Vec3& p) {
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
+  bool near(const Vec3& c, double r) const {  // a ball of radius r around c touches the box
+    return ((c - hi).cwiseMax(lo - c)).maxCoeff() <= r;
+  }
+  bool overlaps(const Box3& o, double r) const {
+    return ((o.lo - hi).cwiseMax(lo - o.hi)).maxCoeff() <= r;
+  }
+};
+
+void tangents(Contact& k) {
+  const Vec3 axis = std::abs(k.normal.x()) > 0.57 ? Vec3::UnitY() : Vec3::UnitX();
+  k.tangent1 = k.normal.cross(axis).normalized();
+  k.tangent2 = k.normal.cross(k.tangent1);
+}
+
+}  // namespace
+
+void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
+                                  std::vector<Contact>& out, const double* psweep, const double* gsweep) {
+  if (m.nsoft == 0) return;
+  thread_local std::vector<Box3> boxes;
+  boxes.assign(m.nsoft, Box3());
+  double max_sweep = 0;
+  for (int s = 0; s < m.nsoft; ++s)
+    for (int k = m.soft_vertex_start[s]; k < m.soft_vertex_start[s + 1]; ++k) {
+      const int p = m.soft_vertex[k];
+      boxes[s].add(x.segment<3>(3 * p));
+      max_sweep = std::max(max_sweep, (psweep ? psweep[p] : 0.0) + m.particle_radius[p]);
+    }
+  auto P = [&](int p) { return Vec3(x.segment<3>(3 * p)); };
+  auto soft_side = [&](Contact& k, int t, const double w[3], bool side_a) {
+    double r = 0;
+    for (int i = 0; i < 3; ++i) {
+      (side_a ? k.p1 : k.p2)[i] = m.tri_p[t][i];
+      (side_a ? k.w1 : k.w2)[i] = w[i];
+      r += w[i] * m.particle_radius[m.tri_p[t][i]];
+    }
+    (side_a ? k.n1 : k.n2) = 3;
+    return r;
+  };
+  auto friction_of = [&](int t) {
+    double f = 0;
+    for (int i = 0; i < 3; ++i) f = std::max(f, m.particle_friction[m.tri_p[t][i]]);
+    return f;
+  };
+
+  // 1. rigid spheres, capsules and box corners against the triangles
+  for (int g = 0; g < m.ngeom; ++g) {
+    const GeomType type = m.geom_type[g];
+    if (!accepts_particles(m, g) || (type != GeomType::Sphere && type != GeomType::Capsule && type != GeomType::Box))
+      continue;
+    const int b = m.geom_body[g];
+    const Vec3 c = d.xpos[b] + d.xmat[b] * m.geom_pos[g];
+    const Mat3 R = d.xmat[b] * m.geom_quat[g].toRotationMatrix();
+    const Vec3& sz = m.geom_size[g];
+    const double margin = opt.margin + (gsweep ? gsweep[g] : 0.0) + max_sweep;
+    const double rb = geom_rbound(m, g);
+    for (int s = 0; s < m.nsoft; ++s) {
+      if (!boxes[s].near(c, rb + margin)) continue;
+      for (int t = m.soft_tri_start[s]; t < m.soft_tri_start[s + 1]; ++t) {
+        const Vec3 T[3] = {P(m.tri_p[t][0]), P(m.tri_p[t][1]), P(m.tri_p[t][2])};
+        Box3 tb;
+        for (const auto& v : T) tb.add(v);
+        if (!tb.near(c, rb + margin)) continue;
+        const Vec3 nt = (T[1] - T[0]).cross(T[2] - T[0]).normalized();  // outward
+        auto emit = [&](const Vec3& core, double radius, const Vec3& y, const double w[3], const Vec3& n,
+                        double dist) {
+          const int reg = region(w);
+          if (reg < 0 || (reg < 3 && !m.tri_edge_owner[t][reg])) return;
+          Contact k;
+          k.geom2 = g;
+          k.body2 = b;
+          const double ra = soft_side(k, t, w, true);
+          k.normal = n;
+          k.dist = dist - ra;
+          if (k.dist > margin) return;
+          k.radius1 = ra;
+          k.local2 = d.xmat[b].transpose() * (core - d.xpos[b]);
+          k.radius2 = radius;
+          k.pos = y;
+          k.friction = std::max(friction_of(t), m.geom_friction[g][0]);
+          tangents(k);
+          out.push_back(k);
+        };
+        double w[3];
+        if (type == GeomType::Box) {
+          for (int corner = 0; corner < 8; ++corner) {
+            const Vec3 loc((corner & 1 ? 1 : -1) * sz[0], (corner & 2 ? 1 : -1) * sz[1], (corner & 4 ? 1 : -1) * sz[2]);
+            const Vec3 X = c + R * loc;
+            const Vec3 y = closest_on_triangle(X, T[0], T[1], T[2], w);
+            const double dist = nt.dot(X - y);  // along the outward normal
+            if (region(w) != 3 || dist < -sz.minCoeff()) continue;  // corners over the face only
+            emit(X, 0.0, y, w, -nt, dist);
+          }
+          continue;
+        }
+        // core points: a sphere's centre; a capsule's two axis ends (two contacts hold a
+        // capsule lying on a face steady) and, when it lies inside the axis, the axis point
+        // closest to the triangle (an edge under the axis)
+        Vec3 cores[3] = {c, c, c};
+        int ncore = 1;
+        if (type == GeomType::Capsule) {
+          const Vec3 axis = R.col(2) * sz[1];
+          cores[0] = c - axis;
+          cores[1] = c + axis;
+          ncore = 2;
+          Vec3 y;
+          const Vec3 mid = segment_triangle(c - axis, c + axis, T, y, w);
+          if ((mid - cores[0]).norm() > 1e-9 * sz[1] && (mid - cores[1]).norm() > 1e-9 * sz[1]) cores[ncore++] = mid;
+        }
+        const double radius = sz[0];
+        for (int i = 0; i < ncore; ++i) {
+          const Vec3& core = cores[i];
+          const Vec3 y = closest_on_triangle(core, T[0], T[1], T[2], w);
+          Vec3 v = y - core;  // from the geom's core to the surface (B to A)
+          double len = v.norm();
+          Vec3 n = len > 1e-12 ? Vec3(v / len) : Vec3(-nt);
+          if (n.dot(nt) > 0) {
+            // the core is behind the face's plane: sunk into the soft body through this face
+            // (push it out along -nt) if only a little, else this is a far-side face
+            const double depth = std::abs(nt.dot(y - core));
+            if (depth > 0.5 * radius || region(w) != 3) continue;
+            n = -nt;
+            len = -depth;
+          }
+          emit(core, radius, y, w, n, len - radius);
+        }
+      }
+    }
+  }
+
+  // 2. boundary vertices of one soft body against the triangles of another
+  for (int sa = 0; sa < m.nsoft; ++sa)
+    for (int sb = 0; sb < m.nsoft; ++sb) {
+      if (sa == sb || m.soft_exclude[static_cast<size_t>(sa) * m.nsoft + sb] ||
+          !boxes[sa].overlaps(boxes[sb], opt.margin + 2 * max_sweep))
+        continue;
+      for (int k = m.soft_vertex_start[sa]; k < m.soft_vertex_start[sa + 1]; ++k) {
+        const int p = m.soft_vertex[k];
+        const Vec3 X = P(p);
+        const double margin = opt.margin + (psweep ? psweep[p] : 0.0) + max_sweep;
+        if (!boxes[sb].near(X, margin + m.particle_radius[p])) continue;
+        Contact best;
+        double best_gap = std::numeric_limits<double>::infinity();
+        for (int t = m.soft_tri_start[sb]; t < m.soft_tri_start[sb + 1]; ++t) {
+          const Vec3 T[3] = {P(m.tri_p[t][0]), P(m.tri_p[t][1]), P(m.tri_p[t][2])};
+          Box3 tb;
+          for (const auto& v : T) tb.add(v);
+          if (!tb.near(X, margin + m.particle_radius[p])) continue;
+          double w[3];
+          const Vec3 y = closest_on_triangle(X, T[0], T[1], T[2], w);
+          const int reg = region(w);
+          if (reg < 0 || (reg < 3 && !m.tri_edge_owner[t][reg])) continue;
+          const Vec3 nt = (T[1] - T[0]).cross(T[2] - T[0]).normalized();
+          const double edge = std::max({(T[1] - T[0]).norm(), (T[2] - T[1]).norm(), (T[0] - T[2]).norm()});
+          const double h = nt.dot(X - y);
+          if (h < -0.25 * edge || (X - y).norm() > std::abs(h) + 1e-9 + margin) continue;  // behind, or beside
+          if ((X - y).norm() >= best_gap) continue;
+          best_gap = (X - y).norm();
+          Contact c;
+          c.particle1 = p;
+          c.n1 = 1;
+          c.p1[0] = p;
+          c.w1[0] = 1.0;
+          c.radius1 = m.particle_radius[p];
+          const double rb = soft_side(c, t, w, false);
+          c.radius2 = rb;
+          c.normal = nt;  // from B's surface to A's vertex
+          c.dist = h - c.radius1 - rb;
+          c.pos = 0.5 * (X + y);
+          c.friction = std::max(m.particle_friction[p], friction_of(t));
+          best = c;
+        }
+        if (best_gap < std::numeric_limits<double>::infinity() && best.dist <= margin) {
+          tangents(best);
+          out.push_back(best);
+        }
+      }
+    }
+}
+
+}  // namespace ncpgym
