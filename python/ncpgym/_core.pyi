@@ -182,7 +182,8 @@ class SolverOptions:
                  thickness: float = 0.0, timestep: float = 0.0, dense_max_rows: int = 64,
                  geometric_stiffness: bool = True, block_preconditioner: bool = False,
                  implicit_springs: bool = True,
-                 soft_solver: str = 'primal', soft_surface_contacts: bool = True,
+                 soft_solver: str = 'primal', soft_triangle_contacts: bool = False,
+                 soft_soft_contacts: bool = True,
                  soft_refine: int = 0, soft_refine_tolerance: float = 1e-6) -> None: ...
     @property
     def newton_iterations(self) -> int: ...

@@ -36,7 +36,8 @@ def scene(kind, surface=True):
         else:
             b.add_geom(body, "box", size=[0.01, 0.01, 0.01], friction=fr)
     model = b.build()
-    sim = ncpgym.Simulator(model, soft_surface_contacts=surface)
+    opts = {"soft_triangle_contacts": surface} if kind != "soft" else {"soft_soft_contacts": surface}
+    sim = ncpgym.Simulator(model, **opts)
     lowest = []
     for _ in range(180):
         sim.step()

@@ -41,8 +41,8 @@ void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, cons
 // another. Contacts whose closest point is a triangle's vertex are left to the vertex's
 // own particle contact; an edge shared by two triangles is reported by one of them.
 void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
-                                  std::vector<Contact>& out, const double* psweep = nullptr,
-                                  const double* gsweep = nullptr);
+                                  std::vector<Contact>& out, const double* psweep, const double* gsweep,
+                                  bool rigid_triangles, bool soft_soft);
 
 // Whether a geom collides with particles and soft bodies (conaffinity bit 1).
 bool accepts_particles(const Model& m, int g);

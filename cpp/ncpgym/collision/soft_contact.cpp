@@ -161,7 +161,8 @@ void tangents(Contact& k) {
 }  // namespace
 
 void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
-                                  std::vector<Contact>& out, const double* psweep, const double* gsweep) {
+                                  std::vector<Contact>& out, const double* psweep, const double* gsweep,
+                                  bool rigid_triangles, bool soft_soft) {
   if (m.nsoft == 0) return;
   thread_local std::vector<Box3> boxes;
   boxes.assign(m.nsoft, Box3());
@@ -190,7 +191,7 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
   };
 
   // 1. rigid spheres, capsules and box corners against the triangles
-  for (int g = 0; g < m.ngeom; ++g) {
+  for (int g = 0; g < m.ngeom && rigid_triangles; ++g) {
     const GeomType type = m.geom_type[g];
     if (!accepts_particles(m, g) || (type != GeomType::Sphere && type != GeomType::Capsule && type != GeomType::Box))
       continue;
@@ -275,7 +276,7 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
   }
 
   // 2. boundary vertices of one soft body against the triangles of another
-  for (int sa = 0; sa < m.nsoft; ++sa)
+  for (int sa = 0; sa < m.nsoft && soft_soft; ++sa)
     for (int sb = 0; sb < m.nsoft; ++sb) {
       if (sa == sb || m.soft_exclude[static_cast<size_t>(sa) * m.nsoft + sb] ||
           !boxes[sa].overlaps(boxes[sb], opt.margin + 2 * max_sweep))

@@ -51,10 +51,13 @@ struct SolverOptions {
   // residual stays above soft_refine_tolerance (0 sweeps: factorise every iteration).
   int soft_refine = 0;
   double soft_refine_tolerance = 1e-6;
-  // Soft surfaces: rigid spheres, capsules and box corners against boundary triangles, and
-  // soft-soft contact (vertices of one soft body against another's triangles). Off: only
-  // the vertices of soft bodies touch (rigid geoms).
-  bool soft_surface_contacts = true;
+  // Soft surfaces. soft_triangle_contacts: rigid spheres, capsules and box corners also
+  // against boundary triangles, for rigid features smaller than the mesh spacing (off by
+  // default: where vertex contacts already support a body the extra rows weaken friction
+  // holds, e.g. a ball squeezed between soft pads creeps 0.2 mm/s with them, not without).
+  // soft_soft_contacts: vertices of one soft body against another's triangles.
+  bool soft_triangle_contacts = false;
+  bool soft_soft_contacts = true;
   CollisionOptions collision;
 };
 

@@ -365,8 +365,9 @@ int Stepper::prepare(const State& s, double h) {
   detect_contacts(m, dk_, opt_.collision, contacts_, sweep_.data());
   if (m.nparticle > 0)
     detect_particle_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
-  if (m.nsoft > 0 && opt_.soft_surface_contacts)
-    detect_soft_surface_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
+  if (m.nsoft > 0 && (opt_.soft_triangle_contacts || opt_.soft_soft_contacts))
+    detect_soft_surface_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data(),
+                                 opt_.soft_triangle_contacts, opt_.soft_soft_contacts);
   collect_limits(s, h);
   const int nc = static_cast<int>(contacts_.size());
   const int nbil = static_cast<int>(comp_dof_.size()) + m.ndistance + 3 * m.nattach + tet_rows_count(m);

@@ -8,8 +8,9 @@ slides vertically on a position servo. A rigid ball (radius 4 cm, 0.32 kg, mu = 
 on the ground under it. Soft and rigid bodies are coupled through contact in one Newton
 solve (6 Newton iterations: with the seed's 4 of Table 2 the held ball jitters by 5.5 mm
 against the mount, with 6 by 0.9 mm). The ball (4 cm) is much larger than the mesh spacing,
-so the fingers' vertices touch it and the triangle contacts are off here: with them the
-held ball jitters by 3 mm instead of 0.9 mm. h = 0.02 s, one
+so the fingers' vertices touch it (triangle contacts, ``soft_triangle_contacts``, stay off:
+with them the held ball jitters by 3 mm instead of 0.9 mm); the fingers do not collide with
+each other (they share the mount). h = 0.02 s, one
 physics step per env step. ``mesh=(nx, ny, nz)`` sets the hexahedra per finger (six
 tetrahedra each): (8, 2, 2) by default (576 tets), (14, 3, 3) is the seed's size (2,268).
 
@@ -57,7 +58,7 @@ def _gripper(mesh: tuple[int, int, int]):
 
 class PneuNetGraspTask(Task):
     frame_skip = 1
-    solver_options = {"newton_iterations": 6, "soft_surface_contacts": False}
+    solver_options = {"newton_iterations": 6}
     max_episode_steps = 200
 
     def __init__(self, *, mesh=(8, 2, 2), ball_noise: float = 0.005):
