@@ -1,18 +1,16 @@
-"""PneuNet soft fingers for ncpgym (issue 7, in progress): procedural meshes of a finger
-with a stiff, nearly inextensible bottom layer and pneumatic chambers along its back.
+"""PneuNet soft fingers and the three-finger gripper world of ncpgym/PneuNetGrasp-v0:
+procedural tetrahedral meshes of a finger with a stiff, nearly inextensible bottom layer and
+pneumatic chambers along its back.
 
 Dimensions follow the SOFA PneuNet tutorial's finger (about 115 x 30 x 20 mm with 7
-chambers); material from the seed (silicone rubber, Young 0.01 GPa... here a softer 0.5 MPa
-default so that the coarse mesh bends visibly, nu = 0.47, 1200 kg/m^3). The chambers are
-modelled as groups of elements with an active volumetric strain (Batch.activation), the
-seed's uniform internal volumetric stress written as a target strain, rather than as
-hollow cavities. The bottom layer is 10x stiffer than the rest.
-
-Solve the finger with ``linear="sparse_ldlt"``: PCR with 50 iterations leaves its stiff,
-mesh-coupled systems far from converged (linear residual ~1e4), which shows as a wrongly
-soft or stiff finger. Known problem: with Neo-Hookean elements the activated finger's
-Newton iterations do not converge (and diverge with PCR); the default model here is the
-linear co-rotational one.
+chambers); material from the seed (silicone rubber, Young 0.01 GPa, nu = 0.47,
+1200 kg/m^3) in the gripper; ``add_finger`` defaults to a softer 0.5 MPa so that a lone
+coarse finger bends visibly under its own weight. The chambers are modelled as groups of
+elements with an active volumetric strain (Batch.activation), the seed's uniform internal
+volumetric stress written as a shift of the target strain, rather than as hollow cavities.
+The bottom layer is 10x stiffer than the rest. Elements are linear co-rotational by default:
+with stable Neo-Hookean elements the activated finger's Newton iterations do not converge
+(an open problem, see docs/architecture.md).
 """
 
 from __future__ import annotations
