@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["box_mesh", "sphere_mesh", "read_mesh", "add_mesh", "tet_centroids"]
+__all__ = ["box_mesh", "sphere_mesh", "ellipsoid_mesh", "read_mesh", "add_mesh", "tet_centroids", "compact"]
 
 # The six tetrahedra of a hexahedron around its main diagonal (corner bits: x=1, y=2, z=4),
 # one per monotone path 0 -> a -> b -> 7; neighbouring hexahedra share faces consistently.
@@ -43,15 +43,25 @@ def compact(verts: np.ndarray, tets: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.asarray(verts)[used], remap[tets].astype(np.int32)
 
 
+def ellipsoid_mesh(radii, n, center=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
+    """A voxelised ellipsoid with semi-axes ``radii`` (3,): the tetrahedra of an ``n`` (int
+    or (3,)) box grid around it whose centroids lie inside (a staircase surface at the
+    grid's resolution)."""
+    r = np.broadcast_to(np.asarray(radii, float), (3,))
+    n = np.broadcast_to(np.asarray(n, int), (3,))
+    if np.any(r <= 0) or np.any(n < 2):
+        raise ValueError(f"ellipsoid_mesh: radii must be > 0 and n >= 2, got {r}, {n}")
+    c = np.asarray(center, float)
+    v, t = box_mesh(2 * r, n, origin=c - r)
+    keep = np.sum(((tet_centroids(v, t) - c) / r) ** 2, axis=1) < 1.0
+    return compact(v, t[keep])
+
+
 def sphere_mesh(radius: float, n: int, center=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
-    """A voxelised ball: the tetrahedra of an n^3 box grid around the sphere whose
-    centroids lie inside it (a staircase surface at the grid's resolution)."""
+    """A voxelised ball (``ellipsoid_mesh`` with equal semi-axes)."""
     if radius <= 0 or n < 2:
         raise ValueError(f"sphere_mesh: radius must be > 0 and n >= 2, got {radius}, {n}")
-    c = np.asarray(center, float)
-    v, t = box_mesh(2 * radius, n, origin=c - radius)
-    keep = np.linalg.norm(tet_centroids(v, t) - c, axis=1) < radius
-    return compact(v, t[keep])
+    return ellipsoid_mesh(radius, n, center)
 
 
 def read_mesh(path) -> tuple[np.ndarray, np.ndarray]:

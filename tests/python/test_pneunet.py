@@ -107,3 +107,35 @@ def test_grasp_env_follows_gymnasium_and_is_deterministic():
 
     a, b = rollout(1, 1), rollout(2, 3)
     assert np.array_equal(a, b)
+
+
+def test_hollow_finger_has_its_chambers_cut_out_and_still_curls():
+    from ncpgym.soft import tet_centroids
+
+    v, t, g, stiff = finger_mesh((30, 3, 4), hollow=True)
+    v_full, t_full, _, _ = finger_mesh((30, 3, 4))
+    assert 0.5 * len(t_full) < len(t) < len(t_full)  # cavities removed (1,452 of 2,160)
+    assert set(np.unique(g[g >= 0])) == set(range(CHAMBERS))  # every chamber keeps walls
+    c = tet_centroids(v, t)
+    base, step = 0.1 * LENGTH, 0.9 * LENGTH / CHAMBERS
+    mid = base + (np.arange(CHAMBERS) + 0.5) * step  # chamber centres: empty now
+    for x in mid:
+        near = (np.abs(c[:, 0] - x) < 0.002) & (np.abs(c[:, 1]) < 0.004) & (np.abs(c[:, 2] - 0.0125) < 0.002)
+        assert not near.any()
+    b = ncpgym.Builder()
+    b.set_timestep(1 / 30)
+    b.set_gravity([0, 0, 0])
+    add_finger(b, n=(30, 3, 4), hollow=True)
+    m = b.build()
+    assert m.nsoft == 1
+    full = ncpgym.Builder()
+    add_finger(full, n=(30, 3, 4))
+    assert len(m.surface_triangles) > len(full.build().surface_triangles)  # the cavities' walls
+    sim = ncpgym.Simulator(m)
+    x0 = np.asarray(m.particle_pos0)
+    tip = np.flatnonzero(np.abs(x0[:, 0] - LENGTH) < 1e-9)
+    for k in range(30):
+        sim.activation[:] = 0.1 * min(1.0, k / 10)
+        sim.step()
+    d = sim.x[tip].mean(axis=0) - x0[tip].mean(axis=0)
+    assert d[2] < -0.01 and np.abs(sim.v).max() < 1e-4  # curled down (measured 19 mm), at rest

@@ -113,3 +113,18 @@ def test_read_mesh_with_meshio_round_trips_a_generated_mesh(tmp_path):
     meshio.write(str(tmp_path / "tri.vtu"), meshio.Mesh(v, [("triangle", t[:, :3])]))
     with pytest.raises(ValueError, match="no tetrahedra"):
         read_mesh(tmp_path / "tri.vtu")
+
+
+def test_voxelised_ellipsoid_has_the_right_volume_and_orientation():
+    from ncpgym.soft import ellipsoid_mesh, sphere_mesh
+
+    r = np.array([0.05, 0.03, 0.02])
+    v, t = ellipsoid_mesh(r, 16)
+    vol = np.linalg.det(v[t[:, 1:]] - v[t[:, :1]]) / 6
+    assert np.all(vol > 0)
+    np.testing.assert_allclose(vol.sum(), 4 / 3 * np.pi * r.prod(), rtol=0.05)  # staircase error
+    assert np.all(np.abs(v) <= r + 1e-12)
+    v2, t2 = sphere_mesh(0.05, 6)
+    assert np.unique(t2).size == len(v2)  # no unused vertices
+    with pytest.raises(ValueError):
+        ellipsoid_mesh([0.05, 0.0, 0.02], 8)

@@ -17,34 +17,46 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...soft import add_mesh, box_mesh, tet_centroids
+from ...soft import add_mesh, box_mesh, compact, tet_centroids
 
 LENGTH, WIDTH, HEIGHT = 0.115, 0.030, 0.020
 CHAMBERS = 7
 
 
-def finger_mesh(n=(12, 3, 3)):
+def finger_mesh(n=(12, 3, 3), hollow: bool = False, wall: float = 0.002):
     """(verts, tets, groups, stiff) of one finger along +x from the origin: groups is the
     chamber index (0..6) of the elements in the upper two thirds, -1 elsewhere; stiff marks
-    the bottom layer."""
+    the bottom layer. With ``hollow`` each chamber is cut out of the grid, leaving walls
+    of at least ``wall`` (elements whose centroids lie deeper inside the chamber block are
+    removed; use a grid fine enough to leave walls, e.g. n = (30, 3, 4))."""
     verts, tets = box_mesh((LENGTH, WIDTH, HEIGHT), n, origin=(0.0, -WIDTH / 2, 0.0))
     c = tet_centroids(verts, tets)
-    stiff = c[:, 2] < HEIGHT / n[2]
     base = 0.1 * LENGTH  # the first 10 % is the clamped, passive root
     in_chamber = (c[:, 2] > HEIGHT / 3) & (c[:, 0] > base)
-    idx = np.clip(((c[:, 0] - base) / (LENGTH - base) * CHAMBERS).astype(int), 0, CHAMBERS - 1)
+    step = (LENGTH - base) / CHAMBERS
+    idx = np.clip(((c[:, 0] - base) / step).astype(int), 0, CHAMBERS - 1)
+    if hollow:
+        x0 = base + idx * step
+        cavity = (in_chamber & (c[:, 0] > x0 + wall) & (c[:, 0] < x0 + step - wall)
+                  & (np.abs(c[:, 1]) < WIDTH / 2 - wall) & (c[:, 2] > HEIGHT / 3 + wall) & (c[:, 2] < HEIGHT - wall))
+        if not cavity.any():
+            raise ValueError(f"finger_mesh: a {tuple(n)} grid is too coarse to cut chambers with {wall} m walls")
+        keep = ~cavity
+        verts, tets = compact(verts, tets[keep])
+        c, in_chamber, idx = c[keep], in_chamber[keep], idx[keep]
+    stiff = c[:, 2] < HEIGHT / np.asarray(n)[2]
     groups = np.where(in_chamber, idx, -1)
     return verts, tets, groups, stiff
 
 
 def add_finger(builder, *, young=5e5, bottom_young=5e6, poisson=0.47, density=1200.0, model="linear",
                transform=None, clamp_body=0, clamp_origin=(0.0, 0.0, 0.0), friction=0.7, radius=0.002,
-               n=(12, 3, 3), group_offset=0):
+               n=(12, 3, 3), group_offset=0, hollow=False):
     """Add a finger (optionally moved by a 4 x 4 transform) and pin its root face to
     `clamp_body` (0: the world), whose frame is at `clamp_origin` with the world's axes.
     Its chambers are activation groups group_offset .. group_offset + 6.
     Returns (first particle, particle count, first tet)."""
-    verts, tets, groups, stiff = finger_mesh(n)
+    verts, tets, groups, stiff = finger_mesh(n, hollow=hollow)
     x = verts if transform is None else (np.c_[verts, np.ones(len(verts))] @ np.asarray(transform).T)[:, :3]
     young_t = np.where(stiff, bottom_young, young)
     groups = np.where(groups >= 0, groups + group_offset, -1)
@@ -77,10 +89,11 @@ FINGERS = 3
 
 def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, density=1200.0, model="linear",
                   tilt=np.radians(60.0), root_radius=0.03, mount_height=0.16, mount_mass=0.3,
-                  mount_kp=4000.0, timestep=0.01):
+                  mount_kp=4000.0, timestep=0.01, hollow=False):
     """Three PneuNet fingers 120 degrees apart on a mount that slides vertically (position
     servo, actuator 0: target displacement in metres from `mount_height`), and a rigid ball
-    of 0.32 kg, mu = 0.7, on the ground under the mount. Material from the seed: silicone
+    of 0.32 kg, mu = 0.7, on the ground under the mount (``hollow``: fingers with their
+    chambers cut out, see finger_mesh). Material from the seed: silicone
     rubber, Young 0.01 GPa, nu = 0.47, 1200 kg/m^3; bottom layer 10x stiffer. Finger f's
     chambers are activation groups 7f .. 7f + 6. Returns (model, info) with info the
     particle ranges of the fingers, their tip particles and the body ids."""
@@ -99,8 +112,8 @@ def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, de
         first, count, _ = add_finger(b, young=young, bottom_young=bottom_young, poisson=poisson, density=density,
                                      model=model, transform=T, clamp_body=mount,
                                      clamp_origin=(0.0, 0.0, mount_height), friction=BALL_FRICTION, n=n,
-                                     group_offset=CHAMBERS * f)
-        verts = finger_mesh(n)[0]
+                                     group_offset=CHAMBERS * f, hollow=hollow)
+        verts = finger_mesh(n, hollow=hollow)[0]
         tip = np.flatnonzero(np.abs(verts[:, 0] - LENGTH) < 1e-9)
         fingers.append((first, count))
         tips.append(first + tip)
