@@ -1,6 +1,5 @@
-// Contacts on soft bodies' boundary triangles (written for ncpgym; the closest-point
-// routines follow the textbook geometry: projection onto the triangle's plane, else the
-// nearest edge; clamped closest points of two segments).
+// Contacts on soft bodies' boundary triangles (written for ncpgym; the closest point on a
+// triangle is the projection onto its plane when inside, else the nearest edge's).
 //
 // A triangle point is side A of a contact with weights w (its barycentric coordinates),
 // so the row's Jacobian on the three particles is w_i n^T (nonsmooth-newton-ncp.txt
@@ -10,17 +9,17 @@
 #include <cmath>
 #include <limits>
 
+#include "ncpgym/collision/closest.hpp"
 #include "ncpgym/collision/detect.hpp"
 
 namespace ncpgym {
 
 namespace {
 
-// Closest point of segment [p, q] to x, as the parameter t in [0, 1].
-double segment_param(const Vec3& p, const Vec3& q, const Vec3& x) {
-  const Vec3 d = q - p;
-  const double dd = d.squaredNorm();
-  return dd > 0 ? std::clamp((x - p).dot(d) / dd, 0.0, 1.0) : 0.0;
+// Parameter in [0, 1] of a point y on segment [p, q].
+double param_of(const Vec3& y, const Vec3& p, const Vec3& q) {
+  const double dd = (q - p).squaredNorm();
+  return dd > 0 ? std::clamp((y - p).dot(q - p) / dd, 0.0, 1.0) : 0.0;
 }
 
 // Closest point on triangle (a, b, c) to x; w gets its barycentric coordinates.
@@ -43,8 +42,8 @@ Vec3 closest_on_triangle(const Vec3& x, const Vec3& a, const Vec3& b, const Vec3
   Vec3 out = a;
   for (int k = 0; k < 3; ++k) {
     const Vec3 &p = *P[k], &q = *P[(k + 1) % 3];
-    const double t = segment_param(p, q, x);
-    const Vec3 y = p + t * (q - p);
+    const Vec3 y = collision::closest_on_segment(x, p, q);
+    const double t = param_of(y, p, q);
     const double dist = (x - y).squaredNorm();
     if (dist < best) {
       best = dist;
@@ -55,37 +54,6 @@ Vec3 closest_on_triangle(const Vec3& x, const Vec3& a, const Vec3& b, const Vec3
     }
   }
   return out;
-}
-
-// Closest points of segments [p1, q1] and [p2, q2]: parameters s, t.
-void segment_segment(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, double& s, double& t) {
-  const Vec3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
-  const double a = d1.dot(d1), e = d2.dot(d2), f = d2.dot(r);
-  if (a <= 1e-300 && e <= 1e-300) {
-    s = t = 0;
-    return;
-  }
-  if (a <= 1e-300) {
-    s = 0;
-    t = std::clamp(f / e, 0.0, 1.0);
-    return;
-  }
-  const double c = d1.dot(r);
-  if (e <= 1e-300) {
-    t = 0;
-    s = std::clamp(-c / a, 0.0, 1.0);
-    return;
-  }
-  const double b = d1.dot(d2), den = a * e - b * b;
-  s = den > 0 ? std::clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
-  t = (b * s + f) / e;
-  if (t < 0) {
-    t = 0;
-    s = std::clamp(-c / a, 0.0, 1.0);
-  } else if (t > 1) {
-    t = 1;
-    s = std::clamp((b - c) / a, 0.0, 1.0);
-  }
 }
 
 // Closest points of segment [p, q] and a triangle: the point on the segment (returned) and
@@ -103,9 +71,9 @@ Vec3 segment_triangle(const Vec3& p, const Vec3& q, const Vec3 T[3], Vec3& y, do
     }
   }
   for (int k = 0; k < 3; ++k) {  // the triangle's edges against the segment
-    double s, t;
-    segment_segment(p, q, T[k], T[(k + 1) % 3], s, t);
-    const Vec3 a = p + s * (q - p), b = T[k] + t * (T[(k + 1) % 3] - T[k]);
+    Vec3 a, b;
+    collision::closest_segments(p, q, T[k], T[(k + 1) % 3], a, b);
+    const double t = param_of(b, T[k], T[(k + 1) % 3]);
     const double dist = (a - b).squaredNorm();
     if (dist < best) {
       best = dist, on_seg = a, y = b;
