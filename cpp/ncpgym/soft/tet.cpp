@@ -47,16 +47,17 @@ void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out) {
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) W[k](i, j) = Bh(i, j) / std::max(s[i] + s[j], 1e-12);
   }
-  // g_a: rows of Dminv for vertices 1..3, minus their sum for vertex 0 (dDs/dx_a)
-  Vec3 g[4];
-  for (int a = 1; a < 4; ++a) g[a] = Dminv.row(a - 1).transpose();
-  g[0] = -(g[1] + g[2] + g[3]);
-  for (int a = 0; a < 4; ++a) {
-    const Vec3 gh = V.transpose() * g[a];
-    for (int d = 0; d < 3; ++d) {
-      const Vec3 fh = V.transpose() * F.row(d).transpose();
-      for (int k = 0; k < 6; ++k) out.grad[k][a][d] = 2.0 * gh.dot(W[k] * fh);
-    }
+  // g_a: rows of Dminv for vertices 1..3, minus their sum for vertex 0 (dDs/dx_a); in the
+  // eigenbasis, G = V^T [g_0 .. g_3] and Fh = V^T F^T, so that grad_k = 2 G^T W_k Fh (4 x 3)
+  Eigen::Matrix<double, 3, 4> G;
+  G.rightCols<3>() = Dminv.transpose();
+  G.col(0) = -G.rightCols<3>().rowwise().sum();
+  G = V.transpose() * G;
+  const Mat3 Fh = V.transpose() * F.transpose();
+  for (int k = 0; k < 6; ++k) {
+    const Eigen::Matrix<double, 4, 3> Gk = 2.0 * G.transpose() * (W[k] * Fh);
+    for (int a = 0; a < 4; ++a)
+      for (int d = 0; d < 3; ++d) out.grad[k][a][d] = Gk(a, d);
   }
 }
 
