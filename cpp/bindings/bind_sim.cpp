@@ -47,9 +47,7 @@ the particle block and factorises the remaining KKT system exactly with a sparse
 'dual' keeps them as rows of eq. 59 for the `linear` backend, as the seed does),
 soft_triangle_contacts=False (rigid spheres, capsules and box corners also against soft
 boundary triangles: for rigid features smaller than the mesh spacing), soft_soft_contacts=True
-(vertices of one soft body against the boundary triangles of another),
-soft_refine=0, soft_refine_tolerance=1e-6 (primal soft path: refinement sweeps with the
-step's last factorisation before refactorising).
+(vertices of one soft body against the boundary triangles of another).
 )doc";
 
 SolverOptions options_from_kwargs(const py::kwargs& kw) {
@@ -62,8 +60,7 @@ void bind_sim(py::module_& mod) {
                        double regularization, const std::string& ncp, const std::string& rscale,
                        const std::string& linear, bool warm_start, double margin, double thickness,
                        double timestep, int dense_max_rows, bool geometric_stiffness,
-                       bool block_preconditioner, bool implicit_springs, const std::string& soft_solver, bool soft_triangle_contacts, bool soft_soft_contacts,
-                       int soft_refine, double soft_refine_tolerance) {
+                       bool block_preconditioner, bool implicit_springs, const std::string& soft_solver, bool soft_triangle_contacts, bool soft_soft_contacts) {
              SolverOptions o;
              o.newton_iterations = newton_iterations;
              o.linear_iterations = linear_iterations;
@@ -90,12 +87,8 @@ void bind_sim(py::module_& mod) {
              o.block_preconditioner = block_preconditioner;
              o.implicit_springs = implicit_springs;
              o.soft_primal = parse<bool>(soft_solver, {{"primal", true}, {"dual", false}}, "soft solver");
-             if (soft_refine < 0) throw std::invalid_argument("soft_refine must be >= 0");
-             if (!(soft_refine_tolerance > 0)) throw std::invalid_argument("soft_refine_tolerance must be > 0");
-             o.soft_refine = soft_refine;
              o.soft_triangle_contacts = soft_triangle_contacts;
              o.soft_soft_contacts = soft_soft_contacts;
-             o.soft_refine_tolerance = soft_refine_tolerance;
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
              return o;
            }),
@@ -107,8 +100,7 @@ void bind_sim(py::module_& mod) {
            py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64,
            py::arg("geometric_stiffness") = true, py::arg("block_preconditioner") = false,
            py::arg("implicit_springs") = true, py::arg("soft_solver") = "primal", py::arg("soft_triangle_contacts") = false,
-           py::arg("soft_soft_contacts") = true,
-           py::arg("soft_refine") = 0, py::arg("soft_refine_tolerance") = 1e-6)
+           py::arg("soft_soft_contacts") = true)
       .def_readonly("newton_iterations", &SolverOptions::newton_iterations)
       .def_readonly("linear_iterations", &SolverOptions::linear_iterations)
       .def_readonly("tolerance", &SolverOptions::tolerance)

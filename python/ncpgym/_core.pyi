@@ -183,8 +183,7 @@ class SolverOptions:
                  geometric_stiffness: bool = True, block_preconditioner: bool = False,
                  implicit_springs: bool = True,
                  soft_solver: str = 'primal', soft_triangle_contacts: bool = False,
-                 soft_soft_contacts: bool = True,
-                 soft_refine: int = 0, soft_refine_tolerance: float = 1e-6) -> None: ...
+                 soft_soft_contacts: bool = True) -> None: ...
     @property
     def newton_iterations(self) -> int: ...
     @property

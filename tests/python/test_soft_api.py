@@ -70,3 +70,11 @@ def test_activation_is_set_per_world_through_the_batch():
     ext = batch.x.max(axis=1) - batch.x.min(axis=1)  # bounding box edge lengths
     np.testing.assert_allclose(ext[0], 0.1, atol=1e-6)
     np.testing.assert_allclose(ext[1], 0.11, rtol=0.01)
+
+
+def test_soft_solver_options_are_checked():
+    import pytest
+
+    with pytest.raises(ValueError, match="soft solver"):
+        ncpgym.SolverOptions(soft_solver="cholesky")
+    ncpgym.SolverOptions(soft_solver="dual", soft_triangle_contacts=True, soft_soft_contacts=False)

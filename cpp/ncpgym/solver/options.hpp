@@ -46,11 +46,6 @@ struct SolverOptions {
   // the rest by a sparse LDL^T of the quasi-definite KKT system (primal, soft_kkt.cpp), or
   // keep them as dual rows for the `linear` backend as the seed does (dual).
   bool soft_primal = true;
-  // Primal soft path: Newton iterations after the first reuse the step's last factorisation
-  // for up to soft_refine refinement sweeps, and refactorise only when the relative linear
-  // residual stays above soft_refine_tolerance (0 sweeps: factorise every iteration).
-  int soft_refine = 0;
-  double soft_refine_tolerance = 1e-6;
   // Soft surfaces. soft_triangle_contacts: rigid spheres, capsules and box corners also
   // against boundary triangles, for rigid features smaller than the mesh spacing (off by
   // default: where vertex contacts already support a body the extra rows weaken friction

@@ -189,35 +189,10 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
     last_outer_ = souter_;
     last_inner_ = sinner_;
   }
-  // Newton iterates change the matrix little (element rotations, a few contacts switching),
-  // so the last factorisation of this step serves as the solver of a refinement
-  // x += F^-1 (b - S x); a fresh factorisation only when that does not reach the tolerance.
-  double res = 0;
-  int sweeps = 0;
-  bool done = false;
-  if (!first && opt_.soft_refine > 0) {
-    const double target = opt_.soft_refine_tolerance * rhs_.norm();
-    sol_ = ldlt.solve(rhs_);
-    for (;;) {
-      rres_ = rhs_ - S.selfadjointView<Eigen::Lower>() * sol_;
-      res = rres_.norm();
-      ++sweeps;
-      if (res <= target) {
-        done = true;
-        break;
-      }
-      if (sweeps > opt_.soft_refine) break;
-      sol_ += ldlt.solve(rres_);
-    }
-  }
-  if (!done) {
-    ldlt.factorize(S);
-    if (ldlt.info() != Eigen::Success) throw std::runtime_error("soft-body KKT factorisation failed");
-    sol_ = ldlt.solve(rhs_);
-    res = (rhs_ - S.selfadjointView<Eigen::Lower>() * sol_).norm();
-    ++factorizations_;
-  }
-  refine_sweeps_ += sweeps;
+  ldlt.factorize(S);
+  if (ldlt.info() != Eigen::Success) throw std::runtime_error("soft-body KKT factorisation failed");
+  sol_ = ldlt.solve(rhs_);
+  const double res = (rhs_ - S.selfadjointView<Eigen::Lower>() * sol_).norm();
 
   // Back substitution: du = (du_t, du_p); mu_s = -D_s^-1 (hvec_s + J_s du).
   du_.head(nv + np3) = sol_.segment(nr, nv + np3);
@@ -226,7 +201,7 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
     const double D = cdiag[r] + eps;
     dl[r] = std::isfinite(D) ? -(hvec[r] + alpha[r] * Js_.dot(r, du_.data())) / (D * h) : 0.0;
   }
-  return {sweeps + (done ? 0 : 1), res};  // solves: refinement sweeps, + 1 after a factorisation
+  return {1, res};
 }
 
 }  // namespace ncpgym

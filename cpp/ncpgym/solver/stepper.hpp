@@ -112,10 +112,7 @@ class Stepper {
   std::vector<std::pair<int, double>> pent_;
   MatX Ht_;  // the trees' H, dense
   std::unique_ptr<Data> dc_holder_;
-  VecX rhs_, sol_, rres_;
- public:
-  long factorizations_ = 0, refine_sweeps_ = 0;  // soft path counters (profiling)
- private:
+  VecX rhs_, sol_;
   int tet_row0_ = 0;
 
   std::shared_ptr<const Model> m_;
