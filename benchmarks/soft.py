@@ -123,9 +123,10 @@ def measure(name, model, warm, x0, newton, threads, worlds, steps):
         t = time.perf_counter()
         batch.step(None, steps)
         ms = 1e3 * (time.perf_counter() - t) / steps / worlds
-        newton_it, lin, contacts = [float("nan")], [float("nan")], [int(batch.ncontact.mean())]
+        newton_it, lin, contacts = None, None, [int(batch.ncontact.mean())]  # not per world
     return {"scene": name, "tets": model.ntet, "particles": model.nparticle, "contacts": int(np.median(contacts)),
-            "newton_iters": float(np.mean(newton_it)), "linear_iters": float(np.mean(lin)), "step_ms": ms,
+            "newton_iters": float(np.mean(newton_it)) if newton_it else newton,
+            "linear_iters": float(np.mean(lin)) if lin else None, "step_ms": ms,
             "threads": threads, "worlds": worlds, "solver": "primal KKT sparse LDLT"}
 
 
