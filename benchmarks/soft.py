@@ -83,21 +83,26 @@ def extension_block():
     return model, x
 
 
+def prepare(world, model, warm, x0, step):
+    """Initial particle positions and the scene's warm-up on a Simulator or a Batch."""
+    if x0 is not None:
+        world.x[:] = x0
+
+    def set_act(a):
+        world.activation[:] = a
+
+    def set_ctrl(c):
+        if model.nu:
+            world.ctrl[:] = c
+    if warm:
+        warm(set_act, set_ctrl, step)
+
+
 def measure(name, model, warm, x0, newton, threads, worlds, steps):
     opts = {"newton_iterations": newton}
     if worlds == 1:
         sim = ncpgym.Simulator(model, **opts)
-        if x0 is not None:
-            sim.x[:] = x0
-
-        def set_act(a):
-            sim.activation[:] = a
-
-        def set_ctrl(c):
-            if model.nu:
-                sim.ctrl[:] = c
-        if warm:
-            warm(set_act, set_ctrl, sim.step)
+        prepare(sim, model, warm, x0, sim.step)
         newton_it, lin, contacts = [], [], []
         t = time.perf_counter()
         for _ in range(steps):
@@ -109,17 +114,7 @@ def measure(name, model, warm, x0, newton, threads, worlds, steps):
         ms = 1e3 * (time.perf_counter() - t) / steps
     else:
         batch = ncpgym.Batch(model, worlds, num_threads=threads, **opts)
-        if x0 is not None:
-            batch.x[:] = x0
-
-        def set_act(a):
-            batch.activation[:] = a
-
-        def set_ctrl(c):
-            if model.nu:
-                batch.ctrl[:] = c
-        if warm:
-            warm(set_act, set_ctrl, lambda: batch.step(None, 1))
+        prepare(batch, model, warm, x0, lambda: batch.step(None, 1))
         t = time.perf_counter()
         batch.step(None, steps)
         ms = 1e3 * (time.perf_counter() - t) / steps / worlds
