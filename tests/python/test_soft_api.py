@@ -78,3 +78,31 @@ def test_soft_solver_options_are_checked():
     with pytest.raises(ValueError, match="soft solver"):
         ncpgym.SolverOptions(soft_solver="cholesky")
     ncpgym.SolverOptions(soft_solver="dual", soft_triangle_contacts=True, soft_soft_contacts=False)
+
+
+def test_a_diverging_soft_world_is_reported_and_leaves_the_others_untouched():
+    # Neo-Hookean finger inflated hard (a known non-converging case) in world 1 only:
+    # world 1 is flagged and keeps its last finite state; worlds 0 and 2 are bitwise a clean
+    # run's; a reset brings world 1 back to rest
+    from ncpgym.envs.pneunet import add_finger
+
+    b = ncpgym.Builder()
+    b.set_timestep(1 / 30)
+    b.set_gravity([0, 0, 0])
+    add_finger(b, n=(8, 2, 2), model="neohookean")
+    m = b.build()
+    batch = ncpgym.Batch(m, 3, num_threads=2)
+    clean = ncpgym.Batch(m, 3, num_threads=1)
+    for k in range(12):
+        for bb in (batch, clean):
+            bb.activation[:] = 0.02 * min(1, k / 15)
+        batch.activation[1] = 0.2 * min(1, k / 15)
+        batch.step(None, 1)
+        clean.step(None, 1)
+    assert list(batch.status) == [0, 1, 0]
+    assert np.isfinite(batch.x).all()
+    for w in (0, 2):
+        assert np.array_equal(batch.x[w], clean.x[w]) and np.array_equal(batch.v[w], clean.v[w])
+    batch.reset(np.array([0, 1, 0], np.uint8), np.zeros((1, m.nq)), np.zeros((1, m.nv)))
+    assert list(batch.status) == [0, 0, 0]
+    np.testing.assert_array_equal(batch.x[1], np.asarray(m.particle_pos0))
