@@ -187,7 +187,10 @@ void bind_sim(py::module_& mod) {
         d["residual"] = st.residual;
         d["linear_iterations"] = st.linear_iterations;
         d["linear_residual"] = st.linear_residual;
+        d["step_size"] = st.step_size;
         d["assembled"] = s.stepper.last_step_assembled();
         return d;
-      });
+      }, "The last step's solver: newton_iterations, residual (max |NCP or row residual| per "
+         "iterate), linear_iterations and linear_residual per linear solve, step_size (max |t du| "
+         "of each Newton update, velocity units), assembled (dense or matrix-free/sparse path).");
 }

@@ -125,6 +125,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   stats_.residual.reserve(opt_.newton_iterations);
   stats_.linear_iterations.reserve(opt_.newton_iterations);
   stats_.linear_residual.reserve(opt_.newton_iterations);
+  stats_.step_size.reserve(opt_.newton_iterations);
   lin_.reserve(3 * ncap + nlim + nbil);
 }
 
@@ -487,6 +488,7 @@ void Stepper::step(State& s) {
   stats_.residual.clear();
   stats_.linear_iterations.clear();
   stats_.linear_residual.clear();
+  stats_.step_size.clear();
   if (nrow == 0 || unconstrained_solves(s, h, nrow)) {
     u_ = u_tilde_;
     lambda_.head(nrow).setZero();
@@ -628,6 +630,7 @@ void Stepper::step(State& s) {
         lambda += opt_.step * dl;
         u_ += opt_.step * du_;
         if (np3) du_prev_ = opt_.step * du_.tail(np3);
+        stats_.step_size.push_back(opt_.step * du_.lpNorm<Eigen::Infinity>());
         stats_.newton_iterations = it + 1;
         continue;
       }
@@ -708,6 +711,7 @@ void Stepper::step(State& s) {
       lambda += opt_.step * dl;
       u_ += opt_.step * du_;
       if (np3) du_prev_ = opt_.step * du_.tail(np3);
+      stats_.step_size.push_back(opt_.step * du_.lpNorm<Eigen::Infinity>());
       stats_.newton_iterations = it + 1;
     }
   }

@@ -23,6 +23,7 @@ struct SolverStats {
   std::vector<double> residual;          // max |NCP / constraint residual| at each iterate
   std::vector<int> linear_iterations;    // per Newton iteration
   std::vector<double> linear_residual;   // |b - A x| after each linear solve
+  std::vector<double> step_size;         // max |t du| of each Newton update (velocity units)
 };
 
 // Kinds of constraint rows in the Newton system.
