@@ -9,7 +9,9 @@ batch step / worlds). Scenes:
 * pneunet_grasp: ncpgym/PneuNetGrasp-v0's world (three fingers, rigid 0.32 kg ball) at the
   seed's mesh size (14 x 3 x 3 hexahedra per finger, 2,268 tets) and at the task's default
   (8 x 2 x 2, 576 tets), timed while the scripted close-and-lift holds the ball (every
-  finger in contact); Newton iterations 6 (the task's) and 4 (the seed's Table 2);
+  finger in contact), with the task's solver options (the seed's 4 Newton iterations,
+  time-step complementarity scaling, no geometric stiffness) and with the defaults
+  (effective-mass scaling, geometric stiffness) at 4 and 6 iterations;
 * ball_squeezed: a voxelised soft ball (r = 5 cm, 696 tets) squeezed between a fixed rigid
   plate and a 5 kg rigid plate resting on it;
 * extension_block: the seed's Fig. 13 bar held at twice its length, stable Neo-Hookean.
@@ -98,8 +100,8 @@ def prepare(world, model, warm, x0, step):
         warm(set_act, set_ctrl, step)
 
 
-def measure(name, model, warm, x0, newton, threads, worlds, steps):
-    opts = {"newton_iterations": newton}
+def measure(name, model, warm, x0, opts, threads, worlds, steps):
+    newton = opts["newton_iterations"]
     if worlds == 1:
         sim = ncpgym.Simulator(model, **opts)
         prepare(sim, model, warm, x0, sim.step)
@@ -122,7 +124,8 @@ def measure(name, model, warm, x0, newton, threads, worlds, steps):
     return {"scene": name, "tets": model.ntet, "particles": model.nparticle, "contacts": int(np.median(contacts)),
             "newton_iters": float(np.mean(newton_it)) if newton_it else newton,
             "linear_iters": float(np.mean(lin)) if lin else None, "step_ms": ms,
-            "threads": threads, "worlds": worlds, "solver": "primal KKT sparse LDLT"}
+            "threads": threads, "worlds": worlds, "solver": "primal KKT sparse LDLT",
+            "options": opts}
 
 
 def main() -> None:
@@ -130,23 +133,28 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--steps", type=int, default=30)
     args = ap.parse_args()
+    from ncpgym.tasks import PneuNetGraspTask
+
+    task_opts = dict(PneuNetGraspTask.solver_options)
     cases = []
     for mesh, activation in (((14, 3, 3), 0.35), ((8, 2, 2), 0.25)):
         model, warm = grasp(mesh, activation)
+        name = f"pneunet_grasp {mesh[0]}x{mesh[1]}x{mesh[2]}"
+        cases.append((name + " (task solver)", model, warm, None, task_opts))
         for newton in (6, 4):
-            cases.append((f"pneunet_grasp {mesh[0]}x{mesh[1]}x{mesh[2]}", model, warm, None, newton))
+            cases.append((name + " (defaults)", model, warm, None, {"newton_iterations": newton}))
     model, warm = ball_squeezed()
-    cases.append(("ball_squeezed", model, warm, None, 8))
+    cases.append(("ball_squeezed", model, warm, None, {"newton_iterations": 8}))
     model, x = extension_block()
-    cases.append(("extension_block", model, None, x, 8))
+    cases.append(("extension_block", model, None, x, {"newton_iterations": 8}))
     rows = []
-    print(f"{'scene':26s} {'tets':>5s} {'contacts':>8s} {'newton':>6s} {'threads':>7s} {'worlds':>6s} {'ms/world-step':>14s}")
-    for name, model, warm, x0, newton in cases:
+    print(f"{'scene':44s} {'tets':>5s} {'contacts':>8s} {'newton':>6s} {'threads':>7s} {'worlds':>6s} {'ms/world-step':>14s}")
+    for name, model, warm, x0, opts in cases:
         for threads, worlds in ((1, 1), (2, 4)):
-            r = measure(name, model, warm, x0, newton, threads, worlds, args.steps)
+            r = measure(name, model, warm, x0, opts, threads, worlds, args.steps)
             rows.append(r)
-            print(f"{name:26s} {r['tets']:5d} {r['contacts']:8d} {newton:6d} {threads:7d} {worlds:6d} {r['step_ms']:14.1f}",
-                  flush=True)
+            print(f"{name:44s} {r['tets']:5d} {r['contacts']:8d} {opts['newton_iterations']:6d} {threads:7d} "
+                  f"{worlds:6d} {r['step_ms']:14.1f}", flush=True)
     for name, tets, contacts, newton, lin, ms in SEED_TABLE2:
         rows.append({"scene": name, "tets": tets, "particles": None, "contacts": contacts, "newton_iters": newton,
                      "linear_iters": lin, "step_ms": ms, "threads": None, "worlds": 1, "solver": "PCR on GPU (seed)"})
