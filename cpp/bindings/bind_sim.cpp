@@ -47,7 +47,11 @@ the particle block and factorises the remaining KKT system exactly with a sparse
 'dual' keeps them as rows of eq. 59 for the `linear` backend, as the seed does),
 soft_triangle_contacts=False (rigid spheres, capsules and box corners also against soft
 boundary triangles: for rigid features smaller than the mesh spacing), soft_soft_contacts=True
-(vertices of one soft body against the boundary triangles of another).
+(vertices of one soft body against the boundary triangles of another),
+project_impulses=True (clip normal-contact and joint-limit impulses at 0 after each damped
+Newton update), bounded_friction_w=True (outside the friction cone, W of Appendix A.2 takes
+the minimum-map value of eq. 105: eq. 104's denominator vanishes there). Both depart from
+the seed; False gives the seed's iteration.
 )doc";
 
 SolverOptions options_from_kwargs(const py::kwargs& kw) {
@@ -60,7 +64,8 @@ void bind_sim(py::module_& mod) {
                        double regularization, const std::string& ncp, const std::string& rscale,
                        const std::string& linear, bool warm_start, double margin, double thickness,
                        double timestep, int dense_max_rows, bool geometric_stiffness,
-                       bool block_preconditioner, bool implicit_springs, const std::string& soft_solver, bool soft_triangle_contacts, bool soft_soft_contacts) {
+                       bool block_preconditioner, bool implicit_springs, const std::string& soft_solver, bool soft_triangle_contacts, bool soft_soft_contacts,
+                       bool project_impulses, bool bounded_friction_w) {
              SolverOptions o;
              o.newton_iterations = newton_iterations;
              o.linear_iterations = linear_iterations;
@@ -89,6 +94,8 @@ void bind_sim(py::module_& mod) {
              o.soft_primal = parse<bool>(soft_solver, {{"primal", true}, {"dual", false}}, "soft solver");
              o.soft_triangle_contacts = soft_triangle_contacts;
              o.soft_soft_contacts = soft_soft_contacts;
+             o.project_impulses = project_impulses;
+             o.bounded_friction_w = bounded_friction_w;
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
              return o;
            }),
@@ -100,7 +107,8 @@ void bind_sim(py::module_& mod) {
            py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64,
            py::arg("geometric_stiffness") = true, py::arg("block_preconditioner") = false,
            py::arg("implicit_springs") = true, py::arg("soft_solver") = "primal", py::arg("soft_triangle_contacts") = false,
-           py::arg("soft_soft_contacts") = true)
+           py::arg("soft_soft_contacts") = true, py::arg("project_impulses") = true,
+           py::arg("bounded_friction_w") = true)
       .def_readonly("newton_iterations", &SolverOptions::newton_iterations)
       .def_readonly("linear_iterations", &SolverOptions::linear_iterations)
       .def_readonly("tolerance", &SolverOptions::tolerance)

@@ -67,6 +67,31 @@ TEST(Ncp, FrictionComplianceIsTheFixedPointOfEqs99To101) {
   EXPECT_EQ(ncp::friction_w_fb(0.0, 0.2, 1.0, 1.0), 0.0);
 }
 
+TEST(Ncp, BoundedFrictionComplianceStaysFiniteOutsideTheCone) {
+  // Eq. 104 at s = 0 reflects |lambda_f| about the cone (|lambda_f|^{n+1} = 2 mu_ln - lf):
+  // its denominator vanishes at lf = 2 mu_ln and W is unbounded around it. The bounded
+  // variant projects instead: W = (s - r g) / mu_ln = |D^T u|^{n+1} / mu_ln for g < 0.
+  const double mu_ln = 1.0, r = 0.5;
+  EXPECT_GT(ncp::friction_w_fb(1e-9, 2.0, mu_ln, r), 1e6);  // the seed's W blows up
+  for (double s : {0.0, 1e-9, 0.3, 2.0})
+    for (double lf : {1.01, 2.0, 5.0}) {
+      const double g = mu_ln - lf;
+      EXPECT_NEAR(ncp::friction_w_fb(s, lf, mu_ln, r, true), (s - r * g) / mu_ln, 1e-15);
+      EXPECT_LT(ncp::friction_w_fb(s, lf, mu_ln, r, true), (s + r * lf) / mu_ln + 1e-12);
+    }
+  // inside the cone it is eq. 104; at the cone boundary both sides give s / mu_ln
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> U(0.01, 2);
+  for (int k = 0; k < 100; ++k) {
+    const double s = U(rng), mu = U(rng), lf = U(rng) / 2.01 * mu, rr = U(rng);  // lf < mu_ln
+    EXPECT_EQ(ncp::friction_w_fb(s, lf, mu, rr, true), ncp::friction_w_fb(s, lf, mu, rr));
+    const double in = ncp::friction_w_fb(s, mu * (1 - 1e-9), mu, rr, true);
+    const double out = ncp::friction_w_fb(s, mu * (1 + 1e-9), mu, rr, true);
+    EXPECT_NEAR(in, s / mu, 1e-6 * (1 + s / mu));
+    EXPECT_NEAR(out, s / mu, 1e-6 * (1 + s / mu));
+  }
+}
+
 GeomPose pose(const Vec3& p, const Quat& q = Quat::Identity()) { return {p, q.toRotationMatrix()}; }
 
 TEST(Narrowphase, DistancesMatchClosedForm) {

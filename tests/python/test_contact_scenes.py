@@ -18,8 +18,10 @@ def run(sim, seconds):
 def test_block_sticks_on_incline_when_mu_exceeds_tan_theta():
     theta, mu = np.deg2rad(20), 0.5  # tan(20 deg) = 0.36 < mu
     m, q0 = scenes.incline(theta, mu)
-    # Sticking needs a converged friction solve: with the damped step t = 0.75 each
-    # Newton iteration removes 3/4 of the error, and 8 leave a creep of ~5e-5 m/s.
+    # Sticking needs a converged friction solve. From lambda = 0 every friction row is
+    # inactive in the first iterate (eq. 106), the block slides there, and the remaining
+    # damped iterations converge slowly (W of eq. 104 is lagged): 8 leave a creep of
+    # ~5e-5 m/s (2.5e-4 m in 5 s), 12 bring it below 1e-6 m.
     sim = ncpgym.Simulator(m, newton_iterations=12)
     sim.q[:] = q0
     run(sim, 5.0)
@@ -114,22 +116,47 @@ def test_joint_limit_holds_against_gravity():
 
 
 def test_humanoid_drop_with_random_torques_stays_finite_and_on_the_ground(model_paths):
-    """Gymnasium's humanoid.xml dropped with random torques for 10,000 steps at h = 1/120.
-    Regression guard at the level reached so far: never NaN, 99 % of steps within 0.5 mm
-    of penetration and none beyond 2.5 mm. (Issue 3's target is <= 1 mm on every step;
-    rare impacts still reach about 1-2 mm, see the closing note.)"""
+    """Issue 3, scene 6: Gymnasium's humanoid.xml dropped with random torques (seeds 0 and
+    1, 10,000 steps each, h = 1/120): never NaN, 99 % of steps within 0.5 mm of
+    penetration, at most 1 step in 10,000 beyond 1 mm and none beyond 2.5 mm. (The issue's
+    target is <= 1 mm on every step; over seeds 0-23, 15 of 240,000 steps exceed it, worst
+    2.0 mm; benchmarks/contact_scenes.py reports the per-seed maxima.)"""
     m = ncpgym.load_model(model_paths["humanoid"])
-    sim = ncpgym.Simulator(m, timestep=1 / 120)
-    rng = np.random.default_rng(0)
-    pens = np.zeros(10_000)
-    for k in range(10_000):
-        sim.step(ctrl=rng.uniform(-0.4, 0.4, m.nu))
-        d = sim.contacts["dist"]
-        pens[k] = max(0.0, -d.min()) if len(d) else 0.0
-    assert np.all(np.isfinite(sim.q)) and np.all(np.isfinite(sim.u))
+    pens = np.zeros((2, 10_000))
+    for seed in range(2):
+        sim = ncpgym.Simulator(m, timestep=1 / 120)
+        rng = np.random.default_rng(seed)
+        for k in range(10_000):
+            sim.step(ctrl=rng.uniform(-0.4, 0.4, m.nu))
+            d = sim.contacts["dist"]
+            pens[seed, k] = max(0.0, -d.min()) if len(d) else 0.0
+        assert np.all(np.isfinite(sim.q)) and np.all(np.isfinite(sim.u))
+        assert sim.q[2] < 0.5  # it fell and lies on the floor
     assert np.percentile(pens, 99) <= 5e-4
-    assert pens.max() <= 2.5e-3
-    assert sim.q[2] < 0.5  # it fell and lies on the floor
+    assert (pens > 1e-3).sum() <= 2, f"{(pens > 1e-3).sum()} steps beyond 1 mm"
+    assert pens.max() <= 2.5e-3, f"max penetration {pens.max():.2e} m"
+
+
+def test_newton_safeguards_keep_impulses_pushing_and_the_residual_bounded(model_paths):
+    """project_impulses / bounded_friction_w (departures from the seed, options.hpp): on the
+    humanoid the seed's iteration ends steps with pulling normal impulses and, where an
+    iterate's friction leaves the cone, W of eq. 104 explodes (residuals ~1e13); with the
+    safeguards every normal impulse pushes and the Newton residual stays bounded."""
+    m = ncpgym.load_model(model_paths["humanoid"])
+    out = {}
+    for name, opts in {"safe": {}, "seed": dict(project_impulses=False, bounded_friction_w=False)}.items():
+        sim = ncpgym.Simulator(m, timestep=1 / 120, **opts)
+        rng = np.random.default_rng(0)
+        neg, res = 0, 0.0
+        for _ in range(1500):
+            sim.step(ctrl=rng.uniform(-0.4, 0.4, m.nu))
+            f = sim.contacts["force"]
+            neg += int((f[:, 0] < 0).sum()) if len(f) else 0
+            r = sim.solver_stats["residual"]
+            res = max(res, max(r) if len(r) else 0.0)
+        out[name] = (neg, res)
+    assert out["safe"][0] == 0 and out["safe"][1] < 1e4
+    assert out["seed"][0] > 0 and out["seed"][1] > 1e6, out  # what the safeguards remove
 
 
 def _ball(mu, radius=0.05, mass=1.0):

@@ -33,8 +33,16 @@ inline Value minimum_map(double C, double lambda, double r) {
 // 104 print the first denominator term as |D^T u|^2; eq. 101 gives |D^T u|, as used here:
 //   W_FB = r (sqrt(s^2 + r^2 g^2) - r g) / (s + r mu_ln - sqrt(s^2 + r^2 g^2)),
 //   g = mu_ln - lf.  (eq. 103-104, corrected)
-inline double friction_w_fb(double s, double lf, double mu_ln, double r) {
+//
+// Eq. 104 is W = |D^T u|^{n+1} / |lambda_f|^{n+1} after one FB step on the magnitudes
+// (eqs. 99-102). Outside the cone (g < 0) that step reflects |lambda_f| about the cone
+// boundary instead of projecting onto it (at s = 0: |lambda_f|^{n+1} = 2 mu_ln - lf), so
+// the denominator reaches 0 for lf >= 2 mu_ln and W explodes (1e13 seen on the humanoid).
+// With `bounded` set, g < 0 takes eq. 105's value (s - r g) / mu_ln, i.e. |lambda_f|^{n+1}
+// projected onto the cone; both expressions equal s / mu_ln at g = 0, so W stays continuous.
+inline double friction_w_fb(double s, double lf, double mu_ln, double r, bool bounded = false) {
   const double g = mu_ln - lf;
+  if (bounded && g < 0) return (s - r * g) / mu_ln;
   const double root = std::sqrt(s * s + r * r * g * g);
   const double num = r * (root - r * g);
   const double den = s + r * mu_ln - root;

@@ -53,6 +53,17 @@ struct SolverOptions {
   // soft_soft_contacts: vertices of one soft body against another's triangles.
   bool soft_triangle_contacts = false;
   bool soft_soft_contacts = true;
+  // Safeguards of the damped Newton iteration (departures from the seed, measured on the
+  // humanoid and the arch; docs/architecture.md "Newton safeguards"):
+  // project_impulses: after each update, normal-contact and joint-limit multipliers are
+  //   clipped at 0 (the FB Newton step can overshoot to pulling impulses; u stays as
+  //   updated, and the momentum residual g of eq. 57 carries the difference into the next
+  //   iterate).
+  // bounded_friction_w: where an iterate's friction lies outside the cone (|lambda_f| >
+  //   mu lambda_n), W takes the minimum-map value of eq. 105 instead of eq. 104, whose
+  //   denominator vanishes there (W -> infinity releases the contact's friction at once).
+  bool project_impulses = true;
+  bool bounded_friction_w = true;
   CollisionOptions collision;
 };
 

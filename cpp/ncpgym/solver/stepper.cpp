@@ -474,6 +474,14 @@ void Stepper::jt_times_rows(int nrow, const double* w, const double* x, double* 
   for (int r = 0; r < nrow; ++r) Js_.add_scaled_row(r, w ? w[r] * x[r] : x[r], y);
 }
 
+void Stepper::project_impulses(int nrow) {
+  // Normal contact and joint-limit multipliers are impulses that only push (eq. 10): clip
+  // the damped Newton iterate at 0 (option project_impulses; see options.hpp).
+  if (!opt_.project_impulses) return;
+  for (int r = 0; r < nrow; ++r)
+    if (kind_[r] != RowKind::Friction && kind_[r] != RowKind::Compliant) lambda_[r] = std::max(lambda_[r], 0.0);
+}
+
 void Stepper::step(State& s) {
   const Model& m = *m_;
   const double h = opt_.timestep > 0 ? opt_.timestep : m.timestep;
@@ -614,7 +622,7 @@ void Stepper::step(State& s) {
         const double rf = 0.5 * (rfac[r1] + rfac[r2]);
         const double lf = std::hypot(lambda[r1], lambda[r2]);
         const double W = opt_.ncp == NcpFunction::FischerBurmeister
-                             ? ncp::friction_w_fb(slip.norm(), lf, mu_ln, rf)
+                             ? ncp::friction_w_fb(slip.norm(), lf, mu_ln, rf, opt_.bounded_friction_w)
                              : ncp::friction_w_min(slip.norm(), lf, mu_ln, rf);
         alpha[r1] = alpha[r2] = 1.0;
         cdiag[r1] = cdiag[r2] = W / h;          // W / h (eq. 55)
@@ -629,6 +637,7 @@ void Stepper::step(State& s) {
         stats_.linear_residual.push_back(lr.residual);
         lambda += opt_.step * dl;
         u_ += opt_.step * du_;
+        project_impulses(nrow);
         if (np3) du_prev_ = opt_.step * du_.tail(np3);
         stats_.step_size.push_back(opt_.step * du_.lpNorm<Eigen::Infinity>());
         stats_.newton_iterations = it + 1;
@@ -710,6 +719,7 @@ void Stepper::step(State& s) {
       du_ = h * du_ - Hg_;
       lambda += opt_.step * dl;
       u_ += opt_.step * du_;
+      project_impulses(nrow);
       if (np3) du_prev_ = opt_.step * du_.tail(np3);
       stats_.step_size.push_back(opt_.step * du_.lpNorm<Eigen::Infinity>());
       stats_.newton_iterations = it + 1;
