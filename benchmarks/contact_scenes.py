@@ -10,7 +10,9 @@ mu 0.5), arch (20 convex voussoirs, 15-74 kg, mu 0.6; drift = largest displaceme
 displacement over the last second, i.e. how settled it is), stiff_chain (16 links of 3 g
 with 250 N m/rad springs; drift = error of the static tip deflection against the
 analytic value), humanoid (Gymnasium's humanoid.xml dropped, random torques). MuJoCo runs
-the same Model exported with ncpgym.models.to_mjcf. PNG plots of the NCP residual per Newton iteration (one step of the heavy
+the same Model exported with ncpgym.models.to_mjcf. "ncpgym-pcr-seed-newton" rows run the
+seed's Newton iteration without ncpgym's safeguards (impulse clipping, bounded friction W);
+the humanoid is also run over random-torque seeds 0-11 with and without them. PNG plots of the NCP residual per Newton iteration (one step of the heavy
 stack, per linear solver and per r-factor strategy) land next to the JSON.
 """
 
@@ -64,13 +66,17 @@ def build(scene: str):
 
 
 # ---------------------------------------------------------------- ncpgym runs
-def run_ncpgym(scene: str, seconds: float, **opts):
+# The seed's Newton iteration without ncpgym's safeguards (docs/architecture.md).
+SEED_NEWTON = dict(project_impulses=False, bounded_friction_w=False)
+
+
+def run_ncpgym(scene: str, seconds: float, seed: int = 0, **opts):
     m, q0 = build(scene)
     if scene == "humanoid":
         opts.setdefault("timestep", H)
     sim = ncpgym.Simulator(m, **opts)
     sim.q[:] = q0
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     n = int(round(seconds / H))
     pen, stable, q_late = 0.0, True, q0
     t0 = time.perf_counter()
@@ -211,6 +217,8 @@ def main(argv=None):
                      ("ncpgym-ldlt-eps1e-4", lambda: run_ncpgym(scene, secs, linear="ldlt", regularization=1e-4))]
         if scene in ("heavy_stack", "arch"):  # DESIGN: test warm start on the hard scenes
             runs += [("ncpgym-pcr-warmstart", lambda: run_ncpgym(scene, secs, warm_start=True))]
+        if scene in ("arch", "humanoid", "heavy_stack"):  # the seed's Newton iteration, no safeguards
+            runs += [("ncpgym-pcr-seed-newton", lambda: run_ncpgym(scene, secs, **SEED_NEWTON))]
         if scene in ("incline", "heavy_stack", "arch"):
             runs += [(f"ncpgym-{s}", (lambda s=s: run_ncpgym(scene, secs, linear=s)))
                      for s in ("pcg", "jacobi", "gauss_seidel")]
@@ -221,9 +229,17 @@ def main(argv=None):
             rows.append(r)
             print(f"{scene:<12}{engine:<26}{r['max_penetration_m']:>11.2e}{r['drift_m']:>11.2e}"
                   f"{str(r['stable']):>8}{r['step_us']:>9.0f}")
+    # The humanoid is chaotic: one trajectory's worst step says little, so report seeds 0-11.
+    seeds = {}
+    for name, opts in (("default", {}), ("seed-newton", SEED_NEWTON)):
+        pens = [run_ncpgym("humanoid", seconds["humanoid"], seed=k, **opts)["max_penetration_m"] for k in range(12)]
+        seeds[name] = pens
+        print(f"humanoid seeds 0-11, {name:<12} max penetration per seed (mm): "
+              + " ".join(f"{p * 1e3:.2f}" for p in pens) + f" | worst {max(pens) * 1e3:.2f}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     curves = convergence(args.json.parent)
-    args.json.write_text(json.dumps({"scenes": rows, "convergence": curves, "meta": {
+    args.json.write_text(json.dumps({"scenes": rows, "convergence": curves,
+                                     "humanoid_seeds_max_penetration_m": seeds, "meta": {
         "command": f"python benchmarks/contact_scenes.py --json {args.json}",
         "timestep": H, "ncpgym": ncpgym.__version__, "mujoco": mujoco.__version__,
         "note": "arch: PCR with the default 50 iterations creeps; see ncpgym-ldlt-eps1e-4"}}, indent=1) + "\n")
