@@ -92,6 +92,8 @@ void bind_model(py::module_& m) {
       .def_readonly("nsite", &Model::nsite)
       .def_readonly("nmesh", &Model::nmesh)
       .def_readonly("timestep", &Model::timestep)
+      .def_property_readonly("solver_iterations", [](const Model& m) { return py::make_tuple(m.newton_iterations, m.linear_iterations); },
+                             "(newton, linear) iteration counts this model asks for; 0: the solver's defaults")
       .def_readonly("nparticle", &Model::nparticle)
       .def_readonly("ndistance", &Model::ndistance)
       .def_readonly("nattach", &Model::nattach)
@@ -305,6 +307,9 @@ void bind_model(py::module_& m) {
            "No contact between the soft bodies containing particles a and b.")
       .def("set_gravity", &Builder::set_gravity, py::arg("gravity"))
       .def("set_timestep", &Builder::set_timestep, py::arg("timestep"))
+      .def("set_solver_iterations", &Builder::set_solver_iterations, py::arg("newton") = 0, py::arg("linear") = 0,
+           "Newton and linear iteration counts Simulators and Batches of this model use unless given "
+           "explicitly (0: the solver's defaults, 8 and 50).")
       .def_property_readonly("nbody", &Builder::nbody)
       .def("build", [](const Builder& b) { return std::const_pointer_cast<Model>(b.build()); });
 

@@ -54,8 +54,12 @@ the minimum-map value of eq. 105: eq. 104's denominator vanishes there). Both de
 the seed; False gives the seed's iteration.
 )doc";
 
-SolverOptions options_from_kwargs(const py::kwargs& kw) {
-  return py::module_::import("ncpgym._core").attr("SolverOptions")(**kw).cast<SolverOptions>();
+SolverOptions options_from_kwargs(const py::kwargs& kw, const Model& model) {
+  // the model's own iteration counts (Builder.set_solver_iterations) unless given here
+  py::dict d(kw);
+  if (model.newton_iterations > 0 && !d.contains("newton_iterations")) d["newton_iterations"] = model.newton_iterations;
+  if (model.linear_iterations > 0 && !d.contains("linear_iterations")) d["linear_iterations"] = model.linear_iterations;
+  return py::module_::import("ncpgym._core").attr("SolverOptions")(**d).cast<SolverOptions>();
 }
 
 void bind_sim(py::module_& mod) {
@@ -117,7 +121,7 @@ void bind_sim(py::module_& mod) {
   static const std::string sim_doc = std::string("One world stepped by the non-smooth Newton NCP solver.\n") + kSolverOptionsDoc;
   py::class_<Simulator>(mod, "Simulator", sim_doc.c_str())
       .def(py::init([](std::shared_ptr<Model> model, const py::kwargs& kw) {
-             return new Simulator(model, options_from_kwargs(kw));
+             return new Simulator(model, options_from_kwargs(kw, *model));
            }),
            py::arg("model"))
       .def_property_readonly("model", [](const Simulator& s) { return s.model_; })

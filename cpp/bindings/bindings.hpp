@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ncpgym/math/spatial.hpp"
+#include "ncpgym/model/model.hpp"
 
 namespace py = pybind11;
 
@@ -32,4 +33,4 @@ namespace ncpgym {
 struct SolverOptions;
 }
 // SolverOptions from Python keyword arguments (the checks and defaults of _core.SolverOptions).
-ncpgym::SolverOptions options_from_kwargs(const py::kwargs& kw);
+ncpgym::SolverOptions options_from_kwargs(const py::kwargs& kw, const ncpgym::Model& model);

@@ -395,6 +395,12 @@ int Builder::add_attachment(int particle, int body, const Vec3& local) {
   return m_.nattach++;
 }
 
+void Builder::set_solver_iterations(int newton, int linear) {
+  require(newton >= 0 && linear >= 0, "iteration counts must be >= 0 (0: the solver's defaults)");
+  m_.newton_iterations = newton;
+  m_.linear_iterations = linear;
+}
+
 void Builder::set_timestep(double h) {
   require(std::isfinite(h) && h > 0, "timestep must be positive and finite");
   m_.timestep = h;

@@ -76,6 +76,8 @@ class Builder {
   void exclude_soft_pair(int a, int b);
   void set_gravity(const Vec3& g) { m_.gravity = g; }
   void set_timestep(double h);
+  // Newton / linear iteration counts for this model (0: the solver's defaults).
+  void set_solver_iterations(int newton, int linear);
 
   int nbody() const { return m_.nbody; }
 
