@@ -137,11 +137,11 @@ def test_joint_limit_holds_against_gravity():
 
 
 def test_humanoid_drop_with_random_torques_stays_finite_and_on_the_ground(model_paths):
-    """Issue 3, scene 6: Gymnasium's humanoid.xml dropped with random torques (seeds 0 and
-    1, 10,000 steps each, h = 1/120): never NaN, 99 % of steps within 0.5 mm of
-    penetration, at most 1 step in 10,000 beyond 1 mm and none beyond 2.5 mm. (The issue's
-    target is <= 1 mm on every step; over seeds 0-23, 15 of 240,000 steps exceed it, worst
-    2.0 mm; benchmarks/contact_scenes.py reports the per-seed maxima.)"""
+    """Issue 3, scene 6: Gymnasium's humanoid.xml dropped with random torques for 10,000
+    steps at h = 1/120: never NaN, penetration <= thickness (0) + 1 mm on every step (the
+    benchmark's run, torque seed 0: 0.63 mm). Seed 1 (0.94 mm) is held to the looser
+    statistics below: the trajectory is chaotic, and over seeds 0-11 3 of 120,000 steps
+    reach 1.02-1.24 mm (benchmarks/contact_scenes.py reports the per-seed maxima)."""
     m = ncpgym.load_model(model_paths["humanoid"])
     pens = np.zeros((2, 10_000))
     for seed in range(2):
@@ -153,9 +153,9 @@ def test_humanoid_drop_with_random_torques_stays_finite_and_on_the_ground(model_
             pens[seed, k] = max(0.0, -d.min()) if len(d) else 0.0
         assert np.all(np.isfinite(sim.q)) and np.all(np.isfinite(sim.u))
         assert sim.q[2] < 0.5  # it fell and lies on the floor
+    assert pens[0].max() <= 1e-3, f"max penetration {pens[0].max():.2e} m"
     assert np.percentile(pens, 99) <= 5e-4
-    assert (pens > 1e-3).sum() <= 2, f"{(pens > 1e-3).sum()} steps beyond 1 mm"
-    assert pens.max() <= 2.5e-3, f"max penetration {pens.max():.2e} m"
+    assert (pens > 1e-3).sum() <= 2 and pens.max() <= 2.5e-3
 
 
 def test_newton_safeguards_keep_impulses_pushing_and_the_residual_bounded(model_paths):
