@@ -146,7 +146,8 @@ struct Model {
   Vec3 gravity = Vec3(0, 0, -9.81);
   double timestep = 0.002;
   // Iteration counts this model asks for (0: the solver's defaults), as the seed's Table 2
-  // sets them per scene; options passed to a Simulator or Batch take precedence.
+  // sets them per scene. The Python Simulator and Batch constructors apply them unless the
+  // options are given there; C++ callers pass complete SolverOptions and decide themselves.
   int newton_iterations = 0, linear_iterations = 0;
 
   // Lookup by name; throw std::out_of_range naming the missing item.

@@ -58,7 +58,8 @@ struct SolverOptions {
   // project_impulses: after each update, normal-contact and joint-limit multipliers are
   //   clipped at 0 (the FB Newton step can overshoot to pulling impulses; u stays as
   //   updated, and the momentum residual g of eq. 57 carries the difference into the next
-  //   iterate).
+  //   iterate; the step's velocity is the last update's, so after the final update the
+  //   reported impulse is the clipped one).
   // bounded_friction_w: where an iterate's friction lies outside the cone (|lambda_f| >
   //   mu lambda_n), W takes the minimum-map value of eq. 105 instead of eq. 104, whose
   //   denominator vanishes there (W -> infinity releases the contact's friction at once).

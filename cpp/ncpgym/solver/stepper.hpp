@@ -105,8 +105,8 @@ class Stepper {
   LinearResult soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
                               const VecX& hvec, const VecX& lambda, VecX& dl, bool first, const double* q0);
   void build_soft_pattern();
-  void jt_times_rows(int nrow, const double* w, const double* x, double* y) const;
-  void project_impulses(int nrow);  // y = J^T diag(w) x
+  void jt_times_rows(int nrow, const double* w, const double* x, double* y) const;  // y = J^T diag(w) x
+  void project_impulses(int nrow);
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
   Eigen::SparseMatrix<double> S_;
   std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_;
