@@ -194,3 +194,17 @@ def test_harder_throws_the_cube_at_the_robot_and_ends_long_falls():
         hit |= bool(b.geom_contact[i, task._feet].any() and not b.geom_static_contact[i, task._feet].all()) or \
             bool(b.geom_contact[i, b.model.geom_id("cube")])
     assert hit
+
+
+def test_harder_cube_throw_stays_finite_for_a_world_with_a_huge_state():
+    """A world whose humanoid state is huge (about to be flagged as diverged) must not get a
+    NaN cube velocity: target - start used to underflow to 0 there."""
+    envs = gym.make_vec(HARDER, num_envs=4)
+    envs.reset(seed=3)
+    task, b = envs.unwrapped._c.task, envs.unwrapped.batch
+    b.u[0, 0:3] = 1e300  # the predicted target moves ~1e300 m away
+    with np.errstate(all="raise"):
+        task._throw(b, np.array([True, True, False, False]))
+    cv = task._cube_v
+    speed = np.linalg.norm(b.u[:2, cv:cv + 3], axis=1)
+    assert np.all(np.isfinite(speed)) and np.all((18.0 < speed) & (speed < 32.0))

@@ -331,9 +331,12 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         speed = 20.0 + 10.0 * r[:, 1]
         target = np.concatenate([self._xy(batch)[worlds], batch.q[worlds, 2:3]], axis=1)
         target = target + batch.u[worlds, 0:3] * (4.0 / speed)[:, None]  # where the robot will be
-        start = target + np.stack([4.0 * np.cos(angle), 4.0 * np.sin(angle), np.ones_like(angle)], axis=1)
-        v = target - start
-        v *= (speed / np.linalg.norm(v, axis=1))[:, None]
+        offset = np.stack([4.0 * np.cos(angle), 4.0 * np.sin(angle), np.ones_like(angle)], axis=1)
+        start = target + offset
+        # towards the target, from the offset itself: target - start underflows to 0 (and
+        # the direction to NaN) when a world's state is huge, e.g. just before it is flagged
+        # as diverged and reset
+        v = -offset * (speed / np.linalg.norm(offset, axis=1))[:, None]
         v += 2 * r[:, 2:5] - 1
         cq, cv = self._cube_q, self._cube_v
         batch.q[worlds, cq:cq + 3] = start
