@@ -51,7 +51,9 @@ boundary triangles: for rigid features smaller than the mesh spacing), soft_soft
 project_impulses=True (clip normal-contact and joint-limit impulses at 0 after each damped
 Newton update), bounded_friction_w=True (outside the friction cone, W of Appendix A.2 takes
 the minimum-map value of eq. 105: eq. 104's denominator vanishes there). Both depart from
-the seed; False gives the seed's iteration.
+the seed; False gives the seed's iteration. max_speed=1e4 (a step whose velocities exceed it,
+m/s or rad/s, counts as diverged like a non-finite one: state unchanged, error or status 1;
+0: no bound).
 )doc";
 
 SolverOptions options_from_kwargs(const py::kwargs& kw, const Model& model) {
@@ -69,7 +71,7 @@ void bind_sim(py::module_& mod) {
                        const std::string& linear, bool warm_start, double margin, double thickness,
                        double timestep, int dense_max_rows, bool geometric_stiffness,
                        bool block_preconditioner, bool implicit_springs, const std::string& soft_solver, bool soft_triangle_contacts, bool soft_soft_contacts,
-                       bool project_impulses, bool bounded_friction_w) {
+                       bool project_impulses, bool bounded_friction_w, double max_speed) {
              SolverOptions o;
              o.newton_iterations = newton_iterations;
              o.linear_iterations = linear_iterations;
@@ -100,6 +102,8 @@ void bind_sim(py::module_& mod) {
              o.soft_soft_contacts = soft_soft_contacts;
              o.project_impulses = project_impulses;
              o.bounded_friction_w = bounded_friction_w;
+             o.max_speed = max_speed;
+             if (!(max_speed >= 0)) throw std::invalid_argument("max_speed must be >= 0 (0: no bound)");
              if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
              return o;
            }),
@@ -112,7 +116,7 @@ void bind_sim(py::module_& mod) {
            py::arg("geometric_stiffness") = true, py::arg("block_preconditioner") = false,
            py::arg("implicit_springs") = true, py::arg("soft_solver") = "primal", py::arg("soft_triangle_contacts") = false,
            py::arg("soft_soft_contacts") = true, py::arg("project_impulses") = true,
-           py::arg("bounded_friction_w") = true)
+           py::arg("bounded_friction_w") = true, py::arg("max_speed") = 1e4)
       .def_readonly("newton_iterations", &SolverOptions::newton_iterations)
       .def_readonly("linear_iterations", &SolverOptions::linear_iterations)
       .def_readonly("tolerance", &SolverOptions::tolerance)

@@ -353,3 +353,26 @@ def test_cylinders_and_meshes_rest_on_every_primitive():
     z = sim.q.reshape(-1, 7)[:, 2]
     np.testing.assert_allclose(z, [0.25, 0.35, 0.24, 0.0], atol=1e-3)
     assert np.abs(sim.u).max() < 1e-2
+
+
+def test_a_runaway_finite_state_counts_as_diverged():
+    """Velocities beyond max_speed (default 1e4) are reported like a non-finite state: the
+    Simulator raises and keeps the state, a Batch flags the world and leaves the others."""
+    m, q0 = scenes.heavy_stack(masses=(8.0,))
+    sim = ncpgym.Simulator(m)
+    sim.q[:] = q0
+    sim.u[2] = 2e4
+    with pytest.raises(RuntimeError, match="max_speed"):
+        sim.step()
+    assert sim.u[2] == 2e4 and np.allclose(sim.q, q0)
+    free = ncpgym.Simulator(m, max_speed=0)  # no bound
+    free.q[:] = q0
+    free.u[2] = 2e4
+    free.step()
+    batch = ncpgym.Batch(m, 3, num_threads=2)
+    batch.q[:] = q0
+    batch.u[1, 2] = 2e4
+    batch.step()
+    assert list(batch.status) == [0, 1, 0]
+    with pytest.raises(ValueError, match="max_speed"):
+        ncpgym.Simulator(m, max_speed=-1.0)

@@ -65,6 +65,9 @@ struct SolverOptions {
   //   denominator vanishes there (W -> infinity releases the contact's friction at once).
   bool project_impulses = true;
   bool bounded_friction_w = true;
+  // A step whose new velocities exceed this (m/s or rad/s, any coordinate) is reported as
+  // diverged and leaves the state unchanged, like a non-finite one (0: no bound).
+  double max_speed = 1e4;
   CollisionOptions collision;
 };
 

@@ -730,6 +730,11 @@ void Stepper::step(State& s) {
   if (np3) xn_ = s.x + h * u_.tail(np3);
   if (!qn_.allFinite() || !u_.allFinite() || !xn_.allFinite())
     throw std::runtime_error("the solver diverged: the new state is not finite (state left unchanged)");
+  // A world that blows up can stay finite for many steps (velocities of 1e50 were seen on a
+  // humanoid hit by a thrown cube) and feed absurd rewards to a learner: beyond max_speed
+  // it is treated as diverged like a non-finite one.
+  if (opt_.max_speed > 0 && u_.lpNorm<Eigen::Infinity>() > opt_.max_speed)
+    throw std::runtime_error("the solver diverged: a velocity exceeds max_speed (state left unchanged)");
   s.q = qn_;
   s.u = u_.head(m.nv);
   s.x = xn_;
