@@ -474,12 +474,20 @@ void Stepper::jt_times_rows(int nrow, const double* w, const double* x, double* 
   for (int r = 0; r < nrow; ++r) Js_.add_scaled_row(r, w ? w[r] * x[r] : x[r], y);
 }
 
-void Stepper::project_impulses(int nrow) {
+void Stepper::damped_update(int nrow, int it) {
+  // Damped Newton update of both paths (eqs. 61-62) with the direction (du_, dl_).
+  const double t = opt_.step;
+  lambda_.head(nrow) += t * dl_.head(nrow);
+  u_ += t * du_;
   // Normal contact and joint-limit multipliers are impulses that only push (eq. 10): clip
-  // the damped Newton iterate at 0 (option project_impulses; see options.hpp).
-  if (!opt_.project_impulses) return;
-  for (int r = 0; r < nrow; ++r)
-    if (kind_[r] != RowKind::Friction && kind_[r] != RowKind::Compliant) lambda_[r] = std::max(lambda_[r], 0.0);
+  // the iterate at 0 (option project_impulses; see options.hpp).
+  if (opt_.project_impulses)
+    for (int r = 0; r < nrow; ++r)
+      if (kind_[r] != RowKind::Friction && kind_[r] != RowKind::Compliant) lambda_[r] = std::max(lambda_[r], 0.0);
+  const int np3 = 3 * m_->nparticle;
+  if (np3) du_prev_ = t * du_.tail(np3);
+  stats_.step_size.push_back(t * du_.lpNorm<Eigen::Infinity>());
+  stats_.newton_iterations = it + 1;
 }
 
 void Stepper::step(State& s) {
@@ -635,12 +643,7 @@ void Stepper::step(State& s) {
         const LinearResult lr = soft_direction(nrow, tet_row0_, h, alpha_, cdiag_, hvec_, lambda_, dl_, it == 0, s.q.data());
         stats_.linear_iterations.push_back(lr.iterations);
         stats_.linear_residual.push_back(lr.residual);
-        lambda += opt_.step * dl;
-        u_ += opt_.step * du_;
-        project_impulses(nrow);
-        if (np3) du_prev_ = opt_.step * du_.tail(np3);
-        stats_.step_size.push_back(opt_.step * du_.lpNorm<Eigen::Infinity>());
-        stats_.newton_iterations = it + 1;
+        damped_update(nrow, it);
         continue;
       }
 
@@ -717,12 +720,7 @@ void Stepper::step(State& s) {
         apply_hinv(tmp2_.data(), du_.data());
       }
       du_ = h * du_ - Hg_;
-      lambda += opt_.step * dl;
-      u_ += opt_.step * du_;
-      project_impulses(nrow);
-      if (np3) du_prev_ = opt_.step * du_.tail(np3);
-      stats_.step_size.push_back(opt_.step * du_.lpNorm<Eigen::Infinity>());
-      stats_.newton_iterations = it + 1;
+      damped_update(nrow, it);
     }
   }
   // eq. 63 with renormalised quaternions

@@ -106,7 +106,7 @@ class Stepper {
                               const VecX& hvec, const VecX& lambda, VecX& dl, bool first, const double* q0);
   void build_soft_pattern();
   void jt_times_rows(int nrow, const double* w, const double* x, double* y) const;  // y = J^T diag(w) x
-  void project_impulses(int nrow);
+  void damped_update(int nrow, int it);  // eqs. 61-62, impulse clipping, stats
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
   Eigen::SparseMatrix<double> S_;
   std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_;
