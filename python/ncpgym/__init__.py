@@ -3,7 +3,12 @@ O(n) articulated-body dynamics, served to Python as Gymnasium vector environment
 
 from importlib.metadata import PackageNotFoundError, version as _version
 
-from . import _core
+from . import _gl
+
+# before anything imports mujoco, which reads MUJOCO_GL once (headless: egl or osmesa)
+_gl.choose_backend()
+
+from . import _core  # noqa: E402
 from ._core import Batch, Builder, Model, Simulator, SolverOptions, State
 from . import dynamics
 from .models import load_model

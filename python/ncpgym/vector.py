@@ -83,6 +83,17 @@ class Task:
         """(reward [N], terminated [N] bool, info {key: [N] array}) after a step."""
         raise NotImplementedError
 
+    def render_scene(self, model: _core.Model) -> Any:
+        """The :class:`ncpgym.render.SceneSpec` of this task's pictures (MJCF, camera,
+        soft-body colours). Default: ``to_mjcf(model)`` under MuJoCo's default camera."""
+        from .render import SceneSpec
+
+        return SceneSpec()
+
+    def render_frame(self, batch: _core.Batch, world: int, frame: Any) -> None:
+        """Per-frame decorations of ``world`` (``frame.add_geom``, ``frame.set_class_rgba``);
+        reads the batch and task state only. Default: none."""
+
 
 def _check_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
     a = np.asarray(actions)
@@ -207,9 +218,13 @@ class NcpVectorEnv(gym.vector.VectorEnv):
     ``_final_obs`` mask) and ``info["final_info"]``).
     ``max_episode_steps`` truncates episodes (None: never). ``world_offset`` numbers this
     env's worlds from there for seeding (a shard of a larger batch: ncpgym.cluster).
+    ``render_mode="rgb_array"``: ``render()`` returns (K, height, width, 3) uint8 frames of
+    the worlds in ``render_worlds`` (an index or a list of them; default the first world;
+    settable later), seen by ``camera`` (an :class:`ncpgym.render.Camera`, a camera name
+    of the task's MJCF, or None for the task's view); ``metadata["render_fps"]`` = 1 / dt.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"]}
 
     def __init__(
         self,
@@ -220,16 +235,26 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         max_episode_steps: int | None = None,
         world_offset: int = 0,
+        render_mode: str | None = None,
+        render_worlds: int | list[int] | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        camera: Any = None,
     ):
+        from .render import EnvRenderer, check_render_mode
+
         mode = _autoreset_mode(autoreset_mode)
+        check_render_mode(render_mode)
         self._c = _Core(task, num_envs, num_threads, world_offset)
-        self.metadata = dict(type(self).metadata, autoreset_mode=mode)
+        self._render = EnvRenderer(task, self._c.model, self._c.n, render_mode, render_worlds,
+                                   width, height, camera)
+        self.metadata = dict(type(self).metadata, autoreset_mode=mode, render_fps=1.0 / self._c.dt)
         self.num_envs = self._c.n
         self.single_observation_space = self._c.single_observation_space
         self.single_action_space = self._c.single_action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.render_mode = None
+        self.render_mode = render_mode
         limit = task.max_episode_steps if max_episode_steps is None else max_episode_steps
         if limit is not None and limit < 1:
             raise ValueError(f"max_episode_steps must be >= 1 or None, got {limit}")
@@ -324,10 +349,35 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         c.obs[mask] = fresh[mask]
         return fresh
 
+    @property
+    def render_worlds(self) -> list[int]:
+        """The worlds ``render()`` draws (set with an index or a list of them)."""
+        return self._render.worlds.tolist()
+
+    @render_worlds.setter
+    def render_worlds(self, worlds: int | list[int]) -> None:
+        from .render import check_render_worlds
+
+        self._render.worlds = check_render_worlds(worlds, self.num_envs)
+
+    def render(self) -> np.ndarray | None:
+        """(K, height, width, 3) uint8 frames of the ``render_worlds`` (None, with a warning,
+        when the env was made without ``render_mode``)."""
+        self._c.ensure_open()
+        if self.render_mode is None:
+            gym.logger.warn("render() needs render_mode='rgb_array' when making the env")
+            return None
+        if self._needs_reset:
+            raise RuntimeError("call reset() before render(): the worlds have no state yet")
+        return self._render.render(self._c.batch)
+
     def close_extras(self, **kwargs: Any) -> None:
         c = getattr(self, "_c", None)  # absent when the constructor failed
         if c is not None:
             c.closed = True
+        r = getattr(self, "_render", None)
+        if r is not None:
+            r.close()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({type(self._c.task).__name__}, num_envs={self.num_envs})"
@@ -337,15 +387,19 @@ class NcpEnv(gym.Env):
     """A single world of a :class:`Task` as a Gymnasium ``Env`` (no autoreset; truncation
     comes from ``gymnasium.make``'s TimeLimit when the task is registered with one)."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["rgb_array"]}
 
-    def __init__(self, task: Task, *, num_threads: int = 1, render_mode: str | None = None):
-        if render_mode is not None:
-            raise ValueError(f"render_mode {render_mode!r} is not supported yet (supported: None)")
+    def __init__(self, task: Task, *, num_threads: int = 1, render_mode: str | None = None,
+                 width: int | None = None, height: int | None = None, camera: Any = None):
+        from .render import EnvRenderer, check_render_mode
+
+        check_render_mode(render_mode)
         self._c = _Core(task, 1, num_threads)
+        self._render = EnvRenderer(task, self._c.model, 1, render_mode, 0, width, height, camera)
+        self.metadata = dict(type(self).metadata, render_fps=1.0 / self._c.dt)
         self.observation_space = self._c.single_observation_space
         self.action_space = self._c.single_action_space
-        self.render_mode = None
+        self.render_mode = render_mode
         self._needs_reset = True
 
     @property
@@ -376,25 +430,45 @@ class NcpEnv(gym.Env):
                  for k, v in info.items()}
         return obs[0], float(reward[0]), bool(terminated[0]), bool(diverged[0]), info1
 
+    def render(self) -> np.ndarray | None:
+        """(height, width, 3) uint8 picture of the world (None, with a warning, when the
+        env was made without ``render_mode``)."""
+        self._c.ensure_open()
+        if self.render_mode is None:
+            gym.logger.warn("render() needs render_mode='rgb_array' when making the env")
+            return None
+        if self._needs_reset:
+            raise RuntimeError("call reset() before render(): the world has no state yet")
+        return self._render.render(self._c.batch)[0]
+
     def close(self) -> None:
         c = getattr(self, "_c", None)
         if c is not None:
             c.closed = True
+        r = getattr(self, "_render", None)
+        if r is not None:
+            r.close()
 
 
 def env_classes(task_cls: type[Task], name: str) -> tuple[type[NcpVectorEnv], type[NcpEnv]]:
     """The Gymnasium vector env and single env classes of a task, as registered entry
     points: ``<name>VectorEnv(num_envs, *, num_threads, autoreset_mode, max_episode_steps,
-    world_offset, **task_kwargs)`` and ``<name>Env(*, num_threads, render_mode, **task_kwargs)``."""
+    world_offset, render_mode, render_worlds, width, height, camera, **task_kwargs)`` and
+    ``<name>Env(*, num_threads, render_mode, width, height, camera, **task_kwargs)``."""
 
     def vector_init(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
-                    max_episode_steps: int | None = None, world_offset: int = 0, **task_kwargs: Any):
+                    max_episode_steps: int | None = None, world_offset: int = 0, render_mode=None,
+                    render_worlds=None, width=None, height=None, camera=None, **task_kwargs: Any):
         NcpVectorEnv.__init__(self, task_cls(**task_kwargs), num_envs, num_threads=num_threads,
                               autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
-                              world_offset=world_offset)
+                              world_offset=world_offset, render_mode=render_mode,
+                              render_worlds=render_worlds, width=width, height=height,
+                              camera=camera)
 
-    def single_init(self, *, num_threads: int = 1, render_mode: str | None = None, **task_kwargs: Any):
-        NcpEnv.__init__(self, task_cls(**task_kwargs), num_threads=num_threads, render_mode=render_mode)
+    def single_init(self, *, num_threads: int = 1, render_mode: str | None = None, width=None,
+                    height=None, camera=None, **task_kwargs: Any):
+        NcpEnv.__init__(self, task_cls(**task_kwargs), num_threads=num_threads,
+                        render_mode=render_mode, width=width, height=height, camera=camera)
 
     doc = f"{name}: see {task_cls.__module__}.{task_cls.__name__}."
     vec = type(f"{name}VectorEnv", (NcpVectorEnv,), {"__init__": vector_init, "__doc__": doc,

@@ -18,7 +18,8 @@ from typing import Any, Callable, Iterable, Mapping
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["StepContext", "RewardTerm", "RewardComposition", "RewardTerms", "TaskSpaceObservation"]
+__all__ = ["StepContext", "RewardTerm", "RewardComposition", "RewardTerms", "TaskSpaceObservation",
+           "RecordVectorVideo"]
 
 
 @dataclass
@@ -157,3 +158,76 @@ class TaskSpaceObservation(gym.vector.VectorObservationWrapper):
         if "lambda_inv" in self._q:
             parts.append(lam.reshape(n, -1))
         return np.concatenate(parts, axis=1)
+
+
+class RecordVectorVideo(gym.vector.VectorWrapper):
+    """Films a vector env made with ``render_mode="rgb_array"``: the frames of its render
+    worlds, tiled into one picture (:func:`ncpgym.render.tile`, ``cols`` columns), go to mp4
+    files in ``video_folder`` (imageio + imageio-ffmpeg, extra ``render``).
+
+    A clip starts at the reset or step whose index (0 for the first reset, then 1, 2, ...
+    per step) satisfies ``step_trigger`` (default: only 0) and records one frame there and
+    one per step after it, until ``video_length`` frames (0: until ``close()``).
+    ``fps`` defaults to ``metadata["render_fps"]``. Written files are in ``self.videos``.
+    Gymnasium's vector ``RecordVideo`` needs one frame per world; this one films any subset.
+    """
+
+    def __init__(self, env, video_folder, *, step_trigger: Callable[[int], bool] | None = None,
+                 video_length: int = 0, name_prefix: str = "ncpgym-video", fps: float | None = None,
+                 cols: int | None = None):
+        super().__init__(env)
+        if env.render_mode != "rgb_array":
+            raise ValueError(f"RecordVectorVideo needs an env made with render_mode='rgb_array', "
+                             f"got render_mode={env.render_mode!r}")
+        if video_length < 0:
+            raise ValueError(f"video_length must be >= 0, got {video_length}")
+        from pathlib import Path
+
+        self.folder = Path(video_folder)
+        self.trigger = step_trigger or (lambda step: step == 0)
+        self.video_length = int(video_length)
+        self.name_prefix = name_prefix
+        self.fps = float(fps if fps is not None else env.metadata.get("render_fps", 30))
+        self.cols = cols
+        self.step_id = 0
+        self.videos: list = []
+        self._writer = None
+
+    def _frame(self) -> None:
+        from .render import tile
+
+        if self._writer is None and self.trigger(self.step_id):
+            from .video import VideoWriter
+
+            path = self.folder / f"{self.name_prefix}-step-{self.step_id}.mp4"
+            self._writer = VideoWriter(path, self.fps)
+            self.videos.append(path)
+        if self._writer is not None:
+            self._writer.append(tile(self.env.render(), cols=self.cols))
+            if self.video_length and self._writer.frames >= self.video_length:
+                self.stop_recording()
+
+    def stop_recording(self) -> None:
+        """Finish the current clip (if any)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    @property
+    def recording(self) -> bool:
+        return self._writer is not None
+
+    def reset(self, *, seed=None, options=None):
+        out = self.env.reset(seed=seed, options=options)
+        self._frame()
+        return out
+
+    def step(self, actions):
+        out = self.env.step(actions)
+        self.step_id += 1
+        self._frame()
+        return out
+
+    def close(self) -> None:
+        self.stop_recording()
+        super().close()

@@ -197,6 +197,27 @@ class HumanoidFlagrunTask(Task):
                 "flag_y": self.flag[:, 1].copy(), "flags_reached": (after < 1.0).astype(np.float64)}
         return reward, terminated, info
 
+    # -- pictures -------------------------------------------------------------------------
+
+    def render_scene(self, model):
+        from ..render import Camera, SceneSpec
+
+        def heading(batch, world):  # look past the robot towards its flag
+            d = self.flag[world] - self._xy(batch)[world]
+            return float(np.degrees(np.arctan2(d[1], d[0]))) + 25.0  # aside: flag beside robot
+
+        camera = Camera(track="torso", lookat=(0.0, 0.0, 0.9), distance=4.5, elevation=-18.0,
+                        heading=heading)
+        source = os.path.join(os.path.dirname(flagrun_xml()), self.model_file)
+        # extent: Harder's cube parked 2 km up would otherwise push the near clipping plane away
+        return SceneSpec(source=source, camera=camera, geom_rgba={"cube": (0.9, 0.15, 0.1, 1.0)},
+                         extent=3.0)
+
+    def render_frame(self, batch, world, frame):
+        x, y = self.flag[world]
+        frame.add_geom("cylinder", (0.03, 0.8), (x, y, 0.8), rgba=(0.9, 0.9, 0.9, 1.0))
+        frame.add_geom("box", (0.3, 0.015, 0.2), (x + 0.3, y, 1.4), rgba=(0.9, 0.1, 0.1, 1.0))
+
 
 HumanoidFlagrunVectorEnv, HumanoidFlagrunEnv = env_classes(HumanoidFlagrunTask, "HumanoidFlagrun")
 

@@ -153,5 +153,13 @@ class HumanoidTask(Task):
         }
         return reward, terminated, info
 
+    def render_scene(self, model):
+        from ..render import Camera, SceneSpec
+
+        # Gymnasium's file (its floor, sky and colours), seen from the side, following the torso
+        camera = Camera(track="torso", lookat=(0.0, 0.0, 1.0), distance=4.0, azimuth=90.0,
+                        elevation=-15.0)
+        return SceneSpec(source=self.xml_file, camera=camera)
+
 
 HumanoidVectorEnv, HumanoidEnv = env_classes(HumanoidTask, "Humanoid")

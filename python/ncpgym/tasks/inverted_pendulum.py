@@ -14,6 +14,7 @@ import os
 from functools import lru_cache
 
 import gymnasium as gym
+import mujoco
 import numpy as np
 
 from .. import _core
@@ -26,6 +27,11 @@ def _model(path: str) -> _core.Model:
     return load_model(path)
 
 
+def _xml() -> str:
+    assets = os.path.join(os.path.dirname(gym.__file__), "envs", "mujoco", "assets")
+    return os.path.join(assets, "inverted_pendulum.xml")
+
+
 class InvertedPendulumTask(Task):
     frame_skip = 2
     solver_options: dict = {}
@@ -36,8 +42,17 @@ class InvertedPendulumTask(Task):
         self.reset_noise_scale = reset_noise_scale
 
     def build_model(self):
-        path = os.path.join(os.path.dirname(gym.__file__), "envs", "mujoco", "assets", "inverted_pendulum.xml")
-        return _model(path)
+        return _model(_xml())
+
+    def render_scene(self, model):
+        from ..render import Camera, SceneSpec
+
+        def floor(spec):  # the file has none; a visual one below the rail gives depth
+            spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[4.0, 4.0, 0.1],
+                                    pos=[0.0, 0.0, -0.4], contype=0, conaffinity=0)
+
+        camera = Camera(lookat=(0.0, 0.0, 0.2), distance=3.0, azimuth=90.0, elevation=-12.0)
+        return SceneSpec(source=_xml(), camera=camera, edit=floor)
 
     def spaces(self, model):
         lo, hi = np.asarray(model.actuator_ctrlrange, dtype=np.float32).reshape(-1, 2).T

@@ -40,9 +40,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 import gymnasium as gym
+import mujoco
 import numpy as np
 
-from ..envs.pneunet import BALL_RADIUS, CHAMBERS, FINGERS, build_gripper
+from ..envs.pneunet import BALL_RADIUS, CHAMBERS, FINGERS, build_gripper, finger_mesh
 from ..vector import Task, env_classes
 
 A_MAX = 0.35
@@ -126,6 +127,38 @@ class PneuNetGraspTask(Task):
         hold = (np.abs(z - TARGET_Z) < HOLD_BAND).astype(np.float64)
         lost = np.hypot(batch.q[:, 1], batch.q[:, 2]) > WORKSPACE
         return lift + hold, lost, {"ball_height": z.copy(), "lift": lift, "hold": hold}
+
+    # -- pictures: chambers warm up from orange to red as they inflate, the stiff layer is blue
+
+    PASSIVE, STIFF, CHAMBER = (0.88, 0.88, 0.84, 1.0), (0.2, 0.4, 0.85, 1.0), (1.0, 0.7, 0.25, 1.0)
+    INFLATED = (0.9, 0.05, 0.05, 1.0)
+
+    def render_scene(self, model):
+        from ..render import Camera, SceneSpec
+
+        _, _, groups, stiff = finger_mesh(self.mesh)
+        # tet classes: 0 passive, 1 stiff layer, 2 + f chambers of finger f (tets finger by finger);
+        # a tet of the stiff layer whose centroid also lies in a chamber is drawn stiff
+        cls = np.concatenate([np.where(stiff, 1, np.where(groups >= 0, 2 + f, 0))
+                              for f in range(FINGERS)])
+
+        def scene(spec):
+            for g in spec.geoms:
+                if g.type == mujoco.mjtGeom.mjGEOM_SPHERE:
+                    g.rgba = [0.25, 0.75, 0.3, 1.0]  # the ball
+            mount = spec.body("b1")  # to_mjcf names bodies b<id>; the mount is body 1
+            mount.add_geom(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[0.045, 0.012, 0.0], contype=0,
+                           conaffinity=0, rgba=[0.3, 0.3, 0.32, 1.0])
+
+        camera = Camera(lookat=(0.0, 0.0, 0.1), distance=0.42, azimuth=60.0, elevation=-12.0)
+        colours = [self.PASSIVE, self.STIFF] + [self.CHAMBER] * FINGERS
+        return SceneSpec(camera=camera, tet_class=cls, class_rgba=colours, edit=scene, grid=0.05)
+
+    def render_frame(self, batch, world, frame):
+        lo, hi = np.asarray(self.CHAMBER), np.asarray(self.INFLATED)
+        for f in range(FINGERS):
+            a = float(np.clip(batch.activation[world, CHAMBERS * f] / A_MAX, 0.0, 1.0))
+            frame.set_class_rgba(2 + f, lo + a * (hi - lo))
 
 
 PneuNetGraspVectorEnv, PneuNetGraspEnv = env_classes(PneuNetGraspTask, "PneuNetGrasp")
