@@ -35,8 +35,12 @@ class VideoWriter:
         self.frames = 0
         self._shape: tuple[int, ...] | None = None
         self._w = _imageio().get_writer(
-            str(self.path), fps=self.fps, codec="libx264", pixelformat="yuv420p",
-            macro_block_size=1, quality=7,
+            str(self.path),
+            fps=self.fps,
+            codec="libx264",
+            pixelformat="yuv420p",
+            macro_block_size=1,
+            quality=7,
         )
 
     def append(self, frame: np.ndarray) -> None:

@@ -3,6 +3,8 @@
 Trains PPO on an ncpgym vector env with a live progress bar; DIR receives progress.csv
 (one row per update: env_steps, episode_return, losses, steps/s), checkpoints,
 final.pt and learning_curve.png. Ends with an evaluation against a random policy.
+--video films the final policy's evaluation (DIR/videos/final.mp4, --video-worlds worlds
+side by side); --video-every K also films the current policy every K updates.
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ def main(argv=None) -> None:
     ap.add_argument("--hidden", type=int, nargs="+", default=list(PPOConfig.hidden))
     ap.add_argument("--eval-episodes", type=int, default=16)
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--video", action="store_true",
+                    help="film the final evaluation (DIR/videos/final.mp4)")
+    ap.add_argument("--video-every", type=int, default=0, metavar="K",
+                    help="also film one episode per filmed world every K updates (counts in --minutes)")
+    ap.add_argument("--video-worlds", type=int, default=2, help="worlds filmed side by side")
     args = ap.parse_args(argv)
     if args.env not in ncpgym.TASK_IDS:
         ap.error(f"unknown --env {args.env!r}; registered: {', '.join(ncpgym.TASK_IDS)}")
@@ -57,10 +64,33 @@ def main(argv=None) -> None:
     (args.out / "config.json").write_text(json.dumps({**vars(args), "out": str(args.out), "ppo": cfg.__dict__}, indent=1, default=str))
     print(f"training PPO on {args.env}: {args.num_envs} worlds, budget {args.minutes} min"
           + (f" / {args.steps} steps" if args.steps else "") + f", output in {args.out}")
-    rows = agent.learn(total_steps=args.steps, seconds=60 * args.minutes, out=args.out, progress=not args.no_progress)
+    film = None
+    if args.video or args.video_every > 0:
+        from ..play import rollout
+
+        def film(path: Path, worlds: int, episodes: int) -> None:
+            kw = dict(render_mode="rgb_array", render_worlds=list(range(worlds)), width=480,
+                      height=360)
+            env = gym.make_vec(args.env, num_envs=episodes, num_threads=args.threads, **kw)
+            try:
+                rollout(env, lambda o: agent.act(o, deterministic=True), video=path)
+            finally:
+                env.close()
+
+    callback = None
+    if args.video_every > 0:
+        def callback(row):
+            if row["update"] % args.video_every == 0:
+                k = args.video_worlds
+                film(args.out / "videos" / f"update_{row['update']:05d}.mp4", k, k)
+
+    rows = agent.learn(total_steps=args.steps, seconds=60 * args.minutes, out=args.out,
+                       progress=not args.no_progress, callback=callback)
     envs.close()
 
     n = min(args.eval_episodes, args.num_envs)
+    if args.video:  # the evaluation episodes (same seed as below), the first worlds filmed
+        film(args.out / "videos" / "final.mp4", min(args.video_worlds, n), n)
     ev = gym.make_vec(args.env, num_envs=n, num_threads=args.threads)
     trained = evaluate(ev, lambda o: agent.act(o, deterministic=True), n)
     rng = np.random.default_rng(args.seed)

@@ -1,0 +1,266 @@
+"""Rendering (issue 15): rgb_array frames for every task, checked against what a camera
+must see (pinhole geometry, background subtraction), bitwise-unchanged physics, videos
+that decode to the recorded number of frames, and errors for bad input."""
+
+import os
+import subprocess
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.wrappers import RecordVideo
+
+import ncpgym
+from ncpgym import _gl
+from ncpgym.render import Camera, tile
+from ncpgym.video import read_frame_count
+from ncpgym.wrappers import RecordVectorVideo
+
+W, H = 96, 72
+
+
+@pytest.mark.parametrize("env_id", ncpgym.TASK_IDS)
+def test_every_task_renders_uint8_frames_that_follow_the_state(env_id):
+    env = gym.make(env_id, render_mode="rgb_array", width=W, height=H)
+    assert "rgb_array" in env.metadata["render_modes"]
+    assert env.metadata["render_fps"] == pytest.approx(1.0 / env.unwrapped.dt)
+    env.reset(seed=1)
+    a = env.render()
+    assert a.shape == (H, W, 3) and a.dtype == np.uint8
+    assert a.min() != a.max()  # not a constant picture
+    env.action_space.seed(0)
+    for _ in range(15):
+        env.step(env.action_space.sample())
+    b = env.render()
+    assert np.abs(a.astype(int) - b.astype(int)).max() > 40  # another state, another frame
+    env.close()
+
+    envs = gym.make_vec(
+        env_id, num_envs=3, render_mode="rgb_array", render_worlds=[0, 2], width=W, height=H
+    )
+    assert envs.metadata["render_fps"] == pytest.approx(1.0 / envs.unwrapped.dt)
+    envs.reset(seed=1)
+    f = envs.render()
+    assert f.shape == (2, H, W, 3) and f.dtype == np.uint8
+    assert f[0].min() != f[0].max()
+    envs.close()
+
+
+def _pixels_of_robot(env, q):
+    """Frame of state q and the mask of pixels where the robot is (background: the same
+    view with the robot lifted 1 km out of sight)."""
+    b = env.unwrapped.batch
+    u = np.zeros((1, b.model.nv))
+    b.reset(np.ones(1, np.uint8), q[None], u)
+    frame = env.render().astype(int)
+    away = q.copy()
+    away[2] += 1000.0
+    b.reset(np.ones(1, np.uint8), away[None], u)
+    background = env.render().astype(int)
+    return np.abs(frame - background).max(axis=2) > 30
+
+
+def test_humanoid_moved_sideways_moves_its_pixels_as_a_pinhole_camera_predicts():
+    # camera 5 m away at the robot's height looking along +y (azimuth 90): +x is image right
+    h = 120
+    cam = Camera(lookat=(0.0, 0.0, 1.0), distance=5.0, azimuth=90.0, elevation=0.0)
+    env = gym.make("ncpgym/Humanoid-v0", render_mode="rgb_array", width=160, height=h, camera=cam)
+    env.reset(seed=0)
+    q0 = env.unwrapped.batch.q[0].copy()
+    cols = []
+    for dx in (-1.0, 0.0, 1.0):
+        q = q0.copy()
+        q[0] += dx
+        mask = _pixels_of_robot(env, q)
+        assert mask.sum() > 50
+        cols.append(np.nonzero(mask)[1].mean())
+    env.close()
+    # 1 m at 5 m with MuJoCo's default 45 degree vertical field of view
+    px_per_m = (h / 2) / (5.0 * np.tan(np.radians(22.5)))
+    assert cols[0] < cols[1] < cols[2]
+    assert cols[2] - cols[1] == pytest.approx(px_per_m, rel=0.25)
+    assert cols[1] - cols[0] == pytest.approx(px_per_m, rel=0.25)
+
+
+def test_inflating_pneunet_chambers_changes_the_gripper_pixels():
+    env = gym.make("ncpgym/PneuNetGrasp-v0", render_mode="rgb_array", width=160, height=120)
+    env.reset(seed=0)
+    rest = env.render().astype(int)
+    for _ in range(25):  # chambers at full pressure, mount still
+        env.step(np.array([1.0, 1.0, 1.0, 0.0], np.float32))
+    inflated = env.render().astype(int)
+    env.close()
+    changed = (np.abs(inflated - rest).max(axis=2) > 40).mean()
+    assert changed > 0.02
+
+    def red(img):  # inflated chambers are drawn red
+        return ((img[..., 0] > 150) & (img[..., 1] < 90) & (img[..., 2] < 90)).sum()
+
+    assert red(inflated) > red(rest) + 100
+
+
+@pytest.mark.parametrize(
+    "env_id, steps", [("ncpgym/Humanoid-v0", 200), ("ncpgym/PneuNetGrasp-v0", 30)]
+)
+def test_rendering_every_step_leaves_the_trajectory_bitwise_equal(env_id, steps):
+    def run(render):
+        kw = dict(render_mode="rgb_array", render_worlds=1, width=32, height=24) if render else {}
+        envs = gym.make_vec(env_id, num_envs=2, **kw)
+        rng = np.random.default_rng(3)
+        obs, _ = envs.reset(seed=7)
+        out = [obs]
+        for _ in range(steps):
+            obs, rew, term, trunc, _ = envs.step(rng.uniform(-1, 1, envs.action_space.shape))
+            if render:
+                envs.render()
+            out += [obs, rew, term, trunc]
+        out.append(envs.unwrapped.batch.q.copy())
+        envs.close()
+        return out
+
+    for a, b in zip(run(False), run(True)):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("env_id", ncpgym.TASK_IDS)
+def test_gymnasium_record_video_writes_every_recorded_step(env_id, tmp_path):
+    env = RecordVideo(
+        gym.make(env_id, render_mode="rgb_array", width=W, height=H),
+        str(tmp_path),
+        episode_trigger=lambda e: e == 0,
+    )
+    env.reset(seed=0)
+    for _ in range(5):
+        env.step(np.zeros(env.action_space.shape, np.float32))
+    env.close()
+    (video,) = list(tmp_path.glob("*.mp4"))
+    assert read_frame_count(video) == 6  # the reset and 5 steps
+
+
+def test_vector_video_wrapper_tiles_the_render_worlds(tmp_path):
+    envs = gym.make_vec(
+        "ncpgym/InvertedPendulum-v0",
+        num_envs=4,
+        render_mode="rgb_array",
+        render_worlds=[0, 1, 3],
+        width=W,
+        height=H,
+    )
+    envs = RecordVectorVideo(envs, tmp_path, video_length=8)
+    envs.reset(seed=0)
+    for _ in range(10):
+        envs.step(np.zeros(envs.action_space.shape, np.float32))
+    envs.close()
+    assert read_frame_count(envs.videos[0]) == 8
+    import imageio.v2 as iio
+
+    frame = iio.get_reader(str(envs.videos[0])).get_data(0)
+    assert frame.shape == (2 * H + 2, 2 * W + 2, 3)  # 3 worlds in a 2 x 2 grid
+
+
+def test_tile_places_frames_in_a_grid():
+    f = np.stack([np.full((2, 3, 3), k, np.uint8) for k in (1, 2, 3)])
+    t = tile(f, cols=2, pad=1)
+    assert t.shape == (5, 7, 3)
+    assert (t[:2, :3] == 1).all() and (t[:2, 4:] == 2).all() and (t[3:, :3] == 3).all()
+    assert (t[3:, 4:] == 0).all() and (t[2] == 0).all()
+
+
+def test_train_video_and_play_write_decodable_files(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from ncpgym.play import main as play
+    from ncpgym.train.__main__ import main as train
+
+    train(
+        [
+            "--env",
+            "ncpgym/InvertedPendulum-v0",
+            "--num-envs",
+            "4",
+            "--steps",
+            "64",
+            "--rollout-steps",
+            "16",
+            "--eval-episodes",
+            "2",
+            "--video",
+            "--video-every",
+            "1",
+            "--no-progress",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert read_frame_count(tmp_path / "videos" / "final.mp4") > 1
+    assert read_frame_count(tmp_path / "videos" / "update_00001.mp4") > 1
+    out = tmp_path / "play.mp4"
+    play(
+        [
+            "--env",
+            "ncpgym/InvertedPendulum-v0",
+            "--policy",
+            str(tmp_path / "final.pt"),
+            "--episodes",
+            "2",
+            "--video",
+            str(out),
+            "--width",
+            "64",
+            "--height",
+            "48",
+        ]
+    )
+    assert "return" in capsys.readouterr().out
+    assert read_frame_count(out) > 1
+
+
+def test_bad_render_arguments_raise_clear_errors():
+    with pytest.raises(ValueError, match="rgb_array"):
+        gym.make("ncpgym/InvertedPendulum-v0", render_mode="rgb")
+    with pytest.raises(ValueError, match="rgb_array"):
+        gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2, render_mode="human")
+    with pytest.raises(ValueError, match=r"render_worlds: \[5\] out of range \[0, 2\)"):
+        gym.make_vec(
+            "ncpgym/InvertedPendulum-v0", num_envs=2, render_mode="rgb_array", render_worlds=[0, 5]
+        )
+    with pytest.raises(ValueError, match="width"):
+        gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2, render_mode="rgb_array", width=0)
+    envs = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2, render_mode="rgb_array")
+    with pytest.raises(RuntimeError, match="reset"):
+        envs.render()
+    with pytest.raises(ValueError, match="out of range"):
+        envs.unwrapped.render_worlds = [-1]
+    envs.close()
+    env = gym.make("ncpgym/InvertedPendulum-v0", render_mode="rgb_array").unwrapped
+    with pytest.raises(RuntimeError, match="reset"):
+        env.render()
+    env.close()
+    env = gym.make("ncpgym/InvertedPendulum-v0", render_mode="rgb_array", camera="no_such_camera")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="no_such_camera"):
+        env.render()
+    env.close()
+
+
+def test_headless_backend_choice_and_the_error_without_a_gl_context():
+    assert _gl.choose_backend({"DISPLAY": ":0"}) is None
+    assert _gl.choose_backend({"MUJOCO_GL": "osmesa"}) is None
+    if sys.platform.startswith("linux"):
+        environ = {}
+        assert _gl.choose_backend(environ) in ("egl", "osmesa") and environ["MUJOCO_GL"] in (
+            "egl",
+            "osmesa",
+        )
+    # GLFW needs a display: without one, rendering fails naming MUJOCO_GL and the packages
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["MUJOCO_GL"] = "glfw"
+    code = (
+        "import gymnasium as gym, ncpgym\n"
+        "e = gym.make('ncpgym/InvertedPendulum-v0', render_mode='rgb_array'); e.reset(seed=0)\n"
+        "try:\n    e.render()\nexcept RuntimeError as x:\n    print(x)\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert "MUJOCO_GL" in res.stdout and "libegl1" in res.stdout, res.stdout + res.stderr
