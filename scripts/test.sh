@@ -15,6 +15,17 @@ if ! { [ -f /usr/include/gtest/gtest.h ] && command -v ccache >/dev/null; }; the
   fi
 fi
 
+# Headless rendering (tests/python/test_render.py): Mesa's EGL with its software rasteriser
+# (llvmpipe), and OSMesa as the fallback ncpgym picks when EGL does not load.
+if ! { compgen -G "/usr/lib/*/libEGL_mesa.so.0" && compgen -G "/usr/lib/*/dri/swrast_dri.so" \
+       && compgen -G "/usr/lib/*/libOSMesa.so.*"; } >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libegl1 libegl-mesa0 libgl1-mesa-dri libosmesa6 >/dev/null
+  else
+    echo "scripts/test.sh: install Mesa's EGL for rendering tests (Debian: libegl1 libegl-mesa0 libgl1-mesa-dri libosmesa6)" >&2
+  fi
+fi
+
 # Python build requirements (the build below reuses them: no isolated environment) and
 # the package with its test extras, built with the C++ tests into a persistent folder.
 $PY -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "pybind11>=2.12" "cmeel-eigen>=3.4" ninja

@@ -44,7 +44,7 @@ def main(argv=None) -> None:
     ap.add_argument("--video", action="store_true",
                     help="film the final evaluation (DIR/videos/final.mp4)")
     ap.add_argument("--video-every", type=int, default=0, metavar="K",
-                    help="also film one episode per filmed world every K updates (counts in --minutes)")
+                    help="also film an episode per filmed world every K updates (within --minutes)")
     ap.add_argument("--video-worlds", type=int, default=2, help="worlds filmed side by side")
     args = ap.parse_args(argv)
     if args.env not in ncpgym.TASK_IDS:
