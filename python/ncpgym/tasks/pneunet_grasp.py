@@ -150,7 +150,7 @@ class PneuNetGraspTask(Task):
             mount.add_geom(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[0.045, 0.012, 0.0], contype=0,
                            conaffinity=0, rgba=[0.3, 0.3, 0.32, 1.0])
 
-        camera = Camera(lookat=(0.0, 0.0, 0.1), distance=0.42, azimuth=60.0, elevation=-12.0)
+        camera = Camera(lookat=(0.0, 0.0, 0.15), distance=0.55, azimuth=60.0, elevation=-12.0)
         colours = [self.PASSIVE, self.STIFF] + [self.CHAMBER] * FINGERS
         return SceneSpec(camera=camera, tet_class=cls, class_rgba=colours, edit=scene, grid=0.05)
 

@@ -1,0 +1,75 @@
+"""A still of every registered task, for the README: python scripts/gallery.py [--out DIR]
+
+Tasks with a committed trained policy (benchmarks/results/training/*/final.pt, matched by
+the env id in the run's config.json) are run with that policy's deterministic actions;
+the others with random actions from a fixed seed. Each picture is taken after the task's
+number of steps below (the flag runner mid-run, the gripper holding its ball), with the
+task's own camera, and saved as DIR/<task>.png (default docs/gallery).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+
+import ncpgym
+from ncpgym.play import load_policy
+
+ROOT = Path(__file__).resolve().parents[1]
+STEPS = {  # env steps before the picture
+    "ncpgym/Humanoid-v0": 12,
+    "ncpgym/HumanoidFlagrun-v0": 150,
+    "ncpgym/HumanoidFlagrunHarder-v0": 140,
+    "ncpgym/InvertedPendulum-v0": 10,
+    "ncpgym/PneuNetGrasp-v0": 120,
+}
+
+
+def trained_policies() -> dict[str, Path]:
+    out = {}
+    for cfg in sorted((ROOT / "benchmarks" / "results" / "training").glob("*/config.json")):
+        policy = cfg.parent / "final.pt"
+        if policy.is_file():
+            out[json.loads(cfg.read_text())["env"]] = policy
+    return out
+
+
+def still(env_id: str, policy: Path | None, width: int, height: int, seed: int) -> np.ndarray:
+    envs = gym.make_vec(env_id, num_envs=1, render_mode="rgb_array", width=width, height=height)
+    try:
+        act = load_policy(policy, envs) if policy is not None else None
+        envs.action_space.seed(seed)
+        obs, _ = envs.reset(seed=seed)
+        for _ in range(STEPS[env_id]):
+            obs, *_ = envs.step(act(obs) if act else envs.action_space.sample())
+        return envs.render()[0]
+    finally:
+        envs.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "gallery")
+    ap.add_argument("--width", type=int, default=400)
+    ap.add_argument("--height", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=3)
+    args = ap.parse_args()
+    from PIL import Image
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    policies = trained_policies()
+    for env_id in ncpgym.TASK_IDS:
+        policy = policies.get(env_id)
+        img = still(env_id, policy, args.width, args.height, args.seed)
+        path = args.out / (env_id.split("/")[1] + ".png")
+        Image.fromarray(img).save(path, optimize=True)
+        how = f"policy {policy.relative_to(ROOT)}" if policy else "random actions"
+        print(f"{env_id}: {STEPS[env_id]} steps, {how} -> {path}")
+
+
+if __name__ == "__main__":
+    main()
