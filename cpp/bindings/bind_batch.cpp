@@ -41,13 +41,15 @@ states by hand. A world whose state becomes non-finite keeps its pre-step state 
 status 1 until reset.
 )doc")
       .def(py::init([](std::shared_ptr<Model> model, int num_worlds, int num_threads, const py::kwargs& kw) {
-             return new Batch(model, num_worlds, options_from_kwargs(kw, *model), num_threads);
+             return new Batch(model, num_worlds, options_from_kwargs(kw), num_threads);
            }),
            py::arg("model"), py::arg("num_worlds"), py::kw_only(), py::arg("num_threads") = 0)
       .def_property_readonly("model", [](const Batch& b) { return std::const_pointer_cast<Model>(b.model_ptr()); })
       .def_property_readonly("num_worlds", &Batch::size)
       .def_property("num_threads", &Batch::num_threads, &Batch::set_num_threads)
       .def_property_readonly("timestep", &Batch::timestep)
+      .def_property_readonly("options", [](const Batch& b) { return options_dict(b.options()); },
+                             "The options every world runs with (resolved: see resolve_options), as a dict.")
       .def(
           "step",
           [](Batch& b, py::object ctrl, int substeps) {

@@ -1,5 +1,6 @@
 // ncpgym.Simulator: one world stepped by the non-smooth Newton solver, for tests,
 // debugging and single-world use. Batches of worlds come with ncpgym's vector envs.
+#include <algorithm>
 #include <stdexcept>
 
 #include "bindings.hpp"
@@ -29,109 +30,147 @@ struct Simulator {
 
 }  // namespace
 
-static const char* kSolverOptionsDoc = R"doc(
-Solver options of the non-smooth Newton NCP step (nonsmooth-newton-ncp.txt, Alg. 1).
+// One entry per option: its Python name, a description, and how to read and write it.
+// The docstring, the constructor, the attributes and as_dict() all come from this table,
+// and every default from a default-constructed SolverOptions (options.hpp): the defaults
+// live in C++ only.
+struct OptionField {
+  const char* name;
+  const char* doc;
+  py::object (*get)(const SolverOptions&);
+  void (*set)(SolverOptions&, py::handle);
+};
 
-All keyword: newton_iterations=8, linear_iterations=50, tolerance=0 (early exit on the NCP
-residual), step=0.75 (damped Newton step), regularization=1e-6,
-ncp='fischer_burmeister'|'minimum_map', rscale='effective_mass'|'time_step'|'identity',
-linear='pcr'|'pcg'|'jacobi'|'gauss_seidel'|'ldlt'|'sparse_ldlt', warm_start=False, margin=0.01
-(collision margin), thickness=0 (contact thickness), timestep=0 (0: the model's),
-dense_max_rows=64 (larger systems are solved matrix-free; GS and LDLT always assemble),
-geometric_stiffness=True (diagonal shift on particle coordinates, eqs. 71-74),
-block_preconditioner=False (PCR/PCG: invert each contact's 3 x 3 block instead of Jacobi),
-implicit_springs=True (joint springs and servo stiffness folded exactly into H instead of
-compliant rows of the Newton system),
-soft_solver='primal'|'dual' (worlds with tetrahedra: 'primal' eliminates the element rows into
-the particle block and factorises the remaining KKT system exactly with a sparse LDL^T;
-'dual' keeps them as rows of eq. 59 for the `linear` backend, as the seed does),
-soft_triangle_contacts=False (rigid spheres, capsules and box corners also against soft
-boundary triangles: for rigid features smaller than the mesh spacing), soft_soft_contacts=True
-(vertices of one soft body against the boundary triangles of another),
-project_impulses=True (clip normal-contact and joint-limit impulses at 0 after each damped
-Newton update), bounded_friction_w=True (outside the friction cone, W of Appendix A.2 takes
-the minimum-map value of eq. 105: eq. 104's denominator vanishes there). Both depart from
-the seed; False gives the seed's iteration. max_speed=1e4 (a step whose velocities exceed it,
-m/s or rad/s, counts as diverged like a non-finite one: state unchanged, error or status 1;
-0: no bound).
-)doc";
+template <class E>
+py::object enum_name(E v, std::initializer_list<std::pair<const char*, E>> table) {
+  for (const auto& [name, value] : table)
+    if (value == v) return py::str(name);
+  return py::none();
+}
 
-SolverOptions options_from_kwargs(const py::kwargs& kw, const Model& model) {
-  // the model's own iteration counts (Builder.set_solver_iterations) unless given here
-  py::dict d(kw);
-  if (model.newton_iterations > 0 && !d.contains("newton_iterations")) d["newton_iterations"] = model.newton_iterations;
-  if (model.linear_iterations > 0 && !d.contains("linear_iterations")) d["linear_iterations"] = model.linear_iterations;
-  return py::module_::import("ncpgym._core").attr("SolverOptions")(**d).cast<SolverOptions>();
+const std::initializer_list<std::pair<const char*, NcpFunction>> kNcp = {
+    {"fischer_burmeister", NcpFunction::FischerBurmeister}, {"minimum_map", NcpFunction::MinimumMap}};
+const std::initializer_list<std::pair<const char*, RScaling>> kRscale = {
+    {"effective_mass", RScaling::EffectiveMass}, {"time_step", RScaling::TimeStep}, {"identity", RScaling::Identity}};
+const std::initializer_list<std::pair<const char*, LinearSolverType>> kLinear = {
+    {"pcr", LinearSolverType::PCR},       {"pcg", LinearSolverType::PCG},   {"jacobi", LinearSolverType::Jacobi},
+    {"gauss_seidel", LinearSolverType::GaussSeidel}, {"ldlt", LinearSolverType::LDLT},
+    {"sparse_ldlt", LinearSolverType::SparseLDLT}};
+const std::initializer_list<std::pair<const char*, bool>> kSoft = {{"primal", true}, {"dual", false}};
+
+#define NUM_FIELD(field, type, doc)                                                  \
+  OptionField {                                                                      \
+    #field, doc, [](const SolverOptions& o) -> py::object { return py::cast(o.field); }, \
+        [](SolverOptions& o, py::handle v) { o.field = v.cast<type>(); }             \
+  }
+#define ENUM_FIELD(pyname, field, table, what, doc)                                                  \
+  OptionField {                                                                                      \
+    pyname, doc, [](const SolverOptions& o) -> py::object { return enum_name(o.field, table); },     \
+        [](SolverOptions& o, py::handle v) { o.field = parse(v.cast<std::string>(), table, what); } \
+  }
+
+const std::vector<OptionField>& option_fields() {
+  static const std::vector<OptionField> fields = {
+      NUM_FIELD(newton_iterations, int, "Newton iterations (0: the model's count if it sets one, else the default)"),
+      NUM_FIELD(linear_iterations, int, "iterations of the iterative linear solvers (0: the model's or the default)"),
+      NUM_FIELD(tolerance, double, "early exit when the NCP and momentum residuals fall below it (0: off)"),
+      NUM_FIELD(step, double, "damped Newton step t"),
+      NUM_FIELD(regularization, double, "epsilon on the system diagonal"),
+      ENUM_FIELD("ncp", ncp, kNcp, "ncp function", "NCP function of the normal and limit rows"),
+      ENUM_FIELD("rscale", rscale, kRscale, "rscale", "complementarity preconditioner r (eq. 66)"),
+      ENUM_FIELD("linear", linear, kLinear, "linear solver", "linear solver of eq. 59"),
+      NUM_FIELD(warm_start, bool, "start lambda from the previous step's contact impulses (not in a Batch)"),
+      OptionField{"margin", "collision margin",
+                  [](const SolverOptions& o) -> py::object { return py::cast(o.collision.margin); },
+                  [](SolverOptions& o, py::handle v) { o.collision.margin = v.cast<double>(); }},
+      NUM_FIELD(thickness, double, "contact thickness d of eq. 9"),
+      NUM_FIELD(timestep, double, "time step (0: the model's)"),
+      NUM_FIELD(dense_max_rows, int, "larger systems are solved matrix-free; Gauss-Seidel and LDLT always assemble"),
+      NUM_FIELD(geometric_stiffness, bool, "diagonal shift on particle coordinates (eqs. 71-74)"),
+      NUM_FIELD(block_preconditioner, bool, "PCR/PCG: invert each contact's 3 x 3 block instead of Jacobi"),
+      NUM_FIELD(implicit_springs, bool,
+                "joint springs and servo stiffness folded exactly into H instead of compliant Newton rows"),
+      ENUM_FIELD("soft_solver", soft_primal, kSoft, "soft solver",
+                 "worlds with tetrahedra: 'primal' eliminates the element rows and factorises the KKT system "
+                 "(sparse LDL^T); 'dual' keeps them as rows of eq. 59 for `linear`, as the seed does"),
+      NUM_FIELD(soft_triangle_contacts, bool,
+                "rigid spheres, capsules and box corners also against soft boundary triangles"),
+      NUM_FIELD(soft_soft_contacts, bool, "vertices of one soft body against the boundary triangles of another"),
+      NUM_FIELD(project_impulses, bool,
+                "clip normal-contact and joint-limit impulses at 0 after each damped Newton update (not in the seed)"),
+      NUM_FIELD(bounded_friction_w, bool,
+                "outside the friction cone, W of App. A.2 takes eq. 105's value (eq. 104's denominator vanishes)"),
+      NUM_FIELD(max_speed, double,
+                "a step whose velocities exceed it (m/s or rad/s) counts as diverged like a non-finite one (0: off)"),
+  };
+  return fields;
+}
+
+std::string options_doc() {
+  std::string s =
+      "Solver options of the non-smooth Newton NCP step (nonsmooth-newton-ncp.txt, Alg. 1).\n\n"
+      "All keyword, name=default:\n";
+  const SolverOptions d;
+  for (const auto& f : option_fields())
+    s += "  " + std::string(f.name) + "=" + py::repr(f.get(d)).cast<std::string>() + ": " + f.doc + "\n";
+  return s;
+}
+
+py::dict options_dict(const SolverOptions& o) {
+  py::dict d;
+  for (const auto& f : option_fields()) d[f.name] = f.get(o);
+  return d;
+}
+
+SolverOptions options_from_kwargs(const py::kwargs& kw) {
+  SolverOptions o;
+  for (const auto& [key, value] : kw) {
+    const std::string k = key.cast<std::string>();
+    const auto& fs = option_fields();
+    auto it = std::find_if(fs.begin(), fs.end(), [&](const OptionField& f) { return k == f.name; });
+    if (it == fs.end()) {
+      std::string all;
+      for (const auto& f : fs) all += std::string(all.empty() ? "" : ", ") + f.name;
+      throw py::type_error("unknown solver option '" + k + "' (expected one of: " + all + ")");
+    }
+    try {
+      it->set(o, value);
+    } catch (const py::cast_error&) {
+      throw py::type_error("solver option '" + k + "': cannot use " + py::repr(value).cast<std::string>());
+    }
+  }
+  return o;
 }
 
 void bind_sim(py::module_& mod) {
-  py::class_<SolverOptions>(mod, "SolverOptions", kSolverOptionsDoc)
-      .def(py::init([](int newton_iterations, int linear_iterations, double tolerance, double step,
-                       double regularization, const std::string& ncp, const std::string& rscale,
-                       const std::string& linear, bool warm_start, double margin, double thickness,
-                       double timestep, int dense_max_rows, bool geometric_stiffness,
-                       bool block_preconditioner, bool implicit_springs, const std::string& soft_solver, bool soft_triangle_contacts, bool soft_soft_contacts,
-                       bool project_impulses, bool bounded_friction_w, double max_speed) {
-             SolverOptions o;
-             o.newton_iterations = newton_iterations;
-             o.linear_iterations = linear_iterations;
-             o.tolerance = tolerance;
-             o.step = step;
-             o.regularization = regularization;
-             o.ncp = parse<NcpFunction>(ncp, {{"fischer_burmeister", NcpFunction::FischerBurmeister},
-                                              {"minimum_map", NcpFunction::MinimumMap}}, "ncp function");
-             o.rscale = parse<RScaling>(rscale, {{"effective_mass", RScaling::EffectiveMass},
-                                                 {"time_step", RScaling::TimeStep},
-                                                 {"identity", RScaling::Identity}}, "rscale");
-             o.linear = parse<LinearSolverType>(linear, {{"pcr", LinearSolverType::PCR},
-                                                         {"pcg", LinearSolverType::PCG},
-                                                         {"jacobi", LinearSolverType::Jacobi},
-                                                         {"gauss_seidel", LinearSolverType::GaussSeidel},
-                                                         {"ldlt", LinearSolverType::LDLT},
-                                                         {"sparse_ldlt", LinearSolverType::SparseLDLT}}, "linear solver");
-             o.warm_start = warm_start;
-             o.collision.margin = margin;
-             o.thickness = thickness;
-             o.timestep = timestep;
-             o.dense_max_rows = dense_max_rows;
-             o.geometric_stiffness = geometric_stiffness;
-             o.block_preconditioner = block_preconditioner;
-             o.implicit_springs = implicit_springs;
-             o.soft_primal = parse<bool>(soft_solver, {{"primal", true}, {"dual", false}}, "soft solver");
-             o.soft_triangle_contacts = soft_triangle_contacts;
-             o.soft_soft_contacts = soft_soft_contacts;
-             o.project_impulses = project_impulses;
-             o.bounded_friction_w = bounded_friction_w;
-             o.max_speed = max_speed;
-             if (!(max_speed >= 0)) throw std::invalid_argument("max_speed must be >= 0 (0: no bound)");
-             if (!(margin >= 0)) throw std::invalid_argument("margin must be >= 0");
-             return o;
-           }),
-           py::kw_only(), py::arg("newton_iterations") = 8,
-           py::arg("linear_iterations") = 50, py::arg("tolerance") = 0.0, py::arg("step") = 0.75,
-           py::arg("regularization") = 1e-6, py::arg("ncp") = "fischer_burmeister",
-           py::arg("rscale") = "effective_mass", py::arg("linear") = "pcr",
-           py::arg("warm_start") = false, py::arg("margin") = 0.01, py::arg("thickness") = 0.0,
-           py::arg("timestep") = 0.0, py::arg("dense_max_rows") = 64,
-           py::arg("geometric_stiffness") = true, py::arg("block_preconditioner") = false,
-           py::arg("implicit_springs") = true, py::arg("soft_solver") = "primal", py::arg("soft_triangle_contacts") = false,
-           py::arg("soft_soft_contacts") = true, py::arg("project_impulses") = true,
-           py::arg("bounded_friction_w") = true, py::arg("max_speed") = 1e4)
-      .def_readonly("newton_iterations", &SolverOptions::newton_iterations)
-      .def_readonly("linear_iterations", &SolverOptions::linear_iterations)
-      .def_readonly("tolerance", &SolverOptions::tolerance)
-      .def_readonly("timestep", &SolverOptions::timestep);
+  static const std::string doc = options_doc();
+  py::class_<SolverOptions>(mod, "SolverOptions", doc.c_str())
+      .def(py::init([](const py::kwargs& kw) { return options_from_kwargs(kw); }))
+      .def("as_dict", &options_dict, "The options as a dict {name: value}.")
+      .def("__getattr__",
+           [](const SolverOptions& o, const std::string& name) -> py::object {
+             for (const auto& f : option_fields())
+               if (name == f.name) return f.get(o);
+             throw py::attribute_error("SolverOptions has no option '" + name + "'");
+           })
+      .def("__repr__", [](const SolverOptions& o) {
+        return "SolverOptions(" + py::str(options_dict(o)).cast<std::string>() + ")";
+      });
+  mod.def("resolve_options", [](const Model& m, const SolverOptions& o) { return resolve(m, o); }, py::arg("model"),
+          py::arg("options"),
+          "The options a Simulator or Batch of this model runs with: unset entries (timestep, iteration "
+          "counts) from the model or the defaults, every value validated.");
 
-  static const std::string sim_doc = std::string("One world stepped by the non-smooth Newton NCP solver.\n") + kSolverOptionsDoc;
+  static const std::string sim_doc = "One world stepped by the non-smooth Newton NCP solver.\n\nSimulator(model, **options): " + doc;
   py::class_<Simulator>(mod, "Simulator", sim_doc.c_str())
       .def(py::init([](std::shared_ptr<Model> model, const py::kwargs& kw) {
-             return new Simulator(model, options_from_kwargs(kw, *model));
+             return new Simulator(model, options_from_kwargs(kw));
            }),
            py::arg("model"))
       .def_property_readonly("model", [](const Simulator& s) { return s.model_; })
-      .def_property_readonly("timestep", [](const Simulator& s) {
-        return s.stepper.options().timestep > 0 ? s.stepper.options().timestep : s.model_->timestep;
-      })
+      .def_property_readonly("timestep", [](const Simulator& s) { return s.stepper.options().timestep; })
+      .def_property_readonly("options", [](const Simulator& s) { return options_dict(s.stepper.options()); },
+                             "The options this simulator runs with (resolved: see resolve_options), as a dict.")
       .def(
           "step",
           [](Simulator& s, py::object ctrl, int nsteps) {
@@ -204,9 +243,11 @@ void bind_sim(py::module_& mod) {
         d["linear_iterations"] = st.linear_iterations;
         d["linear_residual"] = st.linear_residual;
         d["step_size"] = st.step_size;
+        d["momentum_residual"] = st.momentum_residual;
         d["assembled"] = s.stepper.last_step_assembled();
         return d;
       }, "The last step's solver: newton_iterations, residual (max |NCP or row residual| per "
          "iterate), linear_iterations and linear_residual per linear solve, step_size (max |t du| "
-         "of each Newton update, velocity units), assembled (dense or matrix-free/sparse path).");
+         "of each Newton update, velocity units), momentum_residual (max |H^-1 g| of eq. 57 per iterate, "
+         "velocity units), assembled (dense or matrix-free/sparse path).");
 }

@@ -32,5 +32,8 @@ void bind_batch(py::module_& m);
 namespace ncpgym {
 struct SolverOptions;
 }
-// SolverOptions from Python keyword arguments (the checks and defaults of _core.SolverOptions).
-ncpgym::SolverOptions options_from_kwargs(const py::kwargs& kw, const ncpgym::Model& model);
+// SolverOptions from Python keyword arguments (unknown names and wrong types raise
+// TypeError; values are validated when a Simulator or Batch resolves them).
+ncpgym::SolverOptions options_from_kwargs(const py::kwargs& kw);
+// The options as a dict {name: value} (enums as their Python strings).
+py::dict options_dict(const ncpgym::SolverOptions& o);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "ncpgym/batch/rng.hpp"
+#include "ncpgym/dynamics/actuation.hpp"
 
 namespace ncpgym {
 
@@ -15,13 +16,14 @@ Batch::Workspace::Workspace(const std::shared_ptr<Model>& m, const SolverOptions
     : model(m), stepper(std::make_unique<Stepper>(m, o)), state(*m), data(*m), cfrc(m->nbody) {}
 
 Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions& options, int nthread)
-    : base_(std::move(model)), opt_(options), n_(nworld), nthread_(0) {
+    : base_(std::move(model)), n_(nworld), nthread_(0) {
   if (!base_) throw std::invalid_argument("Batch needs a model");
+  opt_ = resolve(*base_, options);
   if (nworld < 1) throw std::invalid_argument("Batch needs at least one world, got " + std::to_string(nworld));
   if (opt_.warm_start)
     throw std::invalid_argument("warm_start is not available in a Batch (impulses would leak between worlds)");
   const Model& m = *base_;
-  h_ = opt_.timestep > 0 ? opt_.timestep : m.timestep;
+  h_ = opt_.timestep;
   const size_t N = static_cast<size_t>(n_);
   q_.resize(N * m.nq);
   u_.assign(N * m.nv, 0.0);
@@ -160,14 +162,8 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
   double* qa = &qfrc_act_[I * m.nv];
   std::fill(qa, qa + m.nv, 0.0);
   for (int a = 0; a < m.nu; ++a) {
-    double c = s.ctrl[a];
-    if (m.act_ctrllimited[a]) c = std::clamp(c, m.act_ctrlrange[2 * a], m.act_ctrlrange[2 * a + 1]);
     const int j = m.act_joint[a], dof = m.jnt_dofadr[j];
-    const double g = m.act_gear[a];
-    const double f = m.act_type[a] == ActuatorType::Motor
-                         ? c
-                         : m.act_kp[a] * (c - g * s.q[m.jnt_qposadr[j]]) - m.act_kv[a] * g * s.u[dof];
-    qa[dof] += g * f;
+    qa[dof] += m.act_gear[a] * actuator_force(m, a, clamped_ctrl(m, a, s.ctrl[a]), s.q[m.jnt_qposadr[j]], s.u[dof]);
   }
   // contact summaries: wrench on each body about its tree's c, per-geom flags and forces
   double* fe = &cfrc_ext_[I * 6 * m.nbody];

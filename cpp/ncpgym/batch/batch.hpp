@@ -29,6 +29,7 @@ class Batch {
   int num_threads() const { return nthread_; }
   void set_num_threads(int nthread);  // grows the per-thread workspaces if needed
   double timestep() const { return h_; }
+  const SolverOptions& options() const { return opt_; }  // resolved (options.hpp)
 
   // Advances every world by `substeps` time steps with its ctrl held. A world whose state
   // is or becomes non-finite, or whose solver fails, keeps its pre-step state and is

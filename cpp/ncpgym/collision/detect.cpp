@@ -1,6 +1,7 @@
 #include "ncpgym/collision/detect.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -112,6 +113,8 @@ bool geoms_may_collide(const Model& m, int g1, int g2) {
   // MuJoCo's parent-child filter, which never applies to the world body
   if ((b1 != 0 && ancestor(m, b1, b2)) || (b2 != 0 && ancestor(m, b2, b1))) return false;
   if (m.geom_type[g1] == GeomType::Plane && m.geom_type[g2] == GeomType::Plane) return false;
+  const std::array<int, 2> pair{std::min(b1, b2), std::max(b1, b2)};  // <contact><exclude>
+  if (std::find(m.exclude_pairs.begin(), m.exclude_pairs.end(), pair) != m.exclude_pairs.end()) return false;
   return (m.geom_contype[g1] & m.geom_conaffinity[g2]) || (m.geom_contype[g2] & m.geom_conaffinity[g1]);
 }
 

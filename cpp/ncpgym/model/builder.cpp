@@ -395,6 +395,76 @@ int Builder::add_attachment(int particle, int body, const Vec3& local) {
   return m_.nattach++;
 }
 
+namespace {
+void add_equality(Model& m, EqualityType type, int o1, int o2, const Vec3& a1, const Vec3& a2, const Quat& rel,
+                  const std::array<double, 5>& poly, double compliance, bool active, const std::string& name) {
+  m.eq_type.push_back(type);
+  m.eq_obj1.push_back(o1);
+  m.eq_obj2.push_back(o2);
+  m.eq_anchor1.push_back(a1);
+  m.eq_anchor2.push_back(a2);
+  m.eq_relquat.push_back(rel);
+  m.eq_polycoef.push_back(poly);
+  m.eq_compliance.push_back(compliance);
+  m.eq_active.push_back(active ? 1 : 0);
+  m.eq_name.push_back(name);
+  ++m.neq;
+}
+}  // namespace
+
+int Builder::add_connect(int body1, int body2, const Vec3& anchor1, const Vec3& anchor2, double compliance, bool active,
+                         const std::string& name) {
+  const std::string who = label("connect equality", m_.neq, name);
+  require(body1 >= 0 && body1 < m_.nbody && body2 >= 0 && body2 < m_.nbody, who + ": body does not exist");
+  require(body1 != body2, who + ": connects body " + std::to_string(body1) + " to itself");
+  require(finite3(anchor1) && finite3(anchor2), who + ": non-finite anchor");
+  require(std::isfinite(compliance) && compliance >= 0, who + ": compliance must be >= 0 and finite");
+  add_equality(m_, EqualityType::Connect, body1, body2, anchor1, anchor2, Quat::Identity(), {}, compliance, active, name);
+  return m_.neq - 1;
+}
+
+int Builder::add_weld(int body1, int body2, const Vec3& relpos, const Quat& relquat, const Vec3& anchor,
+                      double compliance, bool active, const std::string& name) {
+  const std::string who = label("weld equality", m_.neq, name);
+  require(body1 >= 0 && body1 < m_.nbody && body2 >= 0 && body2 < m_.nbody, who + ": body does not exist");
+  require(body1 != body2, who + ": welds body " + std::to_string(body1) + " to itself");
+  require(finite3(relpos) && finite3(anchor) && relquat.coeffs().allFinite() && relquat.norm() > 1e-10,
+          who + ": non-finite or zero relative pose");
+  require(std::isfinite(compliance) && compliance >= 0, who + ": compliance must be >= 0 and finite");
+  add_equality(m_, EqualityType::Weld, body1, body2, relpos, anchor, relquat.normalized(), {}, compliance, active,
+               name);
+  return m_.neq - 1;
+}
+
+int Builder::add_joint_coupling(int joint1, int joint2, const std::array<double, 5>& polycoef, double compliance,
+                                bool active, const std::string& name) {
+  const std::string who = label("joint equality", m_.neq, name);
+  require(joint1 >= 0 && joint1 < m_.njnt && joint2 >= -1 && joint2 < m_.njnt, who + ": joint does not exist");
+  require(joint1 != joint2, who + ": couples joint " + std::to_string(joint1) + " to itself");
+  for (int j : {joint1, joint2})
+    require(j < 0 || m_.jnt_type[j] == JointType::Hinge || m_.jnt_type[j] == JointType::Slide,
+            who + ": joint " + std::to_string(j) + " is not a hinge or slide joint (couplings act on one coordinate)");
+  for (double c : polycoef) require(std::isfinite(c), who + ": non-finite polycoef");
+  require(std::isfinite(compliance) && compliance >= 0, who + ": compliance must be >= 0 and finite");
+  add_equality(m_, EqualityType::Joint, joint1, joint2, Vec3::Zero(), Vec3::Zero(), Quat::Identity(), polycoef,
+               compliance, active, name);
+  return m_.neq - 1;
+}
+
+void Builder::set_mocap(int body) {
+  require(body > 0 && body < m_.nbody, "set_mocap: body " + std::to_string(body) + " does not exist (or is the world)");
+  m_.body_mocapid.resize(m_.nbody, -1);
+  if (m_.body_mocapid[body] < 0) m_.body_mocapid[body] = m_.nmocap++;
+}
+
+void Builder::exclude_bodies(int body1, int body2) {
+  require(body1 >= 0 && body1 < m_.nbody && body2 >= 0 && body2 < m_.nbody,
+          "exclude_bodies: body " + std::to_string(body1 < 0 || body1 >= m_.nbody ? body1 : body2) + " does not exist");
+  const std::array<int, 2> pair{std::min(body1, body2), std::max(body1, body2)};
+  if (std::find(m_.exclude_pairs.begin(), m_.exclude_pairs.end(), pair) == m_.exclude_pairs.end())
+    m_.exclude_pairs.push_back(pair);
+}
+
 void Builder::set_solver_iterations(int newton, int linear) {
   require(newton >= 0 && linear >= 0, "iteration counts must be >= 0 (0: the solver's defaults)");
   m_.newton_iterations = newton;
@@ -432,6 +502,11 @@ std::shared_ptr<const Model> Builder::build() const {
     last_dof[b] = prev;
   }
   m->body_lastdof = last_dof;
+  m->body_mocapid.resize(m->nbody, -1);
+  for (int b = 1; b < m->nbody; ++b)
+    if (m->body_mocapid[b] >= 0)
+      require(m->body_parent[b] == 0 && m->body_jntnum[b] == 0,
+              label("body", b, m->body_name[b]) + ": a mocap body must be a child of the world without joints");
   m->body_rot.resize(m->nbody);
   for (int b = 0; b < m->nbody; ++b) m->body_rot[b] = m->body_quat[b].toRotationMatrix();
   m->site_rot.resize(m->nsite);
@@ -477,6 +552,7 @@ std::shared_ptr<const Model> Builder::build() const {
   unique(m->geom_name, "geom");
   unique(m->site_name, "site");
   unique(m->act_name, "actuator");
+  unique(m->eq_name, "equality");
   build_soft_surfaces(*m);
   return m;
 }

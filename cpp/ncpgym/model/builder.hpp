@@ -74,6 +74,22 @@ class Builder {
   // No contact between the soft body containing particle a and the one containing b
   // (e.g. fingers sharing a mount); resolved to soft bodies when the model is built.
   void exclude_soft_pair(int a, int b);
+  // Equality constraints (bilateral rows of the Newton solve; compliance 0: rigid).
+  // connect: the point anchor1 of body1 (body-1 frame) and anchor2 of body2 coincide.
+  int add_connect(int body1, int body2, const Vec3& anchor1, const Vec3& anchor2, double compliance = 0.0,
+                  bool active = true, const std::string& name = "");
+  // weld: relpos (body-1 frame) of body1 coincides with anchor (body-2 frame) of body2, and
+  // body2's orientation is body1's times relquat.
+  int add_weld(int body1, int body2, const Vec3& relpos, const Quat& relquat, const Vec3& anchor,
+               double compliance = 0.0, bool active = true, const std::string& name = "");
+  // joint coupling: q1 - q1_0 = sum_k polycoef[k] (q2 - q2_0)^k on hinge/slide joints
+  // (joint2 = -1: q1 - q1_0 = polycoef[0]); q_0 is the joints' reference position.
+  int add_joint_coupling(int joint1, int joint2, const std::array<double, 5>& polycoef, double compliance = 0.0,
+                         bool active = true, const std::string& name = "");
+  // A mocap body: a child of the world without joints, posed per world and step.
+  void set_mocap(int body);
+  // No contact between the geoms of two bodies (MJCF <contact><exclude>).
+  void exclude_bodies(int body1, int body2);
   void set_gravity(const Vec3& g) { m_.gravity = g; }
   void set_timestep(double h);
   // Newton / linear iteration counts for this model (0: the solver's defaults).

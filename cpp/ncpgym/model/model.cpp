@@ -20,6 +20,10 @@ int Model::actuator_id(const std::string& name) const {
   return find_name(act_name, name, "actuator");
 }
 
+int Model::equality_id(const std::string& name) const {
+  return find_name(eq_name, name, "equality");
+}
+
 double Model::total_mass() const {
   double m = 0;
   for (double b : body_mass) m += b;

@@ -19,6 +19,8 @@ namespace ncpgym {
 enum class JointType : int { Free = 0, Ball = 1, Slide = 2, Hinge = 3 };
 enum class GeomType : int { Plane = 0, Sphere = 2, Capsule = 3, Box = 6, Cylinder = 5, Mesh = 7 };
 enum class ActuatorType : int { Motor = 0, Position = 1 };
+// Equality constraints (MJCF <equality>): bilateral rows of the Newton solve (eq. 8).
+enum class EqualityType : int { Connect = 0, Weld = 1, Joint = 2 };
 
 inline int joint_nq(JointType t) { return t == JointType::Free ? 7 : t == JointType::Ball ? 4 : 1; }
 inline int joint_nv(JointType t) { return t == JointType::Free ? 6 : t == JointType::Ball ? 3 : 1; }
@@ -143,6 +145,30 @@ struct Model {
   std::vector<std::array<int, 2>> soft_exclude_particles;  // Builder::exclude_soft_pair
   std::vector<char> soft_exclude;                          // nsoft x nsoft: no contact
 
+  // Mocap bodies: children of the world without joints whose pose is set per world and
+  // step (Batch.mocap_pos / mocap_quat, applied to each world's model copy like gravity);
+  // kinematic, as in MuJoCo. body_mocapid: index among the mocap bodies, -1 for the others.
+  int nmocap = 0;
+  std::vector<int> body_mocapid;
+
+  // Equality constraints (neq), constraints/equality_rows.cpp:
+  //   connect: p1 = x1 + R1 a1 and p2 = x2 + R2 a2 coincide (3 rows; a1, a2 in the body frames)
+  //   weld:    the same with a1 = relpos (body 1 frame) and a2 = anchor (body 2 frame), and
+  //            R2 = R1 Rrel (3 more rows; Rrel = eq_relquat)
+  //   joint:   q1 - q1_0 = sum_k c_k (q2 - q2_0)^k, k = 0..4 (1 row; obj2 = -1: q1 - q1_0 = c_0)
+  // with compliance E (0: rigid). eq_active: 1 on, 0 off (a per-world parameter in Batch).
+  int neq = 0;
+  std::vector<EqualityType> eq_type;
+  std::vector<int> eq_obj1, eq_obj2;  // bodies (connect, weld) or joints (joint)
+  std::vector<Vec3> eq_anchor1, eq_anchor2;
+  std::vector<Quat> eq_relquat;
+  std::vector<std::array<double, 5>> eq_polycoef;
+  std::vector<double> eq_compliance;
+  std::vector<unsigned char> eq_active;
+  std::vector<std::string> eq_name;
+  // Body pairs that never collide (MJCF <contact><exclude>), as (min, max) body ids.
+  std::vector<std::array<int, 2>> exclude_pairs;
+
   Vec3 gravity = Vec3(0, 0, -9.81);
   double timestep = 0.002;
   // Iteration counts this model asks for (0: the solver's defaults), as the seed's Table 2
@@ -156,6 +182,7 @@ struct Model {
   int site_id(const std::string& name) const;
   int geom_id(const std::string& name) const;
   int actuator_id(const std::string& name) const;
+  int equality_id(const std::string& name) const;
 
   double total_mass() const;
 };

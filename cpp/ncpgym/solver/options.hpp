@@ -1,9 +1,11 @@
-// Solver options (per Model/batch, not per world). Defaults follow
-// nonsmooth-newton-ncp.txt: zero start (eqs. 67-68), damped step t = 0.75 (§8.1),
-// regularisation 1e-6 (§8.4), FB with the effective-mass r-factor (eq. 66, Fig. 17), PCR
-// with a Jacobi preconditioner (§8.2). Iteration counts: the largest of Table 2 (8 Newton,
-// 50 linear), which the heavy stack needs (with 20 linear iterations its 4096:1 system is
-// solved loosely enough that the stack creeps sideways by centimetres over 10 s).
+// Solver options (per Model/batch, not per world). The defaults live here and nowhere else
+// (the Python bindings and stubs take theirs from a default-constructed SolverOptions; a
+// test checks the docstrings). They follow nonsmooth-newton-ncp.txt: zero start (eqs.
+// 67-68), damped step t = 0.75 (§8.1), regularisation 1e-6 (§8.4), FB with the
+// effective-mass r-factor (eq. 66, Fig. 17), PCR with a Jacobi preconditioner (§8.2).
+// Iteration counts: the largest of Table 2 (8 Newton, 50 linear), which the heavy stack
+// needs (with 20 linear iterations its 4096:1 system is solved loosely enough that the
+// stack creeps sideways by centimetres over 10 s), unless the model asks for its own.
 #pragma once
 
 #include "ncpgym/collision/detect.hpp"
@@ -16,9 +18,14 @@ enum class NcpFunction { FischerBurmeister = 0, MinimumMap = 1 };
 // position rows, h for friction rows), or time-step scaled effective mass (eq. 66).
 enum class RScaling { Identity = 0, TimeStep = 1, EffectiveMass = 2 };
 
+inline constexpr int kDefaultNewtonIterations = 8;
+inline constexpr int kDefaultLinearIterations = 50;
+
 struct SolverOptions {
-  int newton_iterations = 8;
-  int linear_iterations = 50;
+  // 0 (unset): the model's count (Builder::set_solver_iterations) if it sets one, else the
+  // default above. resolve() fills them in.
+  int newton_iterations = 0;
+  int linear_iterations = 0;
   double tolerance = 0.0;       // early exit when the Newton residual falls below (0: off)
   double step = 0.75;           // damped Newton step t
   double regularization = 1e-6; // epsilon on the system diagonal
@@ -27,7 +34,7 @@ struct SolverOptions {
   LinearSolverType linear = LinearSolverType::PCR;
   bool warm_start = false;      // start lambda from the previous step's contact impulses
   double thickness = 0.0;       // contact thickness d of eq. 9
-  double timestep = 0.0;        // 0: the model's timestep
+  double timestep = 0.0;        // 0 (unset): the model's timestep
   // Systems with more rows than this are solved matrix-free (products J H^-1 J^T x through
   // sparse J and one O(n) H^-1 sweep) instead of assembling the dense matrix; Gauss-Seidel
   // and LDL^T always assemble.
@@ -70,5 +77,10 @@ struct SolverOptions {
   double max_speed = 1e4;
   CollisionOptions collision;
 };
+
+// The options a solver runs with, resolved once: unset entries (time step, iteration
+// counts) taken from the model or the defaults, and every value validated (throws
+// std::invalid_argument naming the option). Stepper and Batch run with resolve(m, opt).
+SolverOptions resolve(const Model& m, SolverOptions opt);
 
 }  // namespace ncpgym

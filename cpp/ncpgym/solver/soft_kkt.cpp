@@ -85,13 +85,14 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
   if (kouter_.size() != static_cast<size_t>(np3 + 1)) build_soft_pattern();
 
   // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t)
-  jt_times_rows(nrow, alpha.data(), lambda.data(), tmp2_.data());  // J_eff^T lambda
+  rows_.J.transpose_times(nrow, alpha.data(), lambda.data(), tmp2_.data(), nvall_);  // J_eff^T lambda
   for (int k = 0; k < np3; ++k)
     Hg_[nv + k] = m.particle_mass[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * tmp2_[nv + k];
 
   // K = H_p + J_s^T D_s^-1 J_s on the fixed pattern.
   std::fill(kval_.begin(), kval_.end(), 0.0);
-  for (int k = 0; k < np3; ++k) kval_[kdiag_[k]] += 1.0 / pminv_[k];
+  const VecX& pminv = del_.particle_hinv();
+  for (int k = 0; k < np3; ++k) kval_[kdiag_[k]] += 1.0 / pminv[k];
   rhs_.resize(nr + nv + np3);
   for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
   {
@@ -103,13 +104,13 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
     for (int t = 0; t < m.ntet; ++t) {
       const int nk = m.tet_model[t] == 0 ? 6 : 3;
       const int* slots = kslot_.data() + static_cast<size_t>(t) * 144;
-      const int* gc = Js_.col.data() + Js_.start[r];  // 12 columns, the same for every row
+      const int* gc = rows_.J.col.data() + rows_.J.start[r];  // 12 columns, the same for every row
       G.setZero();
       for (int k = 0; k < nk; ++k, ++r) {
         const double D = cdiag[r] + eps;
         const double w = std::isfinite(D) ? 1.0 / D : 0.0;
         const double sw = std::sqrt(w);
-        const double* gv = Js_.val.data() + Js_.start[r];  // vertex-major, xyz
+        const double* gv = rows_.J.val.data() + rows_.J.start[r];  // vertex-major, xyz
         for (int i = 0; i < 12; ++i) {
           rhs_[nr + gc[i]] -= gv[i] * w * hvec[r];
           G(k, i) = sw * gv[i];
@@ -145,9 +146,9 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
     sval_.push_back(-(cdiag[r] + eps));
     // the row's dofs (tree, then particles), sorted with duplicates summed
     pent_.clear();
-    for (int k = Js_.start[r]; k < Js_.start[r + 1]; ++k) {
-      const int c = Js_.col[k];
-      pent_.emplace_back(nr + c, -alpha[r] * Js_.val[k]);
+    for (int k = rows_.J.start[r]; k < rows_.J.start[r + 1]; ++k) {
+      const int c = rows_.J.col[k];
+      pent_.emplace_back(nr + c, -alpha[r] * rows_.J.val[k]);
     }
     std::sort(pent_.begin(), pent_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (size_t k = 0; k < pent_.size(); ++k) {
@@ -199,7 +200,7 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
   for (int r = 0; r < nr; ++r) dl[r] = sol_[r] / h;
   for (int r = nr; r < nrow; ++r) {
     const double D = cdiag[r] + eps;
-    dl[r] = std::isfinite(D) ? -(hvec[r] + alpha[r] * Js_.dot(r, du_.data())) / (D * h) : 0.0;
+    dl[r] = std::isfinite(D) ? -(hvec[r] + alpha[r] * rows_.J.dot(r, du_.data())) / (D * h) : 0.0;
   }
   return {1, res};
 }

@@ -1,0 +1,56 @@
+#include "ncpgym/constraints/constraints.hpp"
+
+#include "ncpgym/constraints/contact_rows.hpp"
+#include "ncpgym/constraints/equality_rows.hpp"
+#include "ncpgym/constraints/particle_rows.hpp"
+#include "ncpgym/constraints/tet_rows.hpp"
+#include "ncpgym/dynamics/kinematics.hpp"
+
+namespace ncpgym {
+
+namespace {
+template <class V>
+void grow(V& v, Eigen::Index n) {  // capacity only grows: a smaller system reuses the head
+  if (v.size() < n) v.resize(n);
+}
+}  // namespace
+
+Constraints::Constraints(const Model& m, bool springs_folded, double thickness)
+    : m_(m), springs_(m, springs_folded), thickness_(thickness) {
+  fixed_ = springs_.count() + distance_row_count(m) + attachment_row_count(m) + equality_row_count(m) +
+           element_row_count(m);
+}
+
+int Constraints::layout(const std::vector<Contact>& contacts, const LimitSet& limits, Rows& rows) const {
+  const int sizes[kRowBlocks] = {contact_row_count(contacts), limits.count(), springs_.count(),
+                                 distance_row_count(m_),      attachment_row_count(m_),
+                                 equality_row_count(m_),      element_row_count(m_)};
+  rows.start[0] = 0;
+  for (int b = 0; b < kRowBlocks; ++b) rows.start[b + 1] = rows.start[b] + sizes[b];
+  const int nrow = rows.count();
+  grow(rows.C, nrow);
+  grow(rows.E, nrow);
+  rows.E.head(nrow).setZero();
+  rows.kind.assign(nrow, RowKind::Compliant);  // every block after the limits is bilateral
+  for (int c = 0; c < rows.end(RowBlock::Contact); ++c) rows.kind[c] = c % 3 == 0 ? RowKind::Normal : RowKind::Friction;
+  for (int l = 0; l < limits.count(); ++l) rows.kind[rows.begin(RowBlock::Limit) + l] = limits.kind[l];
+  return nrow;
+}
+
+void Constraints::begin_step(const State& s) { springs_.set_targets(m_, s.ctrl); }
+
+void Constraints::evaluate(Data& d, const VecX& q, const VecX& x, const std::vector<Contact>& contacts,
+                           const LimitSet& limits, const VecX& act, Rows& rows) const {
+  // poses and twists at the iterate (limit, spring and joint-coupling rows read q alone)
+  if (!contacts.empty() || m_.nattach > 0 || m_.neq > 0) kinematics(m_, d, q.data(), false);
+  rows.J.clear();
+  contact_rows(m_, d, x, contacts, thickness_, rows);
+  limit_rows(m_, q, limits, rows);
+  springs_.append(q, rows);
+  distance_rows(m_, x, rows);
+  attachment_rows(m_, d, x, rows);
+  equality_rows(m_, d, q, rows);
+  element_rows(m_, x, act, rows);
+}
+
+}  // namespace ncpgym

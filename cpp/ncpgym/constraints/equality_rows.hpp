@@ -1,0 +1,32 @@
+// Equality constraints as bilateral rows of the Newton solve (nonsmooth-newton-ncp.txt
+// eq. 8: c(q) + E lambda = 0, position rows, E = 0 for rigid): connect (3 rows), weld (6)
+// and joint coupling (1), as MJCF declares them (model.hpp). An inactive equality keeps its
+// rows with J = 0, c = 0 and E = 1, which drives its multiplier to 0 without changing the
+// row layout (as eq. 106 does for inactive friction).
+#pragma once
+
+#include "ncpgym/constraints/rows.hpp"
+#include "ncpgym/dynamics/data.hpp"
+#include "ncpgym/model/model.hpp"
+
+namespace ncpgym {
+
+inline int equality_row_count(const Model& m, int e) {
+  return m.eq_type[e] == EqualityType::Connect ? 3 : m.eq_type[e] == EqualityType::Weld ? 6 : 1;
+}
+inline int equality_row_count(const Model& m) {
+  int n = 0;
+  for (int e = 0; e < m.neq; ++e) n += equality_row_count(m, e);
+  return n;
+}
+
+// Appends every equality's rows at q (d: kinematics at q).
+void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows);
+
+// The inverse of the left Jacobian of SO(3) at the rotation vector e: d(log R)/dt =
+// J_l^-1(e) w for dR/dt = [w] R.
+Mat3 so3_left_jacobian_inverse(const Vec3& e);
+// Rotation vector (axis * angle, angle in [0, pi]) of R.
+Vec3 so3_log(const Mat3& R);
+
+}  // namespace ncpgym

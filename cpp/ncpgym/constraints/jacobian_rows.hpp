@@ -1,0 +1,35 @@
+// Jacobian entries shared by the row kinds: a direction applied at a point of a body, or
+// at a particle.
+#pragma once
+
+#include "ncpgym/constraints/rows.hpp"
+#include "ncpgym/dynamics/data.hpp"
+#include "ncpgym/model/model.hpp"
+
+namespace ncpgym {
+
+// Adds sign * dir^T J_p(u) to the open row, where J_p is the Jacobian of the world point p
+// fixed to `body` (columns: the world twists [w; v_O] of the dofs on its path, v = v_O +
+// w x p). Shared dofs of two bodies give duplicate columns, which add up.
+inline void add_point_row(const Model& m, const Data& d, int body, const Vec3& p, const Vec3& dir, double sign,
+                          SparseRows& out) {
+  for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) {
+    const auto S = d.cdof.col(j);
+    const Vec3 w = S.head<3>();
+    const Vec3 v = S.tail<3>() + w.cross(p);
+    out.push(j, sign * dir.dot(v));
+  }
+}
+
+// Adds sign * dir^T w_rot J_w(u): the angular velocity of `body` along dir.
+inline void add_rotation_row(const Model& m, const Data& d, int body, const Vec3& dir, double sign,
+                             SparseRows& out) {
+  for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) out.push(j, sign * dir.dot(d.cdof.col(j).head<3>()));
+}
+
+// Adds sign * dir^T to the open row at particle p's velocity (columns after the trees').
+inline void add_particle_row(const Model& m, int p, const Vec3& dir, double sign, SparseRows& out) {
+  for (int i = 0; i < 3; ++i) out.push(m.nv + 3 * p + i, sign * dir[i]);
+}
+
+}  // namespace ncpgym

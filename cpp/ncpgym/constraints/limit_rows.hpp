@@ -1,0 +1,24 @@
+// Joint-limit rows: one-sided NCP rows on a hinge or slide coordinate (C = q - lo or
+// hi - q >= 0), for the limits within reach this step.
+#pragma once
+
+#include <vector>
+
+#include "ncpgym/constraints/rows.hpp"
+#include "ncpgym/model/model.hpp"
+
+namespace ncpgym {
+
+struct LimitSet {
+  std::vector<int> joint;      // limited joints with a row this step
+  std::vector<RowKind> kind;   // LimitLower or LimitUpper
+  int count() const { return static_cast<int>(joint.size()); }
+};
+
+// Limits within margin + h |u~| of their bound at q (u~: the unconstrained velocity).
+void collect_limits(const Model& m, const VecX& q, const VecX& u_tilde, double margin, double h, LimitSet& out);
+
+// Appends the rows of `limits` at q.
+void limit_rows(const Model& m, const VecX& q, const LimitSet& limits, Rows& rows);
+
+}  // namespace ncpgym

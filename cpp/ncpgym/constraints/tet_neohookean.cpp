@@ -1,0 +1,23 @@
+#include "ncpgym/constraints/tet_rows.hpp"
+#include "ncpgym/soft/tet.hpp"
+
+namespace ncpgym {
+
+void tet_neohookean_rows(const Model& m, int t, const VecX& x, double a, Rows& rows) {
+  // stable Neo-Hookean: three rows, compliance re-evaluated at this iterate (App. B)
+  const auto& p = m.tet_p[t];
+  Vec3 xt[4];
+  for (int v = 0; v < 4; ++v) xt[v] = x.segment<3>(3 * p[v]);
+  TetRowsNH nh;
+  tet_rows_neohookean(xt, m.tet_Dminv[t], m.tet_volume[t], NeoHookean(m.tet_mu[t], m.tet_lambda[t]), nh, a);
+  int r = rows.J.rows();
+  for (int k = 0; k < 3; ++k, ++r) {
+    rows.C[r] = nh.c[k];
+    rows.E[r] = nh.E[k];
+    for (int v = 0; v < 4; ++v)
+      for (int d = 0; d < 3; ++d) rows.J.push(m.nv + 3 * p[v] + d, nh.grad[k][v][d]);
+    rows.J.end_row();
+  }
+}
+
+}  // namespace ncpgym

@@ -1,0 +1,81 @@
+// The Newton system's operator A = J_eff H^-1 J_eff^T + C + eps I (nonsmooth-newton-ncp.txt
+// eq. 59, J_eff = diag(alpha) J) and its solves, apart from the Newton loop that uses it
+// (as Pinocchio keeps its Delassus operators apart from its solvers). H^-1 is applied per
+// system block: the articulated trees through the Implicit Inversion Method on the
+// factorisation of H (iwim-on-dynamics.txt §5, eqs. 24-27), particles through their
+// diagonal (with the geometric-stiffness shift of eqs. 71-74 when the solver sets it).
+// Three forms behind one interface: assembled (dense, small systems, Gauss-Seidel and
+// LDL^T), matrix-free (products through the sparse rows and one O(n) sweep), and a sparse
+// LDL^T of the assembled Schur complement. (The primal KKT form of soft bodies is
+// solver/soft_kkt.cpp.)
+#pragma once
+
+#include <Eigen/SparseCholesky>
+#include <memory>
+#include <vector>
+
+#include "ncpgym/constraints/rows.hpp"
+#include "ncpgym/dynamics/data.hpp"
+#include "ncpgym/model/model.hpp"
+#include "ncpgym/solver/linear.hpp"
+#include "ncpgym/solver/options.hpp"
+
+namespace ncpgym {
+
+// Per-row quantities of the current iterate the operator reads (capacity >= rows).
+struct RowCoefficients {
+  const double* alpha;   // dphi/dC of each row (1 for bilateral and friction rows)
+  const double* opdiag;  // the system diagonal alpha^2 J H^-1 J^T + C + eps
+  const double* jhj;     // diag J H^-1 J^T (raw rows)
+};
+
+class Delassus {
+ public:
+  // dH: the trees' factorisation of H at q- (refreshed by the solver each step); J: the rows.
+  Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capacity);
+
+  // Per step: the form this step's system takes (see options.hpp, dense_max_rows).
+  void begin_step(int nrow, bool dense);
+  bool dense() const { return dense_; }
+  // Diagonal H^-1 of the particle coordinates (1/m, or with the geometric-stiffness shift).
+  VecX& particle_hinv() { return pminv_; }
+  const VecX& particle_hinv() const { return pminv_; }
+  const MatX& tree_hinv() const { return Hinv_; }
+
+  // After the rows changed (each Newton iterate): the dense form assembles J H^-1 and
+  // J H^-1 J^T; the matrix-free form inverts the trees' H at the first iterate of a step.
+  // Writes diag J H^-1 J^T of rows [0, ndiag) into jhj.
+  void rows_changed(int it, int ndiag, double* jhj);
+  // The assembled form takes J_eff = diag(alpha) J and the diagonal opdiag.
+  void set_row_scaling(const double* alpha, const double* opdiag);
+
+  // out (nvall) = H^-1 J_eff^T x
+  void hinv_jt(const double* alpha, const double* x, double* out);
+  // out (nvall) = H^-1 w
+  void apply_hinv(const double* w, double* out);
+  // J_r1 H^-1 J_r2^T of the raw rows (matrix-free form)
+  double row_hinv_row(int r1, int r2) const;
+
+  // Solves A x = b for the step's rows. nc contacts (rows 3c..3c+2) get 3 x 3 block
+  // preconditioning with opt.block_preconditioner; first: first iterate of the step.
+  LinearResult solve(const SolverOptions& opt, int nc, const RowCoefficients& k, const double* b, double* x,
+                     bool first, LinearWorkspace& ws);
+
+ private:
+  void block_inverses(int nc, const RowCoefficients& k);
+  LinearResult solve_sparse(const RowCoefficients& k, const double* b, double* x, bool first);
+
+  const Model& m_;
+  Data& dH_;
+  const SparseRows& J_;
+  int nvall_ = 0, nrow_ = 0;
+  bool dense_ = true;
+  MatX Jd_, JHinv_, A_;   // dense form: J, (H^-1 J^T)^T and A in their top-left corners
+  MatX Hinv_, eye_;       // dense H^-1 of the trees (nv x nv), matrix-free form
+  VecX pminv_;            // particles' H^-1 diagonal (3 nparticle)
+  VecX tmp_, tmp2_;       // nvall scratch
+  std::vector<Mat3> blocks_;  // block-Jacobi inverses per contact
+  std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> sparse_ldlt_;
+};
+
+}  // namespace ncpgym

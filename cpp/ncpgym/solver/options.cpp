@@ -1,0 +1,33 @@
+#include "ncpgym/solver/options.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace ncpgym {
+
+namespace {
+void require(bool ok, const char* what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+}  // namespace
+
+SolverOptions resolve(const Model& m, SolverOptions o) {
+  require(o.newton_iterations >= 0 && o.linear_iterations >= 0,
+          "newton_iterations and linear_iterations must be >= 1 (0: the model's or the default)");
+  if (o.newton_iterations == 0) o.newton_iterations = m.newton_iterations > 0 ? m.newton_iterations : kDefaultNewtonIterations;
+  if (o.linear_iterations == 0) o.linear_iterations = m.linear_iterations > 0 ? m.linear_iterations : kDefaultLinearIterations;
+  require(std::isfinite(o.timestep) && o.timestep >= 0, "timestep must be >= 0 and finite (0: the model's)");
+  if (o.timestep == 0) o.timestep = m.timestep;
+  require(o.timestep > 0, "the model's timestep must be positive");
+  require(o.step > 0 && o.step <= 1, "step must be in (0, 1]");
+  require(o.regularization >= 0 && std::isfinite(o.regularization), "regularization must be >= 0 and finite");
+  require(o.tolerance >= 0 && std::isfinite(o.tolerance), "tolerance must be >= 0 and finite (0: off)");
+  require(o.thickness >= 0 && std::isfinite(o.thickness), "thickness must be >= 0 and finite");
+  require(o.dense_max_rows >= 0, "dense_max_rows must be >= 0");
+  require(o.max_speed >= 0, "max_speed must be >= 0 (0: no bound)");
+  require(o.collision.margin >= 0 && std::isfinite(o.collision.margin), "margin must be >= 0 and finite");
+  return o;
+}
+
+}  // namespace ncpgym
