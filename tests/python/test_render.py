@@ -9,6 +9,7 @@ import sys
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import check_env
 from gymnasium.wrappers import RecordVideo
 
 import ncpgym
@@ -35,6 +36,7 @@ def test_every_task_renders_uint8_frames_that_follow_the_state(env_id):
     b = env.render()
     assert np.abs(a.astype(int) - b.astype(int)).max() > 40  # another state, another frame
     env.close()
+    check_env(gym.make(env_id, render_mode="rgb_array", width=W, height=H).unwrapped)
 
     envs = gym.make_vec(
         env_id, num_envs=3, render_mode="rgb_array", render_worlds=[0, 2], width=W, height=H
@@ -98,6 +100,52 @@ def test_inflating_pneunet_chambers_changes_the_gripper_pixels():
         return ((img[..., 0] > 150) & (img[..., 1] < 90) & (img[..., 2] < 90)).sum()
 
     assert red(inflated) > red(rest) + 100
+
+
+def _soft_ball(load_mass):
+    """A soft ball (r = 5 cm) on the ground after 0.75 s, under a box of load_mass on a
+    vertical slide (none when 0)."""
+    from ncpgym.soft import sphere_mesh
+
+    b = ncpgym.Builder()
+    b.set_timestep(0.005)
+    b.add_geom(0, "plane", size=[1, 1, 0.1])
+    v, t = sphere_mesh(0.05, 4, center=(0, 0, 0.05))
+    b.add_soft_body(v, t, 100.0, 3e4, 0.3, 0.001, 0.8)
+    if load_mass:
+        box = b.add_body(0, pos=[0, 0, 0.13], mass=load_mass, inertia=np.eye(3) * load_mass * 0.02)
+        b.add_joint(box, "slide", axis=[0, 0, 1])
+        b.add_geom(box, "box", size=[0.1, 0.1, 0.02])
+    model = b.build()
+    batch = ncpgym.Batch(model, 1)
+    for _ in range(150):
+        batch.step()
+    assert not batch.status[0]
+    return model, batch
+
+
+def test_soft_ball_silhouette_flattens_when_squeezed():
+    from ncpgym.render import SceneSpec, WorldRenderer
+
+    h, dist, z = 120, 0.5, 0.05
+    cam = Camera(lookat=(0.0, 0.0, z), distance=dist, azimuth=90.0, elevation=0.0)
+    floor_row = h / 2 + (h / 2) / np.tan(np.radians(22.5)) * z / dist  # image row of z = 0
+    aspects = []
+    for mass in (0.0, 5.0):
+        model, batch = _soft_ball(mass)
+        spec = SceneSpec(camera=cam, class_rgba=[(0.1, 0.8, 0.1, 1.0)])
+        r = WorldRenderer(model, spec, width=160, height=h)
+        img = r.render(batch, 0).astype(int)
+        r.close()
+        green = (img[..., 1] > img[..., 0] + 50) & (img[..., 1] > img[..., 2] + 50)
+        green[int(np.ceil(floor_row)) :] = False  # its mirror image in the floor
+        rows, cols = np.nonzero(green)
+        aspect = (rows.max() - rows.min() + 1) / (cols.max() - cols.min() + 1)
+        x = batch.x[0]
+        truth = np.ptp(x[:, 2]) / np.ptp(x[:, 0])  # the particles seen from the side
+        assert aspect == pytest.approx(truth, rel=0.15)
+        aspects.append(aspect)
+    assert aspects[1] < 0.9 * aspects[0]
 
 
 @pytest.mark.parametrize(
