@@ -101,7 +101,8 @@ class Frame:
         rgba: RGBA = (1.0, 0.2, 0.2, 1.0),
         mat: Sequence[float] | None = None,
     ) -> None:
-        """Add a visual-only sphere, capsule, cylinder or box (MuJoCo sizes) to this frame."""
+        """Add a visual-only sphere, capsule, cylinder or box to this frame: MuJoCo's sizes
+        (half-lengths), world position, row-major 3x3 orientation (default: world axes)."""
         if kind not in _GEOM_TYPES:
             raise ValueError(f"add_geom: kind must be one of {sorted(_GEOM_TYPES)}, got {kind!r}")
         scn = self._r.scene
@@ -126,6 +127,7 @@ class Frame:
 
 
 def _face_owner(tets: np.ndarray) -> dict[tuple[int, int, int], int]:
+    """Tetrahedron of each face, keyed by its sorted particle ids."""
     owner = {}
     for t, (a, b, c, d) in enumerate(tets.tolist()):
         for f in ((a, b, c), (a, b, d), (a, c, d), (b, c, d)):
@@ -296,7 +298,10 @@ class WorldRenderer:
                     f"SceneSpec.tet_class: expected shape ({model.ntet},), got {tet_class.shape}"
                 )
             owner = _face_owner(np.asarray(model.tet_particles, np.int64))
-            tri_class = tet_class[[owner[tuple(sorted(t))] for t in tri.tolist()]]
+            faces = [owner.get(tuple(sorted(t)), -1) for t in tri.tolist()]
+            if min(faces) < 0:
+                raise ValueError("render scene: a boundary triangle is no face of a tetrahedron")
+            tri_class = tet_class[faces]
         rgba = np.asarray(spec.class_rgba, float).reshape(-1, 4)
         if tri_class.max() >= len(rgba) or tri_class.min() < 0:
             raise ValueError(
