@@ -195,12 +195,9 @@ def _headless_fallback() -> None:
 
     ctx = getattr(gl_context, "GLContext", None)
     glfw = ctx is not None and ctx.__module__.startswith("mujoco.glfw")
-    if (
-        glfw
-        and sys.platform.startswith("linux")
-        and not _gl.has_display()
-        and not os.environ.get("MUJOCO_GL")
-    ):
+    # MUJOCO_GL unset, or set by ncpgym after mujoco had read it: not the user's choice
+    ours = os.environ.get("MUJOCO_GL", "") in ("", _gl.chosen)
+    if glfw and ours and sys.platform.startswith("linux") and not _gl.has_display():
         backend = _gl.headless_backend()
         if backend == "egl":
             from mujoco.egl import GLContext
@@ -215,9 +212,13 @@ def _new_renderer(m: mujoco.MjModel, width: int, height: int) -> mujoco.Renderer
     try:
         return mujoco.Renderer(m, height=height, width=width)
     except Exception as e:  # any failure to make a GL context lands here
+        from mujoco.rendering.classic import gl_context
+
         gl = os.environ.get("MUJOCO_GL", "")
+        used = getattr(getattr(gl_context, "GLContext", None), "__module__", "none")
         raise RuntimeError(
-            f"ncpgym rendering: could not create an OpenGL context (MUJOCO_GL={gl!r}): {e}. "
+            f"ncpgym rendering: could not create an OpenGL context (MUJOCO_GL={gl!r}, "
+            f"context {used}): {e}. "
             f"On a headless Linux machine install Mesa's EGL (Debian: apt-get install "
             f"{_gl.PACKAGES['egl']}) and set MUJOCO_GL=egl, or OSMesa (apt-get install "
             f"{_gl.PACKAGES['osmesa']}) and MUJOCO_GL=osmesa, before Python imports mujoco"

@@ -312,3 +312,15 @@ def test_headless_backend_choice_and_the_error_without_a_gl_context():
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
     assert "MUJOCO_GL" in res.stdout and "libegl1" in res.stdout, res.stdout + res.stderr
+    # mujoco imported before ncpgym (it then picked GLFW): rendering still works headless
+    env.pop("MUJOCO_GL")
+    env.pop("PYOPENGL_PLATFORM", None)
+    code = (
+        "import mujoco\nimport gymnasium as gym, ncpgym\n"
+        "e = gym.make('ncpgym/InvertedPendulum-v0', render_mode='rgb_array', width=32, height=24)\n"
+        "e.reset(seed=0)\nprint(e.render().shape)\ne.close()\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert "(24, 32, 3)" in res.stdout, res.stdout + res.stderr
