@@ -133,6 +133,19 @@ status 1 until reset.
   prop("friction_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.friction_scale(), {b.size()}); }, "[N] friction multiplier per world");
   prop("mass_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mass_scale(), {b.size()}); }, "[N] mass multiplier per world (bodies, particles)");
   prop("gravity", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.gravity(), {b.size(), S(3)}); }, "[N, 3] gravity per world");
+  // Mocap poses and equality switches: views, and assignment with a shape/dtype check.
+  c.def_property(
+      "mocap_pos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mocap_pos(), {b.size(), S(b.model().nmocap), S(3)}); },
+      [](Batch& b, py::array a) { assign_array<double>(a, b.mocap_pos(), {b.size(), S(b.model().nmocap), S(3)}, "mocap_pos"); },
+      "[N, nmocap, 3] mocap body positions (writable view; reset() restores the model's)");
+  c.def_property(
+      "mocap_quat", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mocap_quat(), {b.size(), S(b.model().nmocap), S(4)}); },
+      [](Batch& b, py::array a) { assign_array<double>(a, b.mocap_quat(), {b.size(), S(b.model().nmocap), S(4)}, "mocap_quat"); },
+      "[N, nmocap, 4] mocap body orientations (w, x, y, z), normalised when applied");
+  c.def_property(
+      "eq_active", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.eq_active(), {b.size(), S(b.model().neq)}); },
+      [](Batch& b, py::array a) { assign_array<uint8_t>(a, b.eq_active(), {b.size(), S(b.model().neq)}, "eq_active"); },
+      "[N, neq] uint8: 1 where the equality constraint is on (reset() restores the model's)");
   prop("xpos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.xpos(), {b.size(), S(b.model().nbody), S(3)}); }, "[N, nbody, 3] body origins");
   prop("xquat", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.xquat(), {b.size(), S(b.model().nbody), S(4)}); }, "[N, nbody, 4] body orientations (w, x, y, z)");
   prop("xipos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.xipos(), {b.size(), S(b.model().nbody), S(3)}); }, "[N, nbody, 3] body centres of mass");

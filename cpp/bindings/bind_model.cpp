@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "bindings.hpp"
-#include "ncpgym/model/builder.hpp"
+#include "ncpgym/builder/builder.hpp"
 #include "ncpgym/model/state.hpp"
 
 using namespace ncpgym;
@@ -97,6 +97,21 @@ void bind_model(py::module_& m) {
       .def_readonly("nparticle", &Model::nparticle)
       .def_readonly("ndistance", &Model::ndistance)
       .def_readonly("nattach", &Model::nattach)
+      .def_readonly("neq", &Model::neq, "equality constraints")
+      .def_readonly("nmocap", &Model::nmocap, "mocap bodies")
+      .def_property_readonly("body_mocapid", [](const Model& s) { return arr(s.body_mocapid); },
+                             "index of each body among the mocap bodies (-1: not mocap)")
+      .def_property_readonly("eq_type", [](const Model& s) {
+        py::list out;
+        for (auto t : s.eq_type) out.append(t == EqualityType::Connect ? "connect" : t == EqualityType::Weld ? "weld" : "joint");
+        return out;
+      })
+      .def_property_readonly("eq_obj1", [](const Model& s) { return arr(s.eq_obj1); })
+      .def_property_readonly("eq_obj2", [](const Model& s) { return arr(s.eq_obj2); })
+      .def_property_readonly("eq_active", [](const Model& s) { return py::array_t<uint8_t>(s.eq_active.size(), s.eq_active.data()); })
+      .def_property_readonly("eq_compliance", [](const Model& s) { return arr(s.eq_compliance); })
+      .def_readonly("eq_name", &Model::eq_name)
+      .def_readonly("exclude_pairs", &Model::exclude_pairs)
       .def_readonly("ntet", &Model::ntet)
       .def_readonly("nsoft", &Model::nsoft, "soft bodies (connected sets of tetrahedra)")
       .def_property_readonly("surface_triangles", [](const Model& m) {
@@ -305,6 +320,39 @@ void bind_model(py::module_& m) {
            py::arg("local") = Vec3::Zero(), "Pin a particle to a point of a body (0: the world).")
       .def("exclude_soft_pair", &Builder::exclude_soft_pair, py::arg("a"), py::arg("b"),
            "No contact between the soft bodies containing particles a and b.")
+      .def("add_connect", &Builder::add_connect, py::arg("body1"), py::arg("body2"), py::arg("anchor1") = Vec3::Zero(),
+           py::arg("anchor2") = Vec3::Zero(), py::kw_only(), py::arg("compliance") = 0.0, py::arg("active") = true,
+           py::arg("name") = "",
+           "Equality: the point anchor1 of body1 (its frame) and anchor2 of body2 coincide (3 rows; "
+           "compliance 0: rigid). Returns its index.")
+      .def(
+          "add_weld",
+          [](Builder& b, int body1, int body2, const Vec3& relpos, const Eigen::Vector4d& relquat, const Vec3& anchor,
+             double compliance, bool active, const std::string& name) {
+            return b.add_weld(body1, body2, relpos, quat_from(relquat), anchor, compliance, active, name);
+          },
+          py::arg("body1"), py::arg("body2"), py::arg("relpos") = Vec3::Zero(),
+          py::arg("relquat") = Eigen::Vector4d(1, 0, 0, 0), py::arg("anchor") = Vec3::Zero(), py::kw_only(),
+          py::arg("compliance") = 0.0, py::arg("active") = true, py::arg("name") = "",
+          "Equality: relpos (body1 frame) of body1 coincides with anchor (body2 frame) of body2, and body2's "
+          "orientation is body1's times relquat (w, x, y, z) (6 rows). Returns its index.")
+      .def(
+          "add_joint_coupling",
+          [](Builder& b, int joint1, int joint2, std::vector<double> polycoef, double compliance, bool active,
+             const std::string& name) {
+            if (polycoef.size() > 5) throw std::invalid_argument("polycoef: at most 5 coefficients");
+            std::array<double, 5> c{};
+            std::copy(polycoef.begin(), polycoef.end(), c.begin());
+            return b.add_joint_coupling(joint1, joint2, c, compliance, active, name);
+          },
+          py::arg("joint1"), py::arg("joint2"), py::arg("polycoef"), py::kw_only(), py::arg("compliance") = 0.0,
+          py::arg("active") = true, py::arg("name") = "",
+          "Equality on hinge/slide joints: q1 - q1_0 = sum_k polycoef[k] (q2 - q2_0)^k (joint2 = -1: "
+          "q1 - q1_0 = polycoef[0]), q_0 the joints' reference positions (1 row). Returns its index.")
+      .def("set_mocap", &Builder::set_mocap, py::arg("body"),
+           "Make a body (a child of the world without joints) a mocap body, posed per world and step.")
+      .def("exclude_bodies", &Builder::exclude_bodies, py::arg("body1"), py::arg("body2"),
+           "No contact between the geoms of two bodies (MJCF <contact><exclude>).")
       .def("set_gravity", &Builder::set_gravity, py::arg("gravity"))
       .def("set_timestep", &Builder::set_timestep, py::arg("timestep"))
       .def("set_solver_iterations", &Builder::set_solver_iterations, py::arg("newton") = 0, py::arg("linear") = 0,

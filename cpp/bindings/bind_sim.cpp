@@ -20,12 +20,40 @@ E parse(const std::string& s, std::initializer_list<std::pair<const char*, E>> t
   throw std::invalid_argument(std::string("unknown ") + what + " '" + s + "' (expected one of: " + all + ")");
 }
 
+// The stepper runs on a private copy of the model that carries the simulator's mocap poses
+// and equality switches (as each Batch thread's copy carries its world's parameters).
 struct Simulator {
   Simulator(std::shared_ptr<Model> model, const SolverOptions& opt)
-      : model_(model), stepper(model, opt), state(*model) {}
-  std::shared_ptr<Model> model_;
+      : model_(model), work_(std::make_shared<Model>(*model)), stepper(work_, opt), state(*model) {
+    for (int b = 0; b < model->nbody; ++b)
+      if (model->body_mocapid[b] >= 0) mocap_body.push_back(b);
+    mocap_pos.resize(3 * model->nmocap);
+    mocap_quat.resize(4 * model->nmocap);
+    for (int k = 0; k < model->nmocap; ++k) {
+      mocap_pos.segment<3>(3 * k) = model->body_pos[mocap_body[k]];
+      store_wxyz(model->body_quat[mocap_body[k]], mocap_quat.data() + 4 * k);
+    }
+    eq_active = model->eq_active;
+  }
+  // Applies mocap poses and equality switches to the working model (before each step).
+  void apply() {
+    for (int k = 0; k < model_->nmocap; ++k) {
+      const Quat qk = quat_wxyz(mocap_quat.data() + 4 * k);
+      if (!mocap_pos.segment<3>(3 * k).allFinite() || !qk.coeffs().allFinite() || qk.norm() < 1e-10)
+        throw std::invalid_argument("mocap body " + std::to_string(k) + ": non-finite position or zero quaternion");
+      const int b = mocap_body[k];
+      work_->body_pos[b] = mocap_pos.segment<3>(3 * k);
+      work_->body_quat[b] = qk.normalized();
+      work_->body_rot[b] = work_->body_quat[b].toRotationMatrix();
+    }
+    work_->eq_active = eq_active;
+  }
+  std::shared_ptr<Model> model_, work_;
   Stepper stepper;
   State state;
+  std::vector<int> mocap_body;
+  VecX mocap_pos, mocap_quat;
+  std::vector<unsigned char> eq_active;
 };
 
 }  // namespace
@@ -100,6 +128,10 @@ const std::vector<OptionField>& option_fields() {
                 "clip normal-contact and joint-limit impulses at 0 after each damped Newton update (not in the seed)"),
       NUM_FIELD(bounded_friction_w, bool,
                 "outside the friction cone, W of App. A.2 takes eq. 105's value (eq. 104's denominator vanishes)"),
+      NUM_FIELD(smooth_full_step, bool,
+                "full Newton steps (t = 1) when a step's rows are only equalities and springs of the articulated trees "
+                "(no contact, limit, particle or element rows): damping only slows Newton on smooth systems "
+                "(not in the seed)"),
       NUM_FIELD(max_speed, double,
                 "a step whose velocities exceed it (m/s or rad/s) counts as diverged like a non-finite one (0: off)"),
   };
@@ -183,6 +215,7 @@ void bind_sim(py::module_& mod) {
               for (py::ssize_t i = 0; i < c.shape(0); ++i) s.state.ctrl[i] = c.at(i);
             }
             if (nsteps < 1) throw std::invalid_argument("nsteps must be >= 1");
+            s.apply();
             py::gil_scoped_release release;
             for (int k = 0; k < nsteps; ++k) s.stepper.step(s.state);
           },
@@ -193,6 +226,36 @@ void bind_sim(py::module_& mod) {
       .def_property("u", [](py::object self) { return view(self.cast<Simulator&>().state.u, self); },
                     [](Simulator& s, const VecX& u) { assign_checked(s.state.u, u, "u"); })
       .def_property_readonly("ctrl", [](py::object self) { return view(self.cast<Simulator&>().state.ctrl, self); })
+      .def_property(
+          "mocap_pos",
+          [](py::object self) {
+            auto& s = self.cast<Simulator&>();
+            return py::array_t<double>({s.model_->nmocap, 3}, s.mocap_pos.data(), self);
+          },
+          [](Simulator& s, py::array a) {
+            assign_array<double>(a, s.mocap_pos.data(), {s.model_->nmocap, 3}, "mocap_pos");
+          },
+          "Mocap body positions (nmocap, 3), writable view, applied at the next step.")
+      .def_property(
+          "mocap_quat",
+          [](py::object self) {
+            auto& s = self.cast<Simulator&>();
+            return py::array_t<double>({s.model_->nmocap, 4}, s.mocap_quat.data(), self);
+          },
+          [](Simulator& s, py::array a) {
+            assign_array<double>(a, s.mocap_quat.data(), {s.model_->nmocap, 4}, "mocap_quat");
+          },
+          "Mocap body orientations (nmocap, 4) as (w, x, y, z), normalised when applied.")
+      .def_property(
+          "eq_active",
+          [](py::object self) {
+            auto& s = self.cast<Simulator&>();
+            return py::array_t<uint8_t>({s.model_->neq}, s.eq_active.data(), self);
+          },
+          [](Simulator& s, py::array a) {
+            assign_array<uint8_t>(a, s.eq_active.data(), {s.model_->neq}, "eq_active");
+          },
+          "Equality switches (neq,) uint8: 1 on, 0 off; applied at the next step.")
       .def_property_readonly("activation", [](py::object self) { return view(self.cast<Simulator&>().state.act, self); },
                              "Active strain per group of tetrahedra (nactgroup), writable view.")
       .def_property_readonly("x", [](py::object self) {

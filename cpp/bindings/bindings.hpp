@@ -7,6 +7,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "ncpgym/math/spatial.hpp"
 #include "ncpgym/model/model.hpp"
@@ -22,6 +24,29 @@ inline py::array_t<double> view(ncpgym::VecX& v, py::handle owner) {
 inline void assign_checked(ncpgym::VecX& dst, const ncpgym::VecX& src, const char* name) {
   if (src.size() != dst.size()) throw std::invalid_argument(std::string(name) + " has the wrong size");
   dst = src;
+}
+
+// Copies `a` into `dst` after checking its shape and dtype (T's kind: float for double,
+// bool or unsigned 8-bit for uint8_t); errors name the field and what was expected.
+template <class T>
+void assign_array(const py::array& a, T* dst, std::vector<py::ssize_t> shape, const char* name) {
+  std::string want = "(";
+  for (size_t i = 0; i < shape.size(); ++i) want += std::to_string(shape[i]) + (i + 1 < shape.size() ? ", " : ")");
+  if (shape.size() == 1) want.insert(want.size() - 1, ",");
+  bool ok = a.ndim() == static_cast<py::ssize_t>(shape.size());
+  for (size_t i = 0; ok && i < shape.size(); ++i) ok = a.shape(i) == shape[i];
+  if (!ok) throw std::invalid_argument(std::string(name) + ": expected shape " + want);
+  const char kind = a.dtype().kind();
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (!(kind == 'b' || (kind == 'u' && a.dtype().itemsize() == 1)))
+      throw py::type_error(std::string(name) + ": expected dtype bool or uint8, got " +
+                           py::str(a.dtype()).cast<std::string>());
+  } else if (kind != 'f' && kind != 'i' && kind != 'u') {
+    throw py::type_error(std::string(name) + ": expected a numeric array, got dtype " +
+                         py::str(a.dtype()).cast<std::string>());
+  }
+  auto c = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(a);
+  std::copy(c.data(), c.data() + c.size(), dst);
 }
 
 void bind_model(py::module_& m);

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "ncpgym/dynamics/algorithms.hpp"
-#include "ncpgym/model/builder.hpp"
+#include "ncpgym/builder/builder.hpp"
 
 namespace ncpgym::test {
 

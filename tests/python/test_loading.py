@@ -32,13 +32,23 @@ def test_urdf_allegro_repairs_inertia_with_warning(model_paths, caplog):
     assert "balanceinertia" in caplog.text
 
 
-def test_urdf_panda_rejects_mimic_joint_when_strict(model_paths):
-    with pytest.raises(UnsupportedFeatureError) as e:
-        ncpgym.load_model(model_paths["panda"])
-    msg = str(e.value)
-    assert "panda.urdf" in msg and "equality" in msg and "JOINT" in msg
-    m = ncpgym.load_model(model_paths["panda"], strict=False)
-    assert (m.nq, m.nv) == (9, 9)
+def test_urdf_panda_mimic_joint_becomes_a_joint_coupling(model_paths):
+    """MuJoCo's URDF import turns panda's <mimic> finger into a joint equality, which now
+    loads strictly as a coupling row: the fingers move together."""
+    m = ncpgym.load_model(model_paths["panda"])  # strict
+    assert (m.nq, m.nv) == (9, 9) and list(m.eq_type) == ["joint"]
+    from ncpgym.models import loader
+
+    mj = loader._compile_urdf(model_paths["panda"], floating_base=False)
+    mj.geom_contype[:] = mj.geom_conaffinity[:] = 0  # link meshes: mesh-mesh collision is issue 16
+    m = ncpgym.models.from_mujoco(mj)
+    j1, j2 = m.eq_obj1[0], m.eq_obj2[0]
+    assert {m.joint_names[j1], m.joint_names[j2]} == {"panda_finger_joint1", "panda_finger_joint2"}
+    sim = ncpgym.Simulator(m, timestep=1 / 240)
+    sim.q[j1] = sim.q[j2] = 0.02
+    sim.u[j2] = 0.05  # push one finger: the other follows
+    sim.step(nsteps=20)
+    assert abs(sim.q[j1] - sim.q[j2]) < 1e-8 and sim.q[j1] != 0.02
 
 
 def test_urdf_talos_fixed_and_floating(model_paths):
@@ -51,13 +61,16 @@ def test_urdf_talos_fixed_and_floating(model_paths):
     assert floating.total_mass() > fixed.total_mass() + 1.0
 
 
-def test_fetch_loads_with_unsupported_features_dropped(model_paths, caplog):
-    with pytest.raises(UnsupportedFeatureError, match="mocap"):
-        ncpgym.load_model(model_paths["fetch"])
+def test_unsupported_features_are_dropped_with_a_warning_when_not_strict(caplog):
+    xml = """<mujoco><option viscosity="0.5"/><worldbody><body name="a">
+    <joint name="j" type="hinge" frictionloss="1"/><geom size="0.1"/></body></worldbody></mujoco>"""
+    mj = mujoco.MjModel.from_xml_string(xml)
+    with pytest.raises(UnsupportedFeatureError, match="frictionloss") as e:
+        ncpgym.models.from_mujoco(mj)
+    assert "fluid forces" in str(e.value)
     with caplog.at_level(logging.WARNING, logger="ncpgym"):
-        m = ncpgym.load_model(model_paths["fetch"], strict=False)
-    assert m.nv == 21 and "WELD" in caplog.text
-    assert m.ngeom > 0 and m.nmesh > 0  # convex meshes carried over
+        m = ncpgym.models.from_mujoco(mj, strict=False)
+    assert m.nv == 1 and "fluid forces" in caplog.text and "frictionloss" in caplog.text
 
 
 def test_missing_file(tmp_path):

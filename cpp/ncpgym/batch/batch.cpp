@@ -36,6 +36,13 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
     for (int p = 0; p < m.nparticle; ++p)
       for (int k = 0; k < 3; ++k) x_[(i * m.nparticle + p) * 3 + k] = m.particle_pos0[p][k];
   }
+  mocap_body_.assign(m.nmocap, 0);
+  for (int b = 0; b < m.nbody; ++b)
+    if (m.body_mocapid[b] >= 0) mocap_body_[m.body_mocapid[b]] = b;
+  mocap_pos_.resize(N * 3 * m.nmocap);
+  mocap_quat_.resize(N * 4 * m.nmocap);
+  eq_active_.resize(N * m.neq);
+  for (int i = 0; i < n_; ++i) reset_parameters(i);
   status_.assign(N, 0);
   friction_scale_.assign(N, 1.0);
   mass_scale_.assign(N, 1.0);
@@ -86,6 +93,38 @@ void Batch::apply_parameters(Workspace& w, int i) const {
   }
   for (int g = 0; g < b.ngeom; ++g) m.geom_friction[g] = fs * b.geom_friction[g];
   m.gravity = Vec3(gravity_[3 * i], gravity_[3 * i + 1], gravity_[3 * i + 2]);
+  const size_t I = static_cast<size_t>(i);
+  for (int k = 0; k < b.nmocap; ++k) {  // kinematic bodies at the world's mocap pose
+    const int body = mocap_body_[k];
+    m.body_pos[body] = Eigen::Map<const Vec3>(&mocap_pos_[(I * b.nmocap + k) * 3]);
+    m.body_quat[body] = quat_wxyz(&mocap_quat_[(I * b.nmocap + k) * 4]).normalized();
+    m.body_rot[body] = m.body_quat[body].toRotationMatrix();
+  }
+  for (int e = 0; e < b.neq; ++e) m.eq_active[e] = eq_active_[I * b.neq + e] != 0;
+}
+
+void Batch::reset_parameters(int i) {
+  const Model& m = *base_;
+  const size_t I = static_cast<size_t>(i);
+  for (int k = 0; k < m.nmocap; ++k) {
+    const int b = mocap_body_[k];
+    Eigen::Map<Vec3>{&mocap_pos_[(I * m.nmocap + k) * 3]} = m.body_pos[b];
+    store_wxyz(m.body_quat[b], &mocap_quat_[(I * m.nmocap + k) * 4]);
+  }
+  std::copy(m.eq_active.begin(), m.eq_active.end(), eq_active_.begin() + I * m.neq);
+}
+
+void Batch::check_mocap() const {
+  const Model& m = *base_;
+  for (int i = 0; i < n_; ++i)
+    for (int k = 0; k < m.nmocap; ++k) {
+      const size_t o = static_cast<size_t>(i) * m.nmocap + k;
+      const Eigen::Map<const Vec3> p(&mocap_pos_[3 * o]);
+      const Eigen::Map<const Vec4> q(&mocap_quat_[4 * o]);
+      if (!p.allFinite() || !q.allFinite() || q.norm() < 1e-10)
+        throw std::invalid_argument("mocap pose of world " + std::to_string(i) + ", mocap body " + std::to_string(k) +
+                                    ": non-finite position or zero/non-finite quaternion");
+    }
 }
 
 void Batch::load(Workspace& w, int i) {
@@ -211,6 +250,7 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
 
 void Batch::step(int substeps) {
   if (substeps < 1) throw std::invalid_argument("substeps must be >= 1, got " + std::to_string(substeps));
+  check_mocap();
 #pragma omp parallel for schedule(dynamic) num_threads(nthread_)
   for (int i = 0; i < n_; ++i) {
     Workspace& w = *work_[omp_get_thread_num()];
@@ -232,6 +272,7 @@ void Batch::step(int substeps) {
 }
 
 void Batch::forward(const uint8_t* mask) {
+  check_mocap();
 #pragma omp parallel for schedule(dynamic) num_threads(nthread_)
   for (int i = 0; i < n_; ++i) {
     if (mask && !mask[i]) continue;
@@ -257,6 +298,7 @@ void Batch::reset(const uint8_t* mask, const double* q, const double* u) {
         x_[(I * m.nparticle + p) * 3 + k] = m.particle_pos0[p][k];
         v_[(I * m.nparticle + p) * 3 + k] = 0.0;
       }
+    reset_parameters(i);
     status_[i] = 0;
     ++row;
   }

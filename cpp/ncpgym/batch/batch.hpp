@@ -63,6 +63,12 @@ class Batch {
   double* friction_scale() { return friction_scale_.data(); }
   double* mass_scale() { return mass_scale_.data(); }
   double* gravity() { return gravity_.data(); }
+  // Mocap poses [N, nmocap, 3] and [N, nmocap, 4] (w, x, y, z; normalised when applied) and
+  // equality switches [N, neq] (1 on, 0 off), applied to each world's model copy as it
+  // steps; reset() restores the model's.
+  double* mocap_pos() { return mocap_pos_.data(); }
+  double* mocap_quat() { return mocap_quat_.data(); }
+  uint8_t* eq_active() { return eq_active_.data(); }
 
   // Derived quantities after step()/forward(), world-major:
   //   xpos [nbody, 3], xquat [nbody, 4] (w, x, y, z), xipos [nbody, 3] (centres of mass),
@@ -100,6 +106,8 @@ class Batch {
   void load(Workspace& w, int world);
   void store(Workspace& w, int world);
   void derive(Workspace& w, int world, bool with_contacts);
+  void reset_parameters(int world);  // mocap poses and equality switches to the model's
+  void check_mocap() const;          // finite positions, non-zero quaternions
 
   std::shared_ptr<const Model> base_;
   SolverOptions opt_;
@@ -107,6 +115,9 @@ class Batch {
   double h_;
   std::vector<std::unique_ptr<Workspace>> work_;
   std::vector<double> q_, u_, ctrl_, x_, v_, act_;
+  std::vector<double> mocap_pos_, mocap_quat_;
+  std::vector<uint8_t> eq_active_;
+  std::vector<int> mocap_body_;  // body of each mocap index
   std::vector<int8_t> status_;
   std::vector<double> friction_scale_, mass_scale_, gravity_;
   std::vector<uint64_t> key_, counter_;

@@ -77,24 +77,15 @@ void Stepper::build_soft_pattern() {
   kval_.resize(kinner_.size());
 }
 
-LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
-                                     const VecX& hvec, const VecX& lambda, VecX& dl, bool first, const double* q0) {
+void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
+  // K = H_p + J_s^T D_s^-1 J_s on the fixed pattern, and the element rows' part of the
+  // particle right-hand side (rhs_ is sized and its particle block set by the caller).
   const Model& m = *m_;
-  const int nv = m.nv, np3 = 3 * m.nparticle, nr = tet_row0;
+  const int np3 = 3 * m.nparticle;
   const double eps = opt_.regularization;
-  if (kouter_.size() != static_cast<size_t>(np3 + 1)) build_soft_pattern();
-
-  // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t)
-  rows_.J.transpose_times(nrow, alpha.data(), lambda.data(), tmp2_.data(), nvall_);  // J_eff^T lambda
-  for (int k = 0; k < np3; ++k)
-    Hg_[nv + k] = m.particle_mass[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * tmp2_[nv + k];
-
-  // K = H_p + J_s^T D_s^-1 J_s on the fixed pattern.
   std::fill(kval_.begin(), kval_.end(), 0.0);
   const VecX& pminv = del_.particle_hinv();
   for (int k = 0; k < np3; ++k) kval_[kdiag_[k]] += 1.0 / pminv[k];
-  rhs_.resize(nr + nv + np3);
-  for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
   {
     // per element: the 12 x 12 block G^T diag(w) G of its rows, then a scatter of its lower
     // triangle into K's fixed slots
@@ -124,6 +115,23 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
         }
     }
   }
+}
+
+LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
+                                     const VecX& hvec, const VecX& lambda, VecX& dl, bool first, const double* q0) {
+  const Model& m = *m_;
+  const int nv = m.nv, np3 = 3 * m.nparticle, nr = tet_row0;
+  const double eps = opt_.regularization;
+  if (kouter_.size() != static_cast<size_t>(np3 + 1)) build_soft_pattern();
+
+  // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t)
+  rows_.J.transpose_times(nrow, alpha.data(), lambda.data(), tmp2_.data(), nvall_);  // J_eff^T lambda
+  for (int k = 0; k < np3; ++k)
+    Hg_[nv + k] = m.particle_mass[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * tmp2_[nv + k];
+
+  rhs_.resize(nr + nv + np3);
+  for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
+  soft_stiffness(nr, cdiag, hvec);
 
   // The trees' H = M(q-) + h B (+ h^2 K of implicit springs) as a dense block, once per step.
   if (first && nv > 0) {

@@ -326,7 +326,7 @@ void Stepper::momentum_residual(double h, int nrow) {
 
 void Stepper::damped_update(int nrow, int it) {
   // Damped Newton update of both paths (eqs. 61-62) with the direction (du_, dl_).
-  const double t = opt_.step;
+  const double t = t_;
   lambda_.head(nrow) += t * dl_.head(nrow);
   u_ += t * du_;
   // Normal contact and joint-limit multipliers are impulses that only push (eq. 10): clip
@@ -367,6 +367,12 @@ void Stepper::newton(const State& s, double h, int nrow) {
   last_dense_ = dense;
   del_.begin_step(nrow, dense);
   const int tet_row0 = rows_.begin(RowBlock::Element);
+  // Full steps on a smooth system of the trees (options.hpp, smooth_full_step): springs and
+  // equalities only; particle rows keep the damping (their H is the quasi-Newton one of eqs.
+  // 71-74, and full steps let a whipping chain overshoot: 7 mm stretch against 3 mm).
+  const bool smooth = rows_.end(RowBlock::Limit) == 0 && rows_.begin(RowBlock::Distance) == rows_.begin(RowBlock::Equality) &&
+                      rows_.end(RowBlock::Equality) == nrow;
+  t_ = opt_.smooth_full_step && smooth ? 1.0 : opt_.step;
   for (int it = 0; it < opt_.newton_iterations; ++it) {
     // Constraint rows at the iterate q^n = q- + h G u^n (eq. 63), x^n = x- + h v^n.
     integrate(m, s.q.data(), u_.data(), h, qn_.data());

@@ -79,6 +79,7 @@ class Stepper {
   LinearResult soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
                               const VecX& hvec, const VecX& lambda, VecX& dl, bool first, const double* q0);
   void build_soft_pattern();
+  void soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec);  // K and the element rows' rhs
   void damped_update(int nrow, int it);  // eqs. 61-62, impulse clipping, stats
   void momentum_residual(double h, int nrow);  // stats: max |H^-1 g| at the iterate
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
@@ -113,6 +114,7 @@ class Stepper {
   LinearWorkspace lin_;
   SolverStats stats_;
   bool last_dense_ = true;
+  double t_ = 0.75;                 // this step's Newton step length (options: step, smooth_full_step)
 
  public:
   bool last_step_assembled() const { return last_dense_; }  // dense (true) or matrix-free

@@ -59,9 +59,16 @@ def load_model(
         floating_base: URDF only: give the root link a free joint (MuJoCo's URDF import
             welds it to the world otherwise).
         strict: raise :class:`UnsupportedFeatureError` for features that change the
-            dynamics and are not supported yet (equality constraints, dry joint friction,
-            tendons with stiffness, ...). With ``strict=False`` they are dropped and each
-            is logged as a warning.
+            dynamics and are not supported yet (dry joint friction, tendons with stiffness,
+            fluid forces, soft equality constraints, ...). With ``strict=False`` they are
+            dropped and each is logged as a warning.
+
+    Equality constraints (``connect``, ``weld``, ``joint``) become rigid bilateral rows of the
+    Newton solve: MuJoCo's default ``solref`` (0.02, 1) and any ``solimp`` describe MuJoCo's
+    own softening of every constraint and are read as rigid; a negative ``solref``
+    (-stiffness, 0) gives a compliant row with compliance 1/stiffness; other ``solref``
+    values are refused (their softness depends on MuJoCo's effective mass).
+    Mocap bodies are kinematic, posed per world (``Batch.mocap_pos``, ``mocap_quat``).
 
     Raises:
         FileNotFoundError: the file does not exist.
@@ -169,6 +176,45 @@ def _name(mjm, obj, i) -> str:
     return mujoco.mj_id2name(mjm, obj, i) or ""
 
 
+_DEFAULT_SOLREF = (0.02, 1.0)
+
+
+def _add_equality(b, mjm, e: int, unsupported: list[str]) -> None:
+    """One MuJoCo equality as a bilateral row group of the Newton solve (see load_model)."""
+    name = _name(mjm, mujoco.mjtObj.mjOBJ_EQUALITY, e)
+    kind = mujoco.mjtEq(mjm.eq_type[e])
+    who = f"equality '{name}' ({kind.name})"
+    data, solref = mjm.eq_data[e], tuple(mjm.eq_solref[e])
+    compliance = 0.0
+    if solref[0] < 0:
+        if solref[1] != 0:
+            unsupported.append(f"{who}: solref damping {-solref[1]} (only a stiffness, -k 0, is supported)")
+            return
+        compliance = 1.0 / -solref[0]
+    elif not np.allclose(solref, _DEFAULT_SOLREF):
+        unsupported.append(f"{who}: solref {solref} (softness through MuJoCo's effective mass; "
+                           "use solref='-stiffness 0' for a compliant constraint)")
+        return
+    active = bool(mjm.eq_active0[e])
+    o1, o2 = int(mjm.eq_obj1id[e]), int(mjm.eq_obj2id[e])
+    if kind in (mujoco.mjtEq.mjEQ_CONNECT, mujoco.mjtEq.mjEQ_WELD):
+        if int(mjm.eq_objtype[e]) != int(mujoco.mjtObj.mjOBJ_BODY):
+            unsupported.append(f"{who}: defined between sites")
+            return
+        if kind == mujoco.mjtEq.mjEQ_CONNECT:
+            b.add_connect(o1, o2, data[0:3], data[3:6], compliance=compliance, active=active, name=name)
+            return
+        if data[10] != 1:
+            unsupported.append(f"{who}: torquescale {data[10]}")
+            return
+        b.add_weld(o1, o2, relpos=data[3:6], relquat=data[6:10], anchor=data[0:3],
+                   compliance=compliance, active=active, name=name)
+    elif kind == mujoco.mjtEq.mjEQ_JOINT:
+        b.add_joint_coupling(o1, o2, list(data[0:5]), compliance=compliance, active=active, name=name)
+    else:
+        unsupported.append(f"{who}: {kind.name} constraint")
+
+
 def from_mujoco(mjm: mujoco.MjModel, *, source: str = "<MjModel>", strict: bool = True) -> _core.Model:
     """Convert a compiled MuJoCo model into an ncpgym Model (same body, joint and dof
     order, so qpos/qvel arrays carry over unchanged)."""
@@ -178,12 +224,13 @@ def from_mujoco(mjm: mujoco.MjModel, *, source: str = "<MjModel>", strict: bool 
     b = _core.Builder()
     b.set_gravity(np.array(mjm.opt.gravity, dtype=float))
     b.set_timestep(float(mjm.opt.timestep))
+    if mjm.opt.density != 0 or mjm.opt.viscosity != 0 or np.any(mjm.opt.wind != 0):
+        unsupported.append(f"option density={mjm.opt.density}, viscosity={mjm.opt.viscosity}, "
+                           f"wind={tuple(mjm.opt.wind)}: fluid forces")
 
     # bodies (MuJoCo's body order is topological: parent id < child id)
     for i in range(1, mjm.nbody):
         name = _name(mjm, ob.mjOBJ_BODY, i)
-        if mjm.body_mocapid[i] >= 0:
-            unsupported.append(f"body '{name}': mocap bodies (treated as static)")
         if mjm.body_gravcomp[i] != 0:
             unsupported.append(f"body '{name}': gravcomp={mjm.body_gravcomp[i]}")
         R = np.zeros(9)
@@ -193,6 +240,8 @@ def from_mujoco(mjm: mujoco.MjModel, *, source: str = "<MjModel>", strict: bool 
         bid = b.add_body(int(mjm.body_parentid[i]), mjm.body_pos[i], mjm.body_quat[i],
                          float(mjm.body_mass[i]), mjm.body_ipos[i], inertia, name)
         assert bid == i
+        if mjm.body_mocapid[i] >= 0:
+            b.set_mocap(bid)
 
     # joints
     for j in range(mjm.njnt):
@@ -291,8 +340,9 @@ def from_mujoco(mjm: mujoco.MjModel, *, source: str = "<MjModel>", strict: bool 
         else:
             notes.append(f"tendon '{name}' has no effect on the dynamics and is ignored")
     for e in range(mjm.neq):
-        unsupported.append(f"equality '{_name(mjm, ob.mjOBJ_EQUALITY, e)}': "
-                           f"{mujoco.mjtEq(mjm.eq_type[e]).name} constraint")
+        _add_equality(b, mjm, e, unsupported)
+    for sig in mjm.exclude_signature[:mjm.nexclude]:
+        b.exclude_bodies(int(sig) >> 16, int(sig) & 0xFFFF)
 
     for n in notes:
         log.info("%s: %s", source, n)

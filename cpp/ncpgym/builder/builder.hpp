@@ -1,6 +1,8 @@
 // Builder: assembles a Model programmatically (tests, scenes) or from a MuJoCo-compiled
 // model (python/ncpgym/models). build() validates everything and rejects degenerate input
-// with a std::invalid_argument naming the offending item.
+// with a std::invalid_argument naming the offending item. It sits above model/, collision/
+// and soft/ (it derives hulls and soft surfaces while building), so that model/ includes
+// nothing from the layers that read it.
 #pragma once
 
 #include <memory>

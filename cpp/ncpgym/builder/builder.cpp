@@ -1,4 +1,4 @@
-#include "ncpgym/model/builder.hpp"
+#include "ncpgym/builder/builder.hpp"
 
 #include "ncpgym/collision/narrowphase.hpp"
 #include "ncpgym/soft/surface.hpp"

@@ -1,0 +1,91 @@
+"""Solver options are resolved once, in C++ (solver/options.hpp): the defaults there are the
+ones the docstring, the type stub and a default SolverOptions report, the time step and
+iteration counts come from the model when the caller leaves them unset, and a Simulator or
+Batch says which options it actually runs with."""
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ncpgym
+from ncpgym import _core, scenes
+
+
+def stub_defaults():
+    tree = ast.parse(Path(inspect.getfile(ncpgym)).with_name("_core.pyi").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "SolverOptions")
+    init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    args = init.args
+    return {a.arg: ast.literal_eval(d) for a, d in zip(args.kwonlyargs, args.kw_defaults)}
+
+
+def test_stub_docstring_and_defaults_agree():
+    defaults = _core.SolverOptions().as_dict()
+    assert stub_defaults() == defaults
+    doc = dict(re.findall(r"^  (\w+)=(.+?): ", _core.SolverOptions.__doc__, re.M))
+    assert set(doc) == set(defaults)
+    for name, value in defaults.items():
+        assert doc[name] == repr(value), name
+
+
+def test_unset_entries_come_from_the_model_and_explicit_ones_win():
+    m, q0 = scenes.incline(np.deg2rad(20), 0.5, newton_iterations=5)  # the model asks for 5
+    opts = ncpgym.Simulator(m).options
+    assert opts["newton_iterations"] == 5 and opts["linear_iterations"] == 50
+    assert opts["timestep"] == m.timestep
+    assert ncpgym.Simulator(m, newton_iterations=3, timestep=0.01).options["newton_iterations"] == 3
+    b = ncpgym.Batch(m, 2, linear_iterations=7)
+    assert (b.options["newton_iterations"], b.options["linear_iterations"]) == (5, 7)
+    assert b.timestep == b.options["timestep"] == m.timestep
+    r = _core.resolve_options(m, _core.SolverOptions(step=0.5))
+    assert (r.newton_iterations, r.step, r.timestep) == (5, 0.5, m.timestep)
+    # and the Newton loop runs that many
+    sim = ncpgym.Simulator(m)
+    sim.q[:] = q0
+    sim.step(nsteps=3)
+    assert sim.solver_stats["newton_iterations"] == 5
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"step": 1.5}, "step"), ({"step": 0.0}, "step"), ({"newton_iterations": -1}, "newton_iterations"),
+    ({"regularization": -1.0}, "regularization"), ({"margin": -0.1}, "margin"),
+    ({"max_speed": -1.0}, "max_speed"), ({"timestep": float("nan")}, "timestep"),
+    ({"tolerance": -1.0}, "tolerance"), ({"thickness": float("inf")}, "thickness"),
+])
+def test_bad_options_are_refused_with_the_option_named(bad, match):
+    m, _ = scenes.incline(0.0, 0.5)
+    with pytest.raises(ValueError, match=match):
+        ncpgym.Simulator(m, **bad)
+    with pytest.raises(ValueError, match=match):
+        ncpgym.Batch(m, 1, **bad)
+
+
+def test_unknown_or_mistyped_options_raise_type_errors():
+    m, _ = scenes.incline(0.0, 0.5)
+    with pytest.raises(TypeError, match="unknown solver option 'newton_iters'.*newton_iterations"):
+        ncpgym.Simulator(m, newton_iters=3)
+    with pytest.raises(TypeError, match="solver option 'step'"):
+        ncpgym.Simulator(m, step="big")
+    with pytest.raises(ValueError, match="unknown linear solver 'cg'.*pcr"):
+        ncpgym.Simulator(m, linear="cg")
+
+
+def test_momentum_residual_is_reported_and_vanishes_at_the_solution():
+    """g of eq. 57 at each iterate: a smooth, converged solve (a hinge chain with springs as
+    rows takes full Newton steps) ends with |H^-1 g| at round-off; the early exit needs both
+    residuals below the tolerance."""
+    m = scenes.stiff_chain(n=8)
+    sim = ncpgym.Simulator(m, implicit_springs=False)
+    sim.step()
+    st = sim.solver_stats
+    assert len(st["momentum_residual"]) == st["newton_iterations"] == 8
+    assert st["momentum_residual"][0] > 1e-3 and st["momentum_residual"][-1] < 1e-12
+    sim = ncpgym.Simulator(m, implicit_springs=False, tolerance=1e-9, newton_iterations=30)
+    sim.step()
+    st = sim.solver_stats
+    assert st["newton_iterations"] < 30
+    assert st["residual"][-1] < 1e-9 and st["momentum_residual"][-1] < 1e-9
