@@ -9,7 +9,11 @@ Scenes: incline (mu > tan theta, block must stay put), heavy_stack (masses 8..32
 mu 0.5), arch (20 convex voussoirs, the seed's 15-110 kg, mu 0.6; drift = largest displacement), pile (50 boxes and capsules between walls; drift = largest
 displacement over the last second, i.e. how settled it is), stiff_chain (16 links of 3 g
 with 250 N m/rad springs; drift = error of the static tip deflection against the
-analytic value), humanoid (Gymnasium's humanoid.xml dropped, random torques). MuJoCo runs
+analytic value), humanoid (Gymnasium's humanoid.xml dropped, random torques), and the
+equality scenes weld_chain (20 links on ball joints closed into a hanging loop by a
+connect), fourbar (a four-bar linkage closed by a connect) and weld_link (a box welded to a
+swinging link), 10 s each, with "max_violation_m" (largest gap of an equality over the run;
+rotation in rad for welds) and drift_m = the violation at the end. MuJoCo runs
 the same Model exported with ncpgym.models.to_mjcf. "ncpgym-pcr-seed-newton" rows run the
 seed's Newton iteration without ncpgym's safeguards (impulse clipping, bounded friction W);
 the incline and arch models ask for 12 Newton iterations (Builder.set_solver_iterations);
@@ -164,6 +168,96 @@ def run_mujoco(scene: str, seconds: float, stiff: bool):
     return dict(max_penetration_m=float(pen), drift_m=float(drift), stable=stable, step_us=dt * 1e6)
 
 
+# ---------------------------------------------------------------- equality scenes
+# Closed loops and welds written as MJCF, loaded by both engines from the same file: the
+# violation is measured with MuJoCo's kinematics on each engine's q (max over the run, and
+# at the end as "drift").
+def weld_chain_xml(n=20, link=0.1):
+    """A chain of n capsule links on ball joints, bent into a half circle and closed by a
+    connect of its free end to the world: a loop hanging from two points."""
+    turn = np.pi / n
+    body = ""
+    for i in reversed(range(n)):
+        pos = "0 0 2" if i == 0 else f"{link} 0 0"
+        euler = f"0 {turn / 2 if i == 0 else turn} 0"
+        body = (f'<body name="l{i}" pos="{pos}" euler="{euler}"><joint type="ball" damping="0.01"/>'
+                f'<geom type="capsule" fromto="0 0 0 {link} 0 0" size="0.01" mass="0.1" '
+                f'contype="0" conaffinity="0"/>{body}</body>')
+    return (f'<mujoco><option timestep="{H}"/><worldbody>{body}</worldbody><equality>'
+            f'<connect body1="l{n - 1}" body2="world" anchor="{link} 0 0"/></equality></mujoco>')
+
+
+FOURBAR_XML = f"""<mujoco><option timestep="{H}"/><worldbody>
+ <body name="crank" pos="0 0 1"><joint type="hinge" axis="0 1 0"/>
+  <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.5" contype="0" conaffinity="0"/>
+  <body name="coupler" pos="0.2 0 0"><joint type="hinge" axis="0 1 0"/>
+   <geom type="capsule" fromto="0 0 0 0.5 0 0.3" size="0.02" mass="1" contype="0" conaffinity="0"/></body>
+ </body>
+ <body name="rocker" pos="0.6 0 1"><joint type="hinge" axis="0 1 0"/>
+  <geom type="capsule" fromto="0 0 0 0.1 0 0.3" size="0.02" mass="0.7" contype="0" conaffinity="0"/></body>
+</worldbody><equality><connect body1="coupler" body2="rocker" anchor="0.5 0 0.3"/></equality></mujoco>"""
+
+WELD_LINK_XML = f"""<mujoco><option timestep="{H}"/><worldbody>
+ <body name="link" pos="0 0 1" euler="0 -69 0"><joint type="hinge" axis="0 1 0"/>
+  <geom type="capsule" fromto="0 0 0 0.4 0 -0.1" size="0.03" mass="1" contype="0" conaffinity="0"/></body>
+ <body name="carried" pos="0.45 0.1 0.8" euler="0.3 0.2 0.1"><freejoint/>
+  <geom type="box" size="0.05 0.1 0.02" mass="0.7" contype="0" conaffinity="0"/></body>
+</worldbody><equality><weld body1="link" body2="carried"/></equality></mujoco>"""
+
+EQUALITY_SCENES = {"weld_chain": weld_chain_xml(), "fourbar": FOURBAR_XML, "weld_link": WELD_LINK_XML}
+
+
+def equality_violation(mj, d, q):
+    """Largest violation of the model's equalities at q (m for points, rad for welds' rotation)."""
+    d.qpos[:] = q
+    mujoco.mj_kinematics(mj, d)
+    worst = 0.0
+    for e in range(mj.neq):
+        b1, b2, data = mj.eq_obj1id[e], mj.eq_obj2id[e], mj.eq_data[e]
+        R1, R2 = d.xmat[b1].reshape(3, 3), d.xmat[b2].reshape(3, 3)
+        if mj.eq_type[e] == mujoco.mjtEq.mjEQ_CONNECT:
+            gap = d.xpos[b1] + R1 @ data[0:3] - d.xpos[b2] - R2 @ data[3:6]
+            worst = max(worst, float(np.linalg.norm(gap)))
+        else:  # weld: relpos on body 1, anchor on body 2, R2 = R1 Rrel
+            gap = d.xpos[b1] + R1 @ data[3:6] - d.xpos[b2] - R2 @ data[0:3]
+            rel = np.zeros(9)
+            mujoco.mju_quat2Mat(rel, data[6:10])
+            Re = R1 @ rel.reshape(3, 3) @ R2.T
+            angle = np.arccos(np.clip((np.trace(Re) - 1) / 2, -1, 1))
+            worst = max(worst, float(np.linalg.norm(gap)), float(angle))
+    return worst
+
+
+def run_equality(scene: str, engine: str, seconds: float = 10.0, **opts):
+    mj = mujoco.MjModel.from_xml_string(EQUALITY_SCENES[scene])
+    d, dd = mujoco.MjData(mj), mujoco.MjData(mj)
+    q0 = mj.qpos0.copy()
+    n = int(round(seconds / H))
+    worst, stable = 0.0, True
+    if engine.startswith("ncpgym"):
+        sim = ncpgym.Simulator(ncpgym.models.from_mujoco(mj), **opts)
+        sim.q[:] = q0
+        step, state = sim.step, (lambda: sim.q)
+    else:
+        if engine == "mujoco-stiff":
+            mj.eq_solref[:] = [0.002, 1]
+            mj.eq_solimp[:, :3] = [0.99, 0.999, 0.0001]
+        d.qpos[:] = q0
+        step, state = (lambda: mujoco.mj_step(mj, d)), (lambda: d.qpos)
+    elapsed = 0.0
+    try:
+        for _ in range(n):
+            t1 = time.perf_counter()
+            step()
+            elapsed += time.perf_counter() - t1
+            worst = max(worst, equality_violation(mj, dd, state()))
+    except RuntimeError:
+        stable = False
+    end = equality_violation(mj, dd, state())
+    stable = stable and bool(np.isfinite(state()).all()) and worst < 0.05
+    return dict(max_violation_m=worst, drift_m=end, max_penetration_m=0.0, stable=stable, step_us=elapsed / n * 1e6)
+
+
 # ---------------------------------------------------------------- convergence plots
 def convergence(out_dir: Path):
     import matplotlib
@@ -229,6 +323,14 @@ def main(argv=None):
             r = dict(scene=scene, engine=engine, **fn())
             rows.append(r)
             print(f"{scene:<12}{engine:<26}{r['max_penetration_m']:>11.2e}{r['drift_m']:>11.2e}"
+                  f"{str(r['stable']):>8}{r['step_us']:>9.0f}")
+    print(f"{'scene':<12}{'engine':<26}{'max_viol_m':>11}{'end_viol':>11}{'stable':>8}{'step_us':>9}")
+    for scene in EQUALITY_SCENES:
+        for engine, opts in (("ncpgym-pcr", {}), ("ncpgym-full-step", {"smooth_full_step": True}),
+                             ("mujoco-default", {}), ("mujoco-stiff", {})):
+            r = dict(scene=scene, engine=engine, **run_equality(scene, engine, **opts))
+            rows.append(r)
+            print(f"{scene:<12}{engine:<26}{r['max_violation_m']:>11.2e}{r['drift_m']:>11.2e}"
                   f"{str(r['stable']):>8}{r['step_us']:>9.0f}")
     # The humanoid is chaotic: one trajectory's worst step says little, so report seeds 0-11.
     seeds = {}

@@ -130,8 +130,8 @@ const std::vector<OptionField>& option_fields() {
                 "outside the friction cone, W of App. A.2 takes eq. 105's value (eq. 104's denominator vanishes)"),
       NUM_FIELD(smooth_full_step, bool,
                 "full Newton steps (t = 1) when a step's rows are only equalities and springs of the articulated trees "
-                "(no contact, limit, particle or element rows): damping only slows Newton on smooth systems "
-                "(not in the seed)"),
+                "(no contact, limit, particle or element rows): damping only slows Newton on smooth systems; "
+                "off by default (quaternion joints make the Newton matrix inexact; see options.hpp)"),
       NUM_FIELD(max_speed, double,
                 "a step whose velocities exceed it (m/s or rad/s) counts as diverged like a non-finite one (0: off)"),
   };

@@ -4,6 +4,7 @@
 // nonsmooth-newton-ncp.txt eq. 9 can be re-evaluated at every Newton iterate.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "ncpgym/dynamics/data.hpp"
@@ -32,6 +33,18 @@ struct Contact {
   double dist = 0;             // signed distance at detection (negative: penetration)
   double friction = 0;         // Coulomb coefficient mu of the pair
 };
+
+// Friction coefficient of a pair: the larger of the two (MuJoCo's rule for geom pairs; also
+// used for particles and soft triangles, whose coefficient is the largest of its vertices).
+inline double combine_friction(double mu1, double mu2) { return mu1 > mu2 ? mu1 : mu2; }
+
+// The contact's friction directions: t1 perpendicular to the normal, built from the world
+// axis least aligned with it (x unless |n_x| > 0.57), and t2 = n x t1.
+inline void set_tangents(Contact& k) {
+  const Vec3 axis = std::abs(k.normal.x()) > 0.57 ? Vec3::UnitY() : Vec3::UnitX();
+  k.tangent1 = k.normal.cross(axis).normalized();
+  k.tangent2 = k.normal.cross(k.tangent1);
+}
 
 // One world-space witness pair from a narrow-phase test: a on geom 1, b on geom 2,
 // normal n from geom 2 to geom 1, dist = n^T (a - b).

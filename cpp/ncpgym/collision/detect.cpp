@@ -175,7 +175,7 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
       pts.clear();
       if (!narrow(m, a, pa, b, pb, margin, pts)) continue;  // rejected at Simulator creation
       const int ba = m.geom_body[a], bb = m.geom_body[b];
-      const double mu = std::max(m.geom_friction[a][0], m.geom_friction[b][0]);
+      const double mu = combine_friction(m.geom_friction[a][0], m.geom_friction[b][0]);
       for (const auto& p : pts) {
         Contact c;
         c.geom1 = a;
@@ -190,11 +190,7 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
         c.local2 = d.xmat[bb].transpose() * (p.b - p.rb * p.n - d.xpos[bb]);
         c.radius1 = p.ra;
         c.radius2 = p.rb;
-        // tangent basis: t1 perpendicular to n built from the least-aligned world axis
-        Vec3 axis = Vec3::UnitX();
-        if (std::abs(p.n.x()) > 0.57) axis = Vec3::UnitY();
-        c.tangent1 = p.n.cross(axis).normalized();
-        c.tangent2 = p.n.cross(c.tangent1);
+        set_tangents(c);
         out.push_back(c);
       }
     }
@@ -253,14 +249,12 @@ void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, cons
         k.normal = c.n;
         k.pos = 0.5 * (c.a + c.b);
         k.dist = c.dist;
-        k.friction = std::max(m.particle_friction[p], m.geom_friction[g][0]);
+        k.friction = combine_friction(m.particle_friction[p], m.geom_friction[g][0]);
         k.local1 = Vec3::Zero();  // the particle itself is the core point
         k.radius1 = c.ra;
         k.local2 = d.xmat[b].transpose() * (c.b - c.rb * c.n - d.xpos[b]);
         k.radius2 = c.rb;
-        Vec3 axis = std::abs(c.n.x()) > 0.57 ? Vec3::UnitY() : Vec3::UnitX();
-        k.tangent1 = c.n.cross(axis).normalized();
-        k.tangent2 = c.n.cross(k.tangent1);
+        set_tangents(k);
         out.push_back(k);
       }
     }

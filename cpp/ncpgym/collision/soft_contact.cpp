@@ -120,12 +120,6 @@ struct Box3 {
   }
 };
 
-void tangents(Contact& k) {
-  const Vec3 axis = std::abs(k.normal.x()) > 0.57 ? Vec3::UnitY() : Vec3::UnitX();
-  k.tangent1 = k.normal.cross(axis).normalized();
-  k.tangent2 = k.normal.cross(k.tangent1);
-}
-
 }  // namespace
 
 void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
@@ -154,7 +148,7 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
   };
   auto friction_of = [&](int t) {
     double f = 0;
-    for (int i = 0; i < 3; ++i) f = std::max(f, m.particle_friction[m.tri_p[t][i]]);
+    for (int i = 0; i < 3; ++i) f = combine_friction(f, m.particle_friction[m.tri_p[t][i]]);
     return f;
   };
 
@@ -192,8 +186,8 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
           k.local2 = d.xmat[b].transpose() * (core - d.xpos[b]);
           k.radius2 = radius;
           k.pos = y;
-          k.friction = std::max(friction_of(t), m.geom_friction[g][0]);
-          tangents(k);
+          k.friction = combine_friction(friction_of(t), m.geom_friction[g][0]);
+          set_tangents(k);
           out.push_back(k);
         };
         double w[3];
@@ -282,11 +276,11 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
           c.normal = nt;  // from B's surface to A's vertex
           c.dist = h - c.radius1 - rb;
           c.pos = 0.5 * (X + y);
-          c.friction = std::max(m.particle_friction[p], friction_of(t));
+          c.friction = combine_friction(m.particle_friction[p], friction_of(t));
           best = c;
         }
         if (best_gap < std::numeric_limits<double>::infinity() && best.dist <= margin) {
-          tangents(best);
+          set_tangents(best);
           out.push_back(best);
         }
       }
