@@ -26,46 +26,41 @@ def test_flagrun_model_matches_the_published_humanoid():
     assert gear["abdomen_x"] == pytest.approx(41) and gear["right_elbow"] == pytest.approx(0.41 * 75)
 
 
-def test_flagrun_env_contract_and_observation():
+def test_flagrun_env_contract():
+    """The Gymnasium contract; every observation entry, reward term, termination and the
+    flag rules are pinned by hand-computed values in test_task_definitions.py."""
     check_env(gym.make(ID).unwrapped, skip_render_check=True)
     envs = gym.make_vec(ID, num_envs=8)
     assert envs.dt == pytest.approx(0.0165)
     obs, _ = envs.reset(seed=0)
     assert obs.shape == (8, 44) and obs.dtype == np.float32
-    np.testing.assert_allclose(obs[:, 0], 0.0)  # height change at reset
-    np.testing.assert_allclose(obs[:, 1] ** 2 + obs[:, 2] ** 2, 1.0, rtol=1e-5)  # sin, cos of the angle
-    task = envs.unwrapped._c.task
-    ahead = (task.flag[:, 0] >= 2.0).mean()
-    assert 0.0 < ahead <= 1.0
     for _ in range(5):
         obs, r, term, trunc, info = envs.step(np.zeros((8, 17)))
-    assert np.all(np.abs(obs) <= 5.0)
-    terms = info["reward_terms"]
-    total = terms["alive"] + terms["progress"] - 8.5 * terms["electricity"] - 0.425 * terms["stall_torque"] \
-        - 0.1 * terms["joints_at_limit"] - terms["feet_collision"]
-    np.testing.assert_allclose(r, total, rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(terms["alive"], 2.0)  # standing after 5 steps
-    np.testing.assert_allclose(terms["stall_torque"], 0.0)  # zero actions
+    assert set(info["reward_terms"]) >= {"alive", "progress", "electricity", "stall_torque", "joints_at_limit",
+                                         "feet_collision"}
+    np.testing.assert_array_equal(info["reward_terms"]["alive"], 2.0)  # standing after 5 steps
 
 
-def test_progress_is_the_speed_towards_the_flag():
-    envs = gym.make_vec(ID, num_envs=2)
-    envs.reset(seed=1)
-    b, task = envs.unwrapped.batch, envs.unwrapped._c.task
-    before = np.linalg.norm(task.flag - b.xpos[:, 1:, :2].mean(axis=1), axis=1)
-    _, _, _, _, info = envs.step(np.zeros((2, 17)))
-    after = np.linalg.norm(task.flag - b.xpos[:, 1:, :2].mean(axis=1), axis=1)
-    np.testing.assert_allclose(info["reward_terms"]["progress"], (before - after) / 0.0165, rtol=1e-9)
-
-
-def test_flag_moves_when_reached():
-    envs = gym.make_vec(ID, num_envs=2)
-    envs.reset(seed=2)
-    task, b = envs.unwrapped._c.task, envs.unwrapped.batch
-    task.flag[0] = b.xpos[0, 1:, :2].mean(axis=0) + [0.3, 0.0]  # put the flag at the robot's feet
-    old = task.flag.copy()
-    envs.step(np.zeros((2, 17)))
-    assert not np.allclose(task.flag[0], old[0]) and np.allclose(task.flag[1], old[1])
+def test_reward_terms_wrapper_gives_nothing_on_the_next_step_reset():
+    """Next-step autoreset: the step that only resets a world gives reward 0 and zero terms,
+    added ones included (they are evaluated on the freshly reset batch)."""
+    w = RewardTerms(gym.make_vec(ID, num_envs=2, max_episode_steps=2), weights={"alive": 0.5},
+                    add=[RewardTerm("height", lambda c: c.batch.q[:, 2], 0.1)])
+    w.reset(seed=0)
+    rs, ts = [], []
+    for _ in range(3):
+        _, r, _, trunc, info = w.step(np.zeros((2, 17)))
+        rs.append(r)
+        ts.append(info["reward_terms"])
+    assert trunc.sum() == 0 and ts[0]["height"].min() > 1.0
+    t = ts[0]
+    expect = 0.5 * t["alive"] + t["progress"] - 8.5 * t["electricity"] - 0.425 * t["stall_torque"] \
+        - 0.1 * t["joints_at_limit"] - t["feet_collision"] + 0.1 * t["height"]
+    np.testing.assert_allclose(rs[0], expect, rtol=1e-12)
+    np.testing.assert_array_equal(rs[2], 0.0)  # step 3 resets both worlds
+    for k, v in ts[2].items():
+        if not k.startswith("_"):
+            np.testing.assert_array_equal(v, 0.0, err_msg=k)
 
 
 def test_reward_terms_can_be_reweighted_dropped_and_added():

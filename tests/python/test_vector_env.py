@@ -47,9 +47,7 @@ def test_vector_env_api(envs):
     assert term.dtype == np.bool_ and trunc.dtype == np.bool_
     for k in ("x_velocity", "reward_ctrl", "diverged"):
         assert info[k].shape == (4,) and info["_" + k].all()
-    # reward = forward + survive + ctrl + contact parts, as Humanoid-v5
-    parts = info["reward_forward"] + info["reward_survive"] + info["reward_ctrl"] + info["reward_contact"]
-    np.testing.assert_allclose(rew, parts, rtol=1e-12, atol=1e-12)
+    # reward values and parts against Humanoid-v5: test_task_definitions.py
     assert ncpgym.make_vec("Humanoid-v0", num_envs=2).num_envs == 2
     with pytest.raises(ValueError, match="unknown ncpgym task"):
         ncpgym.make_vec("Nope-v0", num_envs=2)
@@ -77,8 +75,15 @@ def test_next_step_autoreset_truncates_and_resets():
         assert not term.any()
     assert [t.all() for t in truncs] == [False, False, True, False, False, False, True]
     np.testing.assert_array_equal(rewards[3], 0.0)  # the reset step
-    # the reset step reports the reset state (torso back near its initial height)
-    assert np.all(np.abs(envs.unwrapped.batch.q[:, 2] - 1.4) < 0.2)
+    # the reset step resets the state: the last step (a reset step) left every coordinate
+    # within the reset noise (0.01) of qpos0, velocities included (three steps of falling
+    # give the torso ~0.4 m/s), and reports that state's observation
+    obs, r, *_ = envs.step(np.zeros((3, 17)))  # step 8: a reset step again
+    b = envs.unwrapped.batch
+    np.testing.assert_array_equal(r, 0.0)
+    assert np.all(np.abs(b.q - np.asarray(b.model.qpos0)) <= 0.01) and np.all(np.abs(b.u) <= 0.01)
+    np.testing.assert_array_equal(obs[:, :22], b.q[:, 2:])
+    np.testing.assert_array_equal(obs[:, 22:45], b.u)
 
 
 def test_same_step_autoreset_keeps_the_final_observation():

@@ -2,18 +2,22 @@
 
 The exact definition implemented here (Roboschool's, transcribed; departures noted):
 
-Model: ``ncpgym/envs/humanoid/humanoid_flagrun.xml``, 13 bodies (ncpgym fuses the two
-    jointless feet into the shins: 12 articulated bodies), 17 hinges, capsules of the
-    published radii; body geoms collide with the floor, not with each other.
+Model: ``ncpgym/envs/humanoid/humanoid_flagrun.xml``, 13 bodies (the two feet are
+    jointless bodies welded to the shins), 17 hinges, capsules of the published radii;
+    body geoms collide with the floor, not with each other.
 Control: period 0.0165 s (two physics steps of 0.00825 s); 17 actions in [-1, 1]
     (clipped), motor torque 0.41 * power * a (power: abdomen 100, hip x/z 100, hip y 300,
     knee 200, shoulders and elbows 75).
 Observation (44, float32 values clipped to [-5, 5]):
     [z - z0, sin(angle to flag), cos(angle to flag), 0.3 * (vx, vy, vz) of the torso in
     the yaw frame, roll, pitch] (8), then per joint (in actuator order) the position
-    scaled to [-1, 1] over its range and 0.1 * its speed (34), then the right and left
-    foot contact flags (2). The robot's x, y is the mean of its bodies' origins; z is the
-    torso's; z0 is z at reset.
+    scaled to [-1, 1] over its range and 0.1 * its speed (34, interleaved: position,
+    speed, position, ...), then the right and left foot contact flags (2: 1 when the foot
+    touches the ground). The robot's x, y is the mean of its bodies' origins; z is the
+    torso's; z0 is z at reset. Roll, pitch, yaw are the torso's ZYX Euler angles
+    (orientation = Rz(yaw) Ry(pitch) Rx(roll)); the angle to the flag is the bearing of
+    the flag from the robot's x, y minus yaw (positive: the flag is to the left); the yaw
+    frame velocity is the torso's world linear velocity rotated by -yaw (forward, left, up).
 Flag: uniform in x in [-13.125, 13.125], y in [-6.25, 6.25] (Roboschool's stadium halved);
     the first flag of an episode lies ahead (x in [2, 13.125]) half of the time; a new flag
     is drawn when the robot comes within 1 m of it or after 150 steps.
@@ -23,8 +27,10 @@ Reward terms (``info["reward_terms"]``, unweighted; reward = weighted sum):
                  potential -distance/dt (no jump when the flag moves)     (weight 1)
     electricity  mean |a * 0.1 qdot| (weight -8.5) and stall: mean a^2 (weight -0.425)
     joints_at_limit  number of joints with |scaled position| > 0.99        (weight -0.1)
-    feet_collision   feet touching something that is not the ground (Harder's cube) (weight -1)
-Termination: alive < 0 (torso below 0.78 m) or a non-finite state. Truncation: 1000 steps.
+    feet_collision   feet touching something that is not the ground (Harder's cube) (weight -1);
+                 departure: a foot that touches the ground and the cube at once is not
+                 counted (the batch's per-geom contact flags cannot tell; Roboschool counts it)
+Termination: alive < 0 (torso at or below 0.78 m) or a non-finite q. Truncation: 1000 steps.
 Reset: qpos0 with every hinge offset uniformly in [-0.03, 0.03] rad, zero velocity, torso
     yaw uniform in [-pi, pi] (Roboschool spawns facing +x; a random heading makes the
     first flag's direction uniform).
@@ -237,7 +243,7 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         probability proportional to 0.1 + its recent failure rate (an exponential moving
         average, factor 0.05, over finished episodes of whether the episode ended by
         termination), so the task the policy fails at most is practised most.
-    Cube: from frame 100 of an episode, every 30 frames while the robot is up (its
+    Cube: after frame 100 of an episode, every 30th frame (120, 150, ...) while the robot is up (its
         on-ground counter is 0), the 0.1 m, 1.2 kg cube is thrown from 4 m away (random
         bearing, 1 m above the torso) at the robot's position predicted from its velocity,
         at 20-30 m/s plus uniform [-1, 1] m/s noise per axis. One cube per world, parked

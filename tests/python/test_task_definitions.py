@@ -1,0 +1,590 @@
+"""Every task's definition pinned by hand-computed values (issue 14, item 1).
+
+States are constructed (pose, velocity, flag, contacts written into the batch, then
+``batch.forward()``), the task's hooks are called on them, and every observation entry,
+reward term and termination is compared with a value computed here from the task's
+docstring -- kinematic quantities (body origins, joint ranges, actuator order) come from
+MuJoCo's own compile of the same file, never from the task's code. Humanoid-v0 and
+InvertedPendulum-v0 are compared with Gymnasium's Humanoid-v5 / InvertedPendulum-v5.
+Each test names the one-line bugs it catches.
+"""
+
+import os
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+import pytest
+
+import ncpgym  # noqa: F401  (registers the tasks)
+from ncpgym.tasks.flagrun import flagrun_xml
+
+FLAGRUN, HARDER = "ncpgym/HumanoidFlagrun-v0", "ncpgym/HumanoidFlagrunHarder-v0"
+DT = 0.0165  # the docstring's control period
+
+
+# -- helpers: quaternions and MuJoCo's view of the flag-run model ------------------------------
+
+def qmul(a, b):
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+
+
+def rpy_quat(roll, pitch, yaw):
+    """Orientation Rz(yaw) Ry(pitch) Rx(roll) as a wxyz quaternion."""
+    qz = np.array([np.cos(yaw / 2), 0, 0, np.sin(yaw / 2)])
+    qy = np.array([np.cos(pitch / 2), 0, np.sin(pitch / 2), 0])
+    qx = np.array([np.cos(roll / 2), np.sin(roll / 2), 0, 0])
+    return qmul(qz, qmul(qy, qx))
+
+
+class MjFlagrun:
+    """MuJoCo's compile of the flag-run file: actuator order, joint ranges, body origins."""
+
+    def __init__(self, harder=False):
+        name = "humanoid_flagrun_harder.xml" if harder else "humanoid_flagrun.xml"
+        self.m = mujoco.MjModel.from_xml_path(os.path.join(os.path.dirname(flagrun_xml()), name))
+        self.d = mujoco.MjData(self.m)
+        j = self.m.actuator_trnid[:, 0]
+        self.qadr, self.dadr = self.m.jnt_qposadr[j], self.m.jnt_dofadr[j]
+        self.lo, self.hi = self.m.jnt_range[j].T
+        names = [mujoco.mj_id2name(self.m, mujoco.mjtObj.mjOBJ_BODY, i) for i in range(self.m.nbody)]
+        self.robot = [i for i in range(1, self.m.nbody) if names[i] != "cube"]
+        self.qpos0 = self.m.qpos0.copy()
+
+    def kin(self, q):
+        self.d.qpos[:] = q
+        mujoco.mj_kinematics(self.m, self.d)
+        return self.d
+
+    def xy(self, q):
+        """The robot's x, y: mean of its bodies' origins."""
+        return self.kin(q).xpos[self.robot, :2].mean(axis=0)
+
+    def scaled(self, q):
+        return 2 * (q[self.qadr] - self.lo) / (self.hi - self.lo) - 1
+
+    def geom_xpos(self, q, name):
+        return self.kin(q).geom_xpos[self.m.geom(name).id].copy()
+
+
+def flagrun(n, harder=False):
+    env = gym.make_vec(HARDER if harder else FLAGRUN, num_envs=n, num_threads=1)
+    env.reset(seed=0)
+    return env, env.unwrapped.batch, env.unwrapped._c.task
+
+
+def put(b, q, u=None):
+    b.q[:] = q
+    b.u[:] = 0.0 if u is None else u
+    b.forward()
+
+
+# -- HumanoidFlagrun-v0: observation ------------------------------------------------------------
+
+def test_flagrun_observation_entries():
+    """Catches: yaw sign in the angle to the flag, velocity rotated the wrong way, roll and
+    pitch swapped, joint scaling (halved, not centred), joint speed factor, pos/speed
+    interleaving, z - z0, the robot's x, y (torso instead of the body mean), clipping."""
+    env, b, task = flagrun(2)
+    mj = MjFlagrun()
+    rng = np.random.default_rng(0)
+    roll, pitch, yaw = 0.3, -0.2, 2.0
+    q = np.tile(mj.qpos0, (2, 1))
+    q[:, 0:3] = [1.0, -2.0, 3.0]  # in the air: no contact
+    q[:, 3:7] = rpy_quat(roll, pitch, yaw)
+    frac = rng.uniform(0.05, 0.95, (2, len(mj.qadr)))
+    q[:, mj.qadr] = mj.lo + frac * (mj.hi - mj.lo)
+    u = np.zeros((2, b.model.nv))
+    u[0, 0:3] = [1.0, 2.0, -0.5]
+    u[1, 0:3] = [0.0, 0.0, -30.0]  # 0.3 * -30 = -9: clipped to -5
+    u[:, mj.dadr] = rng.uniform(-20, 20, (2, len(mj.dadr)))
+    u[1, mj.dadr[0]] = 80.0  # 0.1 * 80 = 8: clipped to 5
+    put(b, q, u)
+    task.flag[:] = [[4.0, 1.5], [-3.0, -5.0]]
+    obs = task.observe(b)
+    assert obs.shape == (2, 44) and obs.dtype == np.float32
+    for i in range(2):
+        x, y = mj.xy(q[i])
+        bearing = np.arctan2(task.flag[i, 1] - y, task.flag[i, 0] - x)
+        angle = bearing - yaw  # flag bearing relative to the heading
+        v = u[i, 0:3]
+        forward = np.cos(yaw) * v[0] + np.sin(yaw) * v[1]  # the velocity in the yaw frame
+        left = -np.sin(yaw) * v[0] + np.cos(yaw) * v[1]
+        expect = [3.0 - mj.qpos0[2], np.sin(angle), np.cos(angle), 0.3 * forward, 0.3 * left, 0.3 * v[2],
+                  roll, pitch]
+        for k in range(len(mj.qadr)):
+            expect += [mj.scaled(q[i])[k], 0.1 * u[i, mj.dadr[k]]]
+        expect += [0.0, 0.0]  # feet in the air
+        np.testing.assert_allclose(obs[i], np.clip(expect, -5, 5), rtol=0, atol=2e-6)
+    assert obs[1, 5] == -5.0 and obs[1, 9] == 5.0  # the clipped entries
+
+
+def _standing(mj, z_clear=-0.001, roll=0.0):
+    """qpos0 (hinges zero) with a torso roll, lowered so that the lowest foot sphere sinks
+    |z_clear| into the floor (computed by MuJoCo); returns q and the feet's heights."""
+    q = mj.qpos0.copy()
+    q[3:7] = rpy_quat(roll, 0.0, 0.0)
+    r = mj.m.geom_size[mj.m.geom("right_foot").id, 0]
+    zr, zl = mj.geom_xpos(q, "right_foot")[2], mj.geom_xpos(q, "left_foot")[2]
+    q[2] += -(min(zr, zl) - r) + z_clear
+    return q, np.array([mj.geom_xpos(q, "right_foot")[2], mj.geom_xpos(q, "left_foot")[2]]) - r
+
+
+def test_flagrun_foot_contact_flags_and_feet_collision():
+    """Right/left order of the foot flags (ground contact from one physics step of a
+    constructed stance) and feet_collision never counting the ground. Catches: feet order
+    swapped, feet_collision counting ground contact."""
+    env, b, task = flagrun(3)
+    mj = MjFlagrun()
+    both, hb = _standing(mj)
+    right, hr = _standing(mj, roll=0.15)  # leaning onto the right foot
+    left, hl = _standing(mj, roll=-0.15)
+    assert np.all(hb < 0) and hr[0] < 0 < hr[1] - 0.01 and hl[1] < 0 < hl[0] - 0.01
+    put(b, np.stack([both, right, left]))
+    b.step(np.zeros((3, 17)), 1)  # contacts are found by a step
+    obs = task.observe(b)
+    np.testing.assert_array_equal(obs[:, 42:], [[1, 1], [1, 0], [0, 1]])
+    _, term, info = task.evaluate(b, task.before_step(b), np.zeros((3, 17)), DT)
+    np.testing.assert_array_equal(info["reward_terms"]["feet_collision"], 0.0)
+    assert not term.any()
+
+
+def test_harder_feet_collision_counts_the_cube_not_the_ground():
+    """A cube flying at the raised left foot of a robot standing on its right foot.
+    Catches: feet_collision counting ground contact, or not counting the cube."""
+    env, b, task = flagrun(2, harder=True)
+    mj = MjFlagrun(harder=True)
+    q, h = _standing(mj, roll=0.15)
+    q = np.tile(q, (2, 1))
+    cube = mj.m.jnt_qposadr[mj.m.joint("cube").id]
+    half = mj.m.geom_size[mj.m.geom("cube").id, 0]
+    r = mj.m.geom_size[mj.m.geom("left_foot").id, 0]
+    foot = mj.geom_xpos(q[0], "left_foot")
+    q[0, cube:cube + 3] = foot + [0.0, r + half - 0.002, 0.0]  # beside the foot, outside, 2 mm in
+    q[1, cube:cube + 3] = [0.0, 0.0, 2000.0]
+    u = np.zeros((2, b.model.nv))
+    cv = mj.m.jnt_dofadr[mj.m.joint("cube").id]
+    u[0, cv + 1] = -1.0  # and flying at it
+    put(b, q, u)
+    b.step(np.zeros((2, 17)), 1)
+    obs = task.observe(b)
+    np.testing.assert_array_equal(obs[:, 42:], [[1, 0], [1, 0]])  # the cube is not the ground
+    _, _, info = task.evaluate(b, task.before_step(b), np.zeros((2, 17)), DT)
+    np.testing.assert_array_equal(info["reward_terms"]["feet_collision"], [1.0, 0.0])
+
+
+# -- HumanoidFlagrun-v0: reward terms and termination -----------------------------------------
+
+def test_flagrun_reward_terms_and_termination():
+    """Catches: alive threshold/values, progress sign or dt, electricity as a sum or without
+    0.1, stall as a sum, joints_at_limit threshold or scaling, weights, termination at
+    the wrong height or missing, non-finite states not terminated."""
+    n = 5
+    env, b, task = flagrun(n)
+    mj = MjFlagrun()
+    rng = np.random.default_rng(1)
+    task.flag[:] = [5.0, 3.0]
+    qa = np.tile(mj.qpos0, (n, 1))
+    put(b, qa)
+    before = task.before_step(b)
+    qb = qa.copy()
+    qb[:, 0:2] += [0.10, 0.05]
+    qb[:, 2] = [0.79, 0.78, 0.5, 1.2, 1.2]
+    qb[:, mj.qadr] = mj.lo + rng.uniform(0.1, 0.9, (n, 17)) * (mj.hi - mj.lo)
+    at_limit = [(0, 0.995), (3, -0.995), (7, 0.9999), (10, 0.985), (12, 0.99)]  # scaled: 3 beyond 0.99
+    for k, s in at_limit:
+        qb[3, mj.qadr[k]] = mj.lo[k] + (s + 1) / 2 * (mj.hi[k] - mj.lo[k])
+    qb[4, mj.qadr[5]] = np.nan
+    ub = np.zeros((n, b.model.nv))
+    ub[:, mj.dadr] = rng.uniform(-10, 10, (n, 17))
+    put(b, qb, ub)
+    a = rng.uniform(-1, 1, (n, 17))
+    reward, term, info = task.evaluate(b, before, a, DT)
+    t = info["reward_terms"]
+    for i in range(n - 1):
+        alive = 2.0 if qb[i, 2] > 0.78 else -1.0
+        d0 = np.linalg.norm([5.0, 3.0] - mj.xy(qa[i]))
+        d1 = np.linalg.norm([5.0, 3.0] - mj.xy(qb[i]))
+        progress = (d0 - d1) / DT
+        speed = 0.1 * ub[i, mj.dadr]
+        electricity = np.mean(np.abs(a[i] * speed))
+        stall = np.mean(a[i] ** 2)
+        limits = np.sum(np.abs(mj.scaled(qb[i])) > 0.99)
+        expect = dict(alive=alive, progress=progress, electricity=electricity, stall_torque=stall,
+                      joints_at_limit=limits, feet_collision=0.0)
+        for k, v in expect.items():
+            assert t[k][i] == pytest.approx(v, rel=1e-9, abs=1e-9), (i, k)
+        total = alive + progress - 8.5 * electricity - 0.425 * stall - 0.1 * limits
+        assert reward[i] == pytest.approx(total, rel=1e-9, abs=1e-9)
+    assert t["joints_at_limit"][3] == 3 and progress > 0
+    np.testing.assert_array_equal(term, [False, True, True, False, True])
+    np.testing.assert_array_equal(t["alive"][:4], [2.0, -1.0, -1.0, 2.0])
+    assert env.unwrapped.max_episode_steps == 1000 and env.dt == pytest.approx(DT)
+
+
+def test_flag_moves_within_one_metre_and_after_its_timeout():
+    """Catches: the reach radius (< 1 m), no flag timeout, a timeout off by one, the
+    flag_timeout kwarg ignored, progress measured against the new flag."""
+    env, b, task = flagrun(3)
+    mj = MjFlagrun()
+    q = np.tile(mj.qpos0, (3, 1))
+    put(b, q)
+    xy = mj.xy(q[0])
+    task.reset_states(b, np.arange(3, dtype=np.int32))  # timers restart
+    task.flag[:] = xy + np.array([[0.99, 0.0], [0.0, 1.01], [8.0, 0.0]])
+    old = task.flag.copy()
+    before = task.before_step(b)
+    _, _, info = task.evaluate(b, before, np.zeros((3, 17)), DT)
+    assert not np.allclose(task.flag[0], old[0])  # reached: a new flag
+    np.testing.assert_array_equal(task.flag[1:], old[1:])
+    np.testing.assert_array_equal(info["flags_reached"], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(info["distance_to_flag"], [0.99, 1.01, 8.0], rtol=1e-12)
+    np.testing.assert_allclose(info["reward_terms"]["progress"], 0.0, atol=1e-9)  # to the old flag
+    # world 2's flag (8 m away) has been up 1 step; it moves after the 150th
+    for k in range(2, 151):
+        task.evaluate(b, before, np.zeros((3, 17)), DT)
+        if k < 150:
+            np.testing.assert_array_equal(task.flag[2], old[2], err_msg=f"step {k}")
+    assert not np.allclose(task.flag[2], old[2])
+    env2 = gym.make_vec(FLAGRUN, num_envs=1, flag_timeout=10)
+    env2.reset(seed=0)
+    t2, b2 = env2.unwrapped._c.task, env2.unwrapped.batch
+    put(b2, q[:1])
+    t2.flag[:] = xy + [8.0, 0.0]
+    f = t2.flag.copy()
+    moved = []
+    for k in range(1, 12):
+        t2.evaluate(b2, t2.before_step(b2), np.zeros((1, 17)), DT)
+        moved.append(not np.array_equal(t2.flag, f))
+    assert moved.index(True) == 9  # the 10th step
+
+
+def test_flag_distribution_and_the_first_flag_ahead_half_the_time():
+    """Flags uniform over the halved stadium; the first flag of an episode is forced ahead
+    (x >= 2) half of the time: P(x >= 2) = 0.5 + 0.5 * 11.125 / 26.25 = 0.712 for first
+    flags, 11.125 / 26.25 = 0.424 later. 1,920 draws each (sd 0.011), margin 0.04.
+    Catches: no first flag ahead, the forced flags elsewhere, stadium bounds."""
+    n, reps = 64, 30
+    env, b, task = flagrun(n)
+    worlds = np.arange(n, dtype=np.int32)
+    first, later = [], []
+    for _ in range(reps):
+        task.reset_states(b, worlds)
+        first.append(task.flag.copy())
+        task.timer[:] = 1
+        task.evaluate(b, task.before_step(b), np.zeros((n, 17)), DT)
+        later.append(task.flag.copy())
+    for flags, p in ((np.concatenate(first), 0.5 + 0.5 * 11.125 / 26.25), (np.concatenate(later), 11.125 / 26.25)):
+        assert np.all(np.abs(flags[:, 0]) <= 13.125) and np.all(np.abs(flags[:, 1]) <= 6.25)
+        assert flags[:, 0].max() > 12.5 and flags[:, 1].min() < -6.0 and flags[:, 1].max() > 6.0
+        assert abs((flags[:, 0] >= 2.0).mean() - p) < 0.04, ((flags[:, 0] >= 2.0).mean(), p)
+    later = np.concatenate(later)
+    assert later[:, 0].min() < -12.5  # later flags also behind
+
+
+def test_flagrun_reset_distribution():
+    """Catches: hinge noise scale, velocity not zero, yaw range (e.g. [0, pi] or none),
+    torso tilted at reset, z0 not z at reset."""
+    env, b, task = flagrun(64)
+    mj = MjFlagrun()
+    qs, us = [], []
+    for _ in range(10):
+        q, u = task.reset_states(b, np.arange(64, dtype=np.int32))
+        qs.append(q)
+        us.append(u)
+    q, u = np.concatenate(qs), np.concatenate(us)
+    off = q[:, mj.qadr] - mj.qpos0[mj.qadr]
+    assert np.all(np.abs(off) <= 0.03) and np.abs(off).max() > 0.029 and abs(off.mean()) < 0.003
+    np.testing.assert_array_equal(u, 0.0)
+    np.testing.assert_array_equal(q[:, 2], mj.qpos0[2])
+    np.testing.assert_array_equal(task.z0, mj.qpos0[2])
+    w, x, y, z = q[:, 3:7].T
+    np.testing.assert_allclose([x, y], 0.0, atol=1e-15)  # upright: a rotation about z only
+    yaw = np.arctan2(2 * w * z, w * w - z * z)
+    hist, _ = np.histogram(yaw, bins=4, range=(-np.pi, np.pi))
+    assert np.all(np.abs(hist / len(yaw) - 0.25) < 0.05), hist
+
+
+# -- HumanoidFlagrunHarder-v0 -----------------------------------------------------------------
+
+def test_harder_reward_terms_progress_gate_and_weights():
+    """Catches: alive formula (clip, 0.7, 0.5 + 1.5), the progress gate removed or on one
+    side only, electricity/stall weights not a quarter, z0 = 0.8 for the height entry."""
+    n = 5
+    env, b, task = flagrun(n, harder=True)
+    mj = MjFlagrun(harder=True)
+    rng = np.random.default_rng(2)
+    task.flag[:] = [-4.0, 2.0]
+    cube = mj.m.jnt_qposadr[mj.m.joint("cube").id]
+    za = np.array([0.9, 0.79, 0.9, 0.5, 1.3])
+    zb = np.array([0.85, 0.85, 0.79, 0.35, -0.1])
+    qa = np.tile(mj.qpos0, (n, 1))
+    qa[:, 2] = za
+    qa[:, cube:cube + 3] = [0.0, 0.0, 2000.0]
+    put(b, qa)
+    before = task.before_step(b)
+    qb = qa.copy()
+    qb[:, 0:2] -= [0.2, -0.1]  # towards the flag
+    qb[:, 2] = zb
+    ub = np.zeros((n, b.model.nv))
+    ub[:, mj.dadr] = rng.uniform(-10, 10, (n, 17))
+    put(b, qb, ub)
+    np.testing.assert_allclose(task.observe(b)[:, 0], zb - 0.8, atol=1e-6)
+    a = rng.uniform(-1, 1, (n, 17))
+    reward, term, info = task.evaluate(b, before, a, DT)
+    t = info["reward_terms"]
+    for i in range(n):
+        alive = 0.5 + 1.5 * min(max(zb[i], 0.0), 0.7) / 0.7
+        d0 = np.linalg.norm([-4.0, 2.0] - mj.xy(qa[i]))
+        d1 = np.linalg.norm([-4.0, 2.0] - mj.xy(qb[i]))
+        up = za[i] >= 0.8 and zb[i] >= 0.8
+        progress = (d0 - d1) / DT if up else 0.0
+        electricity = np.mean(np.abs(a[i] * 0.1 * ub[i, mj.dadr]))
+        stall = np.mean(a[i] ** 2)
+        limits = np.sum(np.abs(mj.scaled(qb[i])) > 0.99)
+        assert t["alive"][i] == pytest.approx(alive, rel=1e-12)
+        assert t["progress"][i] == pytest.approx(progress, rel=1e-9, abs=1e-12)
+        total = alive + progress - 8.5 / 4 * electricity - 0.425 / 4 * stall - 0.1 * limits
+        assert reward[i] == pytest.approx(total, rel=1e-9, abs=1e-9)
+    assert t["progress"][0] > 10.0  # the one world that stays up moves towards the flag
+    np.testing.assert_allclose(t["alive"][[3, 4]], [0.5 + 1.5 * 0.35 / 0.7, 0.5])
+    assert not term.any()  # one frame on the ground ends nothing
+
+
+def test_harder_on_ground_counter_terminates_at_170_frames():
+    """Catches: the 170 threshold off by one, the counter not decreasing when up (or going
+    negative), termination by height as in Flagrun."""
+    env, b, task = flagrun(2, harder=True)
+    mj = MjFlagrun(harder=True)
+    cube = mj.m.jnt_qposadr[mj.m.joint("cube").id]
+    q = np.tile(mj.qpos0, (2, 1))
+    q[:, cube:cube + 3] = [0.0, 0.0, 2000.0]
+    task.ground[:] = 0
+    ends = {0: [], 1: []}
+
+    def run(z, frames):
+        q[:, 2] = z
+        put(b, q)
+        for _ in range(frames):
+            _, term, info = task.evaluate(b, task.before_step(b), np.zeros((2, 17)), DT)
+            for w in (0, 1):
+                ends[w].append(bool(term[w]))
+        return info
+
+    run([0.5, 0.5], 100)
+    info = run([0.5, 1.2], 50)  # world 1 gets up: its counter falls 100 -> 50
+    np.testing.assert_array_equal(info["on_ground_frames"], [150, 50])
+    run([0.5, 1.2], 60)  # up longer: the counter stays at 0
+    assert task.ground[1] == 0
+    run([0.5, 0.5], 170)
+    assert ends[0].index(True) == 169  # the 170th frame down
+    assert ends[1].index(True) == 100 + 50 + 60 + 169
+
+
+def test_harder_start_task_curriculum():
+    """The start task is drawn with probability proportional to 0.1 + its failure rate, an
+    EMA (factor 0.05) of 'ended by termination' over finished episodes. Catches: the
+    curriculum removed (uniform draws), the EMA factor, the update counting truncations
+    as failures, the wrong task's rate updated."""
+    env, b, task = flagrun(1, harder=True)
+    mj = MjFlagrun(harder=True)
+    k = int(task.start[0])
+    f0 = task.failure.copy()
+    q = mj.qpos0.copy()[None]
+    q[0, 2] = 0.3
+    put(b, q)
+    task.ground[0] = 169
+    _, term, _ = task.evaluate(b, task.before_step(b), np.zeros((1, 17)), DT)
+    assert term[0]
+    task.reset_states(b, np.array([0], np.int32))  # that episode ended by termination
+    expect = f0.copy()
+    expect[k] += 0.05 * (1.0 - f0[k])
+    np.testing.assert_allclose(task.failure, expect, rtol=1e-12)
+    k2 = int(task.start[0])
+    task.reset_states(b, np.array([0], np.int32))  # truncated / reset without a fall
+    expect[k2] += 0.05 * (0.0 - expect[k2])
+    np.testing.assert_allclose(task.failure, expect, rtol=1e-12)
+    # draws follow 0.1 + failure: p = (0.1, 0.1, 1.0) / 1.2; 1,920 draws (sd <= 0.011)
+    env, b, task = flagrun(64, harder=True)
+    counts = np.zeros(3)
+    for _ in range(30):
+        task.failure[:] = [0.0, 0.0, 0.9]
+        task.started[:] = False  # no episode ends here: no update
+        task.reset_states(b, np.arange(64, dtype=np.int32))
+        counts += np.bincount(task.start, minlength=3)
+    np.testing.assert_allclose(counts / counts.sum(), np.array([0.1, 0.1, 1.0]) / 1.2, atol=0.04)
+
+
+# -- Humanoid-v0 against Gymnasium's Humanoid-v5 ----------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [{}, dict(forward_reward_weight=2.0, ctrl_cost_weight=0.3, contact_cost_weight=1e-6,
+                                         contact_cost_range=(0.5, 4.0), healthy_reward=3.0,
+                                         healthy_z_range=(0.9, 1.5), terminate_when_unhealthy=False)])
+def test_humanoid_reward_terms_and_termination_match_humanoid_v5(kwargs):
+    """Same constructed before/after states, controls and contact wrenches in ncpgym's task
+    and in Gymnasium's Humanoid-v5 (its mass_center, _get_rew, is_healthy). Catches: the
+    ctrl-cost sign, the contact cost's clip or weight, the forward velocity (x vs y, dt),
+    healthy range bounds, no termination, every kwarg ignored."""
+    from gymnasium.envs.mujoco.humanoid_v5 import mass_center
+
+    n = 5
+    env = gym.make_vec("ncpgym/Humanoid-v0", num_envs=n, num_threads=1, **kwargs)
+    env.reset(seed=0)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    ref = gym.make("Humanoid-v5", **kwargs).unwrapped
+    ref.reset(seed=0)
+    rng = np.random.default_rng(4)
+    qa = ref.init_qpos + rng.uniform(-0.05, 0.05, (n, ref.model.nq))
+    qa[:, 2] = 3.0
+    qb = qa + rng.uniform(-0.05, 0.05, qa.shape)
+    qb[:, 2] = [1.2, 0.95, 1.0, 2.0, 1.7]
+    for x in (qa, qb):
+        x[:, 3:7] /= np.linalg.norm(x[:, 3:7], axis=1, keepdims=True)
+    ub = rng.normal(0, 1, (n, ref.model.nv))
+    put(b, qa)
+    before = task.before_step(b)
+    put(b, qb, ub)
+    cfrc = rng.normal(0, 300, b.cfrc_ext.shape)
+    cfrc[:, 0] = 0.0  # the world body gets none
+    cfrc[1] *= 10  # large: the cost's upper clip
+    cfrc[2] *= 0.01
+    b.cfrc_ext[:] = cfrc
+    ctrl = rng.uniform(-0.4, 0.4, (n, 17))
+    reward, term, info = task.evaluate(b, before, ctrl, env.dt)
+    assert env.dt == pytest.approx(ref.dt)
+    for i in range(n):
+        ref.set_state(qa[i], np.zeros(ref.model.nv))
+        xy0 = mass_center(ref.model, ref.data)
+        ref.set_state(qb[i], ub[i])
+        xy1 = mass_center(ref.model, ref.data)
+        ref.data.ctrl[:] = ctrl[i]
+        ref.data.cfrc_ext[:] = cfrc[i]
+        vx, vy = (xy1 - xy0) / ref.dt
+        r, parts = ref._get_rew(vx, ctrl[i])
+        terminated = (not ref.is_healthy) and ref._terminate_when_unhealthy
+        assert reward[i] == pytest.approx(r, rel=1e-9, abs=1e-9), i
+        assert bool(term[i]) == terminated, i
+        for k, v in dict(parts, x_velocity=vx, y_velocity=vy, x_position=qb[i, 0], y_position=qb[i, 1],
+                         distance_from_origin=np.hypot(qb[i, 0], qb[i, 1])).items():
+            assert info[k][i] == pytest.approx(v, rel=1e-9, abs=1e-9), (i, k)
+    if not kwargs:
+        np.testing.assert_array_equal(term, [False, True, True, True, False])
+        assert info["reward_contact"][1] == -10.0
+
+
+def test_humanoid_reset_noise():
+    """Uniform [-0.01, 0.01] on every qpos (quaternion included) and qvel coordinate.
+    Catches: noise on qpos only, the scale, a normal instead of a uniform."""
+    env = gym.make_vec("ncpgym/Humanoid-v0", num_envs=64, num_threads=1)
+    env.reset(seed=0)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    q0 = gym.make("Humanoid-v5").unwrapped.init_qpos
+    q, u = task.reset_states(b, np.arange(64, dtype=np.int32))
+    for x in (q - q0, u):
+        assert np.all(np.abs(x) <= 0.01) and np.abs(x).max() > 0.0099
+        assert abs(np.std(x) - 0.01 / np.sqrt(3)) < 0.0005  # uniform's sd
+    env2 = gym.make_vec("ncpgym/Humanoid-v0", num_envs=8, reset_noise_scale=0.1)
+    q, _ = env2.unwrapped._c.task.reset_states(env2.unwrapped.batch, np.arange(8, dtype=np.int32))
+    assert np.abs(q - q0).max() > 0.09
+
+
+# -- InvertedPendulum-v0 against InvertedPendulum-v5 ------------------------------------------
+
+def test_inverted_pendulum_matches_inverted_pendulum_v5():
+    """Observation, reward and termination of constructed states against Gymnasium's
+    definitions (obs = qpos, qvel; terminated = |angle| > 0.2; reward = not terminated).
+    Catches: the 0.2 threshold, |angle| vs angle, the cart position tested instead of the
+    angle, reward on termination."""
+    angles = np.array([0.0, 0.19, -0.19, 0.21, -0.21, 0.2])
+    n = len(angles)
+    env = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=n, num_threads=1)
+    env.reset(seed=0)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    ref = gym.make("InvertedPendulum-v5").unwrapped
+    ref.reset(seed=0)
+    rng = np.random.default_rng(5)
+    q = np.column_stack([rng.uniform(-0.5, 0.5, n), angles])
+    q[0, 0] = 0.5  # the cart far out does not matter
+    u = rng.normal(0, 1, (n, 2))
+    put(b, q, u)
+    obs = task.observe(b)
+    reward, term, _ = task.evaluate(b, None, np.zeros((n, 1)), env.dt)
+    for i in range(n):
+        ref.set_state(q[i], u[i])
+        theirs = ref._get_obs()
+        terminated = bool(not np.isfinite(theirs).all() or (np.abs(theirs[1]) > 0.2))
+        np.testing.assert_array_equal(obs[i], theirs)
+        assert bool(term[i]) == terminated and reward[i] == float(not terminated)
+    np.testing.assert_array_equal(term, [False, False, False, True, True, False])
+    q, u = task.reset_states(b, np.arange(n, dtype=np.int32))
+    assert np.all(np.abs(q - ref.init_qpos) <= 0.01) and np.all(np.abs(u) <= 0.01) and np.abs(u).max() > 0
+    assert env.dt == pytest.approx(0.04) and env.unwrapped.max_episode_steps == 1000
+
+
+# -- PneuNetGrasp-v0 --------------------------------------------------------------------------
+
+def test_pneunet_grasp_observation_reward_termination():
+    """Catches: lift/hold constants (z0 = 0.04, z* = 0.2, band 0.03), termination radius
+    (0.12, horizontal only), the activation lag (exp(-dt/0.1)) and its target
+    A_MAX (c + 1) / 2, the mount velocity command (0.1 m/s) and its clip, the observation's
+    positions not relative to the mount, and the entry order."""
+    n = 6
+    env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=n, num_threads=1)
+    env.reset(seed=0)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    m = b.model
+    # the ball: the free joint after the mount's slide
+    ball = m.joint_id("ball")
+    bq, bv = m.jnt_qposadr[ball], m.jnt_dofadr[ball]
+    assert (bq, bv) == (1, 1)
+    zs = np.array([0.02, 0.12, 0.21, 0.235, 0.175, 0.1])
+    xy = np.array([[0, 0], [0.05, 0.05], [0, 0], [0, 0], [0.119, 0.0], [0.09, -0.081]])  # last: r = 0.1211
+    q = np.array(b.q)
+    q[:, 0] = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05]
+    q[:, 1:3], q[:, 3] = xy, zs
+    put(b, q)
+    reward, term, info = task.evaluate(b, None, np.zeros((n, 4)), env.dt)
+    lift = np.clip((zs - 0.04) / 0.16, 0, 1)
+    hold = (np.abs(zs - 0.2) < 0.03).astype(float)
+    np.testing.assert_allclose(reward, lift + hold, rtol=1e-12)
+    np.testing.assert_allclose(lift, [0.0, 0.5, 1.0, 1.0, 0.84375, 0.375])
+    np.testing.assert_array_equal(hold, [0, 0, 1, 0, 1, 0])
+    np.testing.assert_array_equal(term, [False, False, False, False, False, True])
+    # actions: chamber commands and the mount velocity, from rest
+    env.reset(seed=1)
+    a = np.zeros((n, 4), np.float32)
+    a[:, :3] = [[1, -1, 0], [0.5, 0.5, 0.5], [-1, -1, -1], [1, 1, 1], [0, 0, 0], [-0.5, 0, 0.5]]
+    a[:, 3] = [1, -1, 0.5, 0, 1, -1]
+    obs, *_ = env.step(a)
+    lag = 1 - np.exp(-0.02 / 0.1)
+    act = 0.35 * (a[:, :3] + 1) / 2 * lag
+    np.testing.assert_allclose(obs[:, 31:34], act, rtol=1e-6)
+    np.testing.assert_allclose(b.activation, np.repeat(act, 7, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(obs[:, 36], 0.1 * 0.02 * a[:, 3], rtol=1e-6)  # servo target
+    for _ in range(40):  # 0.8 s at -0.1 m/s: the target stops at -0.05
+        obs, *_ = env.step(np.tile([0, 0, 0, -1], (n, 1)).astype(np.float32))
+    np.testing.assert_allclose(obs[:, 36], -0.05)
+    # observation entries of the current state, from their definitions
+    mount = np.array([0.0, 0.0, 0.12]) + [0, 0, 1] * b.q[:, :1]
+    np.testing.assert_allclose(obs[:, 18:21], b.q[:, 1:4] - mount, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(obs[:, 21:25], b.q[:, 4:8])
+    np.testing.assert_allclose(obs[:, 25:31], b.u[:, 1:7])
+    np.testing.assert_allclose(obs[:, 34], b.q[:, 0])
+    np.testing.assert_allclose(obs[:, 35], b.u[:, 0])
+    # finger tips: each finger's particles farthest from the mount axis' root along the finger
+    x0 = np.asarray(m.particle_pos0)
+    first = [int(f0) for f0, _ in task.info["fingers"]]
+    count = [int(c) for _, c in task.info["fingers"]]
+    for f in range(3):
+        idx = np.arange(first[f], first[f] + count[f])
+        p = x0[idx]
+        axis = np.linalg.svd(p - p.mean(axis=0))[2][0]  # the finger's long axis
+        s = (p - p.mean(axis=0)) @ axis
+        if np.linalg.norm((p[np.argmax(s)])[:2]) < np.linalg.norm((p[np.argmin(s)])[:2]):
+            s = -s  # the tip is the end away from the mount axis
+        tip = idx[s > s.max() - 1e-6]
+        np.testing.assert_allclose(obs[:, 3 * f:3 * f + 3], b.x[:, tip].mean(axis=1) - mount, atol=1e-12)
+        np.testing.assert_allclose(obs[:, 9 + 3 * f:12 + 3 * f], b.v[:, tip].mean(axis=1), atol=1e-12)
