@@ -18,15 +18,24 @@ def cluster():
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     c.add_node(num_cpus=1)
     c.wait_for_nodes()
-    ray.init(address=c.address, log_to_driver=False)
-    yield c
-    ray.shutdown()
-    c.shutdown()
+    try:
+        ray.init(address=c.address, log_to_driver=False)
+        yield c
+    finally:
+        ray.shutdown()
+        c.shutdown()
 
 
 def test_two_nodes_two_workers(cluster):
     assert len([n for n in ray.nodes() if n["Alive"]]) == 2
     env = RayVectorEnv("ncpgym/HumanoidFlagrun-v0", num_envs=6, num_workers=2, cpus_per_worker=1)
+    try:
+        _check_two_nodes(env)
+    finally:
+        env.close()
+
+
+def _check_two_nodes(env):
     pids = {w["pid"] for w in env.worker_threads()}
     assert len(pids) == 2  # one actor per node's single CPU
     local = gym.make_vec("ncpgym/HumanoidFlagrun-v0", num_envs=6, num_threads=1)
@@ -39,4 +48,3 @@ def test_two_nodes_two_workers(cluster):
         np.testing.assert_array_equal(a[0], b[0])
         np.testing.assert_array_equal(a[1], b[1])
         np.testing.assert_array_equal(a[4]["reward_terms"]["progress"], b[4]["reward_terms"]["progress"])
-    env.close()

@@ -56,3 +56,68 @@ def test_stable_baselines3_trains_on_an_ncpgym_vector_env():
     model.learn(256)
     with pytest.raises(ValueError, match="same_step"):
         SB3VecEnv(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2))
+
+
+def test_learn_stops_on_its_time_budget_and_writes_progress_csv(tmp_path, monkeypatch):
+    """learn(seconds=...) against a fake clock that each update advances by 10 s: updates
+    start at 0, 10, 20 s of a 25 s budget, so exactly 3 run; the annealed learning rate is
+    lr * (1 - elapsed / seconds); progress.csv holds the returned rows. On the inverted
+    pendulum (reward 1 per step, 0 on the terminating one; no episode reaches the 1000-step
+    truncation here) every episode's return is its length - 1."""
+    import csv
+
+    import ncpgym.train.ppo as ppo_mod
+
+    now = [1000.0]
+    monkeypatch.setattr(ppo_mod.time, "perf_counter", lambda: now[0])
+    envs = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=4, num_threads=1)
+    agent = PPO(envs, PPOConfig(rollout_steps=16, hidden=(8,), seed=0, torch_threads=1))
+    lrs = []
+
+    def tick(row):
+        lrs.append(agent.opt.param_groups[0]["lr"])
+        now[0] += 10.0
+
+    rows = agent.learn(seconds=25.0, out=tmp_path, progress=False, callback=tick)
+    assert [r["update"] for r in rows] == [1, 2, 3]
+    assert [r["env_steps"] for r in rows] == [64, 128, 192]
+    assert [r["time_s"] for r in rows] == [0.0, 10.0, 20.0]
+    np.testing.assert_allclose(lrs, [3e-4, 3e-4 * 0.6, 3e-4 * 0.2], rtol=1e-12)
+    with open(tmp_path / "progress.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    assert len(table) == 3 and set(table[0]) >= {"update", "env_steps", "time_s", "episode_return", "episode_length",
+                                                 "episodes"}
+    for row, line in zip(rows, table):
+        for k, v in row.items():
+            assert float(line[k]) == pytest.approx(v, nan_ok=True), k
+    for row in rows:
+        if row["episodes"]:
+            assert row["episode_return"] == pytest.approx(row["episode_length"] - 1, abs=1e-9)
+    assert rows[-1]["episodes"] > 4  # random actions topple the pole within ~10 steps
+    assert (tmp_path / "final.pt").exists() and (tmp_path / "learning_curve.png").exists()
+    with pytest.raises(ValueError, match="total_steps or seconds"):
+        agent.learn()
+
+
+def test_training_cli_without_ray_writes_its_outputs(tmp_path):
+    """The README's main path at tiny scale: the step budget ends the run (never the wall
+    clock), and config.json, progress.csv, final.pt, learning_curve.png and summary.json
+    hold what was asked for."""
+    import csv
+    import json
+
+    from ncpgym.train.__main__ import main
+
+    main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "4", "--steps", "256", "--minutes", "600",
+          "--threads", "1", "--rollout-steps", "32", "--hidden", "16", "--eval-episodes", "2", "--no-progress",
+          "--out", str(tmp_path)])
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["env"] == "ncpgym/InvertedPendulum-v0" and summary["env_steps"] == 256  # 2 updates of 4 x 32
+    with open(tmp_path / "progress.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    assert [int(r["env_steps"]) for r in table] == [128, 256]
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["num_envs"] == 4 and config["ppo"]["rollout_steps"] == 32 and list(config["ppo"]["hidden"]) == [16]
+    assert (tmp_path / "final.pt").exists() and (tmp_path / "learning_curve.png").exists()
+    # evaluation: two episodes each, returns >= 0 (1 per upright step); random ones topple fast
+    assert 0.0 <= summary["eval_return_random"] < 100.0 and summary["eval_return_trained"] >= 0.0

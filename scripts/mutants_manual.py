@@ -1,0 +1,61 @@
+"""Hand-written mutants of the Python layer (the one-line bugs issue 14 lists), each applied
+to a scratch copy of the package and run against the task/env tests; prints KILLED or
+SURVIVED per mutant. Not in CI. Usage: python scripts/mutants_manual.py [TEST_FILE ...]"""
+import os, shutil, subprocess, sys, tempfile, site
+from pathlib import Path
+ROOT = Path(__file__).resolve().parents[1]
+SRC = str(ROOT / "python" / "ncpgym")
+T = str(ROOT / "tests" / "python")
+SCRATCH = tempfile.mkdtemp(prefix="ncpgym-mutants-")
+SO = next(so for d in site.getsitepackages() for so in Path(d).glob("ncpgym/_core*.so"))
+RUNNER = os.path.join(SCRATCH, "run_pytest.py")
+open(RUNNER, "w").write(
+    "import os, sys\n"
+    "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in type(f).__module__]\n"
+    f"sys.path.insert(0, {SCRATCH!r})\n"
+    "import ncpgym, pytest\n"
+    f"assert ncpgym.__file__.startswith({SCRATCH!r})\n"
+    "sys.exit(pytest.main(sys.argv[1:]))\n")
+M = [
+ ("tasks/flagrun.py", "np.arctan2(d[:, 1], d[:, 0]) - yaw", "np.arctan2(d[:, 1], d[:, 0]) + yaw", "yaw sign"),
+ ("tasks/flagrun.py", "c, s = np.cos(-yaw), np.sin(-yaw)", "c, s = np.cos(yaw), np.sin(yaw)", "velocity rotated wrong way"),
+ ("tasks/flagrun.py", "0.3 * v[:, 2], roll, pitch]", "0.3 * v[:, 2], pitch, roll]", "roll/pitch swap"),
+ ("tasks/flagrun.py", "jp = (q[:, self._hinge_q] - self._mid) / self._half", "jp = (q[:, self._hinge_q] - self._mid) / self._half / 2", "obs joint scaling halved"),
+ ("tasks/flagrun.py", '"joint_pos": (q[:, self._hinge_q] - self._mid) / self._half,\n            "joint_speed": 0.1 * u[:, self._hinge_v], "feet": self._feet,\n        })\n        reward, terms = self.rewards(ctx)\n        terminated', '"joint_pos": (q[:, self._hinge_q] - self._mid) / self._half / 2,\n            "joint_speed": 0.1 * u[:, self._hinge_v], "feet": self._feet,\n        })\n        reward, terms = self.rewards(ctx)\n        terminated', "reward joint scaling halved"),
+ ("tasks/flagrun.py", "np.abs(c.action * c.joint_speed).mean(axis=1)", "np.abs(c.action * c.joint_speed).sum(axis=1)", "electricity sum"),
+ ("tasks/flagrun.py", " & ~c.batch.geom_static_contact[:, feet].astype(bool)", "", "feet_collision counts ground"),
+ ("tasks/flagrun.py", "terminated = (q[:, 2] <= 0.78) | ~np.isfinite(q).all(axis=1)", "terminated = ~np.isfinite(q).all(axis=1)", "no termination"),
+ ("tasks/flagrun.py", "move = (after < 1.0) | (self.timer <= 0)", "move = (after < 1.0)", "no flag timeout"),
+ ("tasks/flagrun.py", "        if first:", "        if False:", "no first flag ahead"),
+ ("tasks/flagrun.py", "np.where((c.z >= 0.8) & (c.z_before >= 0.8),", "np.where((c.z >= 0.8),", "progress gate one-sided"),
+ ("tasks/flagrun.py", "p = 0.1 + self.failure", "p = 0.1 + 0 * self.failure", "curriculum removed"),
+ ("tasks/flagrun.py", "self.ground >= 170", "self.ground > 170", "ground counter off by one"),
+ ("tasks/flagrun.py", "np.maximum(self.ground - 1, 0)", "self.ground", "ground counter no decrease"),
+ ("tasks/flagrun.py", "self.z0[worlds] = 0.8", "pass", "harder z0"),
+ ("tasks/flagrun.py", '"electricity": -8.5 / 4', '"electricity": -8.5', "harder electricity weight"),
+ ("tasks/humanoid.py", "reward = forward + survive - ctrl_cost - contact_cost", "reward = forward + survive + ctrl_cost - contact_cost", "ctrl-cost sign"),
+ ("tasks/humanoid.py", "terminated = ~healthy if self.terminate_when_unhealthy else np.zeros_like(healthy)", "terminated = np.zeros_like(healthy)", "humanoid no termination"),
+ ("tasks/humanoid.py", "contact_cost = np.clip(contact, *self.contact_cost_range)", "contact_cost = contact", "contact cost unclipped"),
+ ("tasks/humanoid.py", "u = batch.uniform(worlds, m.nv, -s, s)", "u = np.zeros((len(worlds), m.nv))", "humanoid no qvel noise"),
+ ("tasks/inverted_pendulum.py", "np.abs(batch.q[:, 1]) > 0.2", "batch.q[:, 1] > 0.2", "pendulum abs"),
+ ("tasks/pneunet_grasp.py", "(1.0 - np.exp(-dt / LAG))", "(dt / LAG)", "pneunet euler lag"),
+ ("tasks/pneunet_grasp.py", "lost = np.hypot(batch.q[:, 1], batch.q[:, 2]) > WORKSPACE", "lost = np.abs(batch.q[:, 1]) > WORKSPACE", "pneunet workspace"),
+ ("tasks/pneunet_grasp.py", "hold = (np.abs(z - TARGET_Z) < HOLD_BAND)", "hold = (np.abs(z - TARGET_Z) < 2 * HOLD_BAND)", "pneunet hold band"),
+ ("vector.py", "obs[pending] = self._restart(pending)[pending]", "self._elapsed[pending] = 0", "next-step autoreset skips state reset"),
+ ("wrappers.py", "reward[reset_step] = 0.0  # next-step", "pass  # next-step", "RewardTerms reward zeroing removed"),
+ ("wrappers.py", "                v[reset_step] = 0.0", "                pass", "RewardTerms terms zeroing removed"),
+]
+tests = sys.argv[1:] or ["test_task_definitions.py", "test_flagrun_and_wrappers.py", "test_vector_env.py"]
+for f, old, new, name in M:
+    dst = os.path.join(SCRATCH, "ncpgym")
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(SRC, dst)
+    os.symlink(SO, os.path.join(dst, SO.name))
+    p = os.path.join(dst, f)
+    s = open(p).read()
+    assert s.count(old) >= 1, name
+    open(p, "w").write(s.replace(old, new))
+    r = subprocess.run(["nice", "-n", "10", sys.executable, RUNNER, "-q", "-x", "-p", "no:cacheprovider",
+                        "-k", "not bitwise_reproducible", *tests], cwd=T, capture_output=True, text=True)
+    print(("KILLED  " if r.returncode else "SURVIVED") + f"  {name}", flush=True)
+shutil.rmtree(SCRATCH, ignore_errors=True)
