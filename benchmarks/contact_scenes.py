@@ -223,7 +223,8 @@ def equality_violation(mj, d, q):
             rel = np.zeros(9)
             mujoco.mju_quat2Mat(rel, data[6:10])
             Re = R1 @ rel.reshape(3, 3) @ R2.T
-            angle = np.arccos(np.clip((np.trace(Re) - 1) / 2, -1, 1))
+            axis = np.array([Re[2, 1] - Re[1, 2], Re[0, 2] - Re[2, 0], Re[1, 0] - Re[0, 1]])
+            angle = np.arctan2(np.linalg.norm(axis) / 2, (np.trace(Re) - 1) / 2)  # exact near 0
             worst = max(worst, float(np.linalg.norm(gap)), float(angle))
     return worst
 

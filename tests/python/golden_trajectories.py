@@ -126,6 +126,19 @@ SCENES = {f.__name__: f for f in (humanoid, heavy_stack, arch, grasp, springs_as
                                   particle_chain, soft_dual, soft_neohookean)}
 
 
+def environment() -> str:
+    """What the references depend on besides ncpgym's code: the initial states come from
+    NumPy (scene geometry, meshes) and MuJoCo's compiler, and the IIM kernels have AVX2
+    clones chosen at run time."""
+    import mujoco
+
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0].split()
+    except (OSError, IndexError):
+        flags = []
+    return f"numpy {np.__version__}, mujoco {mujoco.__version__}, avx2 {'avx2' in flags}"
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--write", action="store_true", help=f"(re)write {REFERENCE}")
@@ -137,7 +150,7 @@ def main(argv=None):
         print(name, "done")
     if args.write:
         REFERENCE.parent.mkdir(exist_ok=True)
-        np.savez_compressed(REFERENCE, **out)
+        np.savez_compressed(REFERENCE, environment=np.array(environment()), **out)
         print("wrote", REFERENCE)
 
 

@@ -23,7 +23,8 @@ def relative_pose(mj, d, q, b1, b2):
 
 
 def rotation_angle(R):
-    return np.arccos(np.clip((np.trace(R) - 1) / 2, -1, 1))
+    axis = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    return np.arctan2(np.linalg.norm(axis) / 2, (np.trace(R) - 1) / 2)  # exact near 0, unlike arccos
 
 
 WELDS = """<mujoco><option timestep="{h}"/>

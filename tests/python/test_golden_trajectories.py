@@ -14,7 +14,13 @@ import golden_trajectories as gt
 @pytest.fixture(scope="module")
 def reference():
     with np.load(gt.REFERENCE) as f:
-        return {k: f[k] for k in f.files}
+        ref = {k: f[k] for k in f.files}
+    recorded = str(ref.pop("environment"))
+    if recorded != gt.environment():
+        # bitwise pins hold only for the same inputs and kernels: a new NumPy or MuJoCo can
+        # change the last bits of the scenes' initial states (regenerate with --write)
+        pytest.skip(f"references recorded with {recorded}, running with {gt.environment()}")
+    return ref
 
 
 @pytest.mark.parametrize("scene", list(gt.SCENES))

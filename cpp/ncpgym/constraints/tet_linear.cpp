@@ -10,7 +10,7 @@ void tet_linear_rows(const Model& m, int t, const VecX& x, double a, Rows& rows)
   // E_1..5 = 1/(2 mu V) (§9.2.1 with the compliance block diagonalised)
   const auto& p = m.tet_p[t];
   Vec3 xt[4];
-  for (int v = 0; v < 4; ++v) xt[v] = x.segment<3>(3 * p[v]);
+  tet_vertices(m, t, x, xt);
   TetRows tr;
   tet_rows(xt, m.tet_Dminv[t], tr);
   const double V = m.tet_volume[t], mu = m.tet_mu[t], K = m.tet_lambda[t] + 2.0 * mu / 3.0;

@@ -7,7 +7,7 @@ void tet_neohookean_rows(const Model& m, int t, const VecX& x, double a, Rows& r
   // stable Neo-Hookean: three rows, compliance re-evaluated at this iterate (App. B)
   const auto& p = m.tet_p[t];
   Vec3 xt[4];
-  for (int v = 0; v < 4; ++v) xt[v] = x.segment<3>(3 * p[v]);
+  tet_vertices(m, t, x, xt);
   TetRowsNH nh;
   tet_rows_neohookean(xt, m.tet_Dminv[t], m.tet_volume[t], NeoHookean(m.tet_mu[t], m.tet_lambda[t]), nh, a);
   int r = rows.J.rows();

@@ -15,6 +15,11 @@ inline int element_row_count(const Model& m) {
   return n;
 }
 
+// The four vertex positions of element t.
+inline void tet_vertices(const Model& m, int t, const VecX& x, Vec3 (&xt)[4]) {
+  for (int v = 0; v < 4; ++v) xt[v] = x.segment<3>(3 * m.tet_p[t][v]);
+}
+
 // Appends element t's rows at particle positions x with active strain a.
 void tet_linear_rows(const Model& m, int t, const VecX& x, double a, Rows& rows);
 void tet_neohookean_rows(const Model& m, int t, const VecX& x, double a, Rows& rows);

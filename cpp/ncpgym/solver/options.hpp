@@ -79,7 +79,7 @@ struct SolverOptions {
   //   welded to a swinging link drifts 2.8e-8 m over 10 s with t = 0.75 and 8 iterations
   //   (1.3e-5 m when released off the constraint), 5e-16 m with t = 1. Off by default: the Newton matrix uses J(q^n) for the velocity derivative of
   //   C(q- + h G u), exact for hinges and slides but not for quaternion joints, and a loop of
-  //   20 light links on ball joints diverges with full steps (holds to 0.5 mm damped).
+  //   20 light links on ball joints diverges with full steps (2 cm at worst damped).
   bool smooth_full_step = false;
   // A step whose new velocities exceed this (m/s or rad/s, any coordinate) is reported as
   // diverged and leaves the state unchanged, like a non-finite one (0: no bound).
