@@ -79,7 +79,9 @@ def test_box_on_plane_fischer_burmeister_spreads_force_evenly():
 
 
 def test_heavy_stack_holds():
-    """Mass ratio 4096:1, mu = 0.5, h = 1/120: after 10 s penetration and drift <= 1 mm."""
+    """Mass ratio 4096:1, mu = 0.5, h = 1/120: after 10 s the solver holds penetration to
+    5.3e-7 m and lateral drift to 2.9e-8 m (measured); bounds 10x that (issue 14: was 1 mm,
+    which a 1000x worse solve would pass)."""
     m, q0 = scenes.heavy_stack()
     sim = ncpgym.Simulator(m)
     sim.q[:] = q0
@@ -87,9 +89,9 @@ def test_heavy_stack_holds():
     q = sim.q.reshape(-1, 7)
     half = 0.2
     gaps = np.diff(np.concatenate([[-half], q[:, 2]])) - 2 * half  # box-ground, box-box
-    assert -gaps.min() <= 1e-3, f"max penetration {-gaps.min():.2e} m"
+    assert -gaps.min() <= 5e-6, f"max penetration {-gaps.min():.2e} m"
     drift = np.linalg.norm(q[:, :2], axis=1).max()
-    assert drift <= 1e-3, f"lateral drift {drift:.2e} m"
+    assert drift <= 3e-7, f"lateral drift {drift:.2e} m"
 
 
 def test_stiff_chain_static_deflection_matches_analytic():
