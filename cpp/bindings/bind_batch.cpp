@@ -157,6 +157,7 @@ status 1 until reset.
   prop("site_xmat", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.site_xmat(), {b.size(), S(b.model().nsite), S(3), S(3)}); }, "[N, nsite, 3, 3] site orientations");
   prop("geom_contact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_contact(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] 1 where the geom had an active contact");
   prop("geom_static_contact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_static_contact(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] 1 where the geom touched a static geom (the ground)");
+  prop("geom_dynamic_contact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_dynamic_contact(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] 1 where the geom touched a moving body or a particle (not the ground)");
   prop("geom_force", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_force(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] summed normal contact force (N)");
   prop("ncontact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.ncontact(), {b.size()}); }, "[N] active contacts");
 }

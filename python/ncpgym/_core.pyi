@@ -255,6 +255,7 @@ class Batch:
     site_xpos: ArrayF
     site_xmat: ArrayF
     geom_contact: Any
+    geom_dynamic_contact: Any
     geom_static_contact: Any
     geom_force: ArrayF
     ncontact: Any

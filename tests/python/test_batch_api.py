@@ -68,3 +68,24 @@ def test_bad_arguments(model):
         ncpgym.Batch(model, 2, warm_start=True)
     with pytest.raises(ValueError, match="unknown linear solver"):
         ncpgym.Batch(model, 2, linear="qr")
+
+
+def test_contact_flags_tell_the_ground_from_moving_bodies():
+    """Two boxes stacked on the ground: the bottom box touches the ground (static) and the
+    top box (dynamic), the top box only a moving body; geom_force is the weight carried."""
+    b = ncpgym.Builder()
+    b.set_timestep(1 / 120)
+    ground = b.add_geom(0, "plane")
+    geoms = []
+    for z in (0.1, 0.3):
+        body = b.add_body(0, pos=[0, 0, z], mass=2.0, inertia=np.eye(3) * 0.01)
+        b.add_joint(body, "free")
+        geoms.append(b.add_geom(body, "box", size=[0.1, 0.1, 0.1]))
+    batch = ncpgym.Batch(b.build(), 1)
+    for _ in range(60):
+        batch.step()
+    lo, hi = geoms
+    assert batch.geom_static_contact[0, [ground, lo, hi]].tolist() == [0, 1, 0]
+    assert batch.geom_dynamic_contact[0, [ground, lo, hi]].tolist() == [1, 1, 1]
+    assert batch.geom_force[0, hi] == pytest.approx(2.0 * 9.81, rel=1e-3)
+    assert batch.geom_force[0, lo] == pytest.approx(2 * 2.0 * 9.81 + 2.0 * 9.81, rel=1e-3)

@@ -176,6 +176,29 @@ def test_harder_feet_collision_counts_the_cube_not_the_ground():
     np.testing.assert_array_equal(info["reward_terms"]["feet_collision"], [1.0, 0.0])
 
 
+def test_harder_feet_collision_counts_the_cube_at_the_standing_foot():
+    """The cube hits the right foot while that foot stands on the ground: Roboschool counts
+    every contact that is not the ground, so feet_collision is 1 (ground contact alone, 0).
+    Catches: a foot on the ground masking its other contacts."""
+    env, b, task = flagrun(2, harder=True)
+    mj = MjFlagrun(harder=True)
+    q, h = _standing(mj, roll=0.15)
+    q = np.tile(q, (2, 1))
+    cube = mj.m.jnt_qposadr[mj.m.joint("cube").id]
+    half = mj.m.geom_size[mj.m.geom("cube").id, 0]
+    r = mj.m.geom_size[mj.m.geom("right_foot").id, 0]
+    foot = mj.geom_xpos(q[0], "right_foot")
+    q[0, cube:cube + 3] = foot + [0.0, -(r + half - 0.002), half - r]  # beside the foot, on the ground
+    q[1, cube:cube + 3] = [0.0, 0.0, 2000.0]
+    u = np.zeros((2, b.model.nv))
+    put(b, q, u)
+    b.step(np.zeros((2, 17)), 1)
+    obs = task.observe(b)
+    assert obs[0, 42] == 1 and obs[1, 42] == 1  # the right foot stands in both worlds
+    _, _, info = task.evaluate(b, task.before_step(b), np.zeros((2, 17)), DT)
+    np.testing.assert_array_equal(info["reward_terms"]["feet_collision"], [1.0, 0.0])
+
+
 # -- HumanoidFlagrun-v0: reward terms and termination -----------------------------------------
 
 def test_flagrun_reward_terms_and_termination():

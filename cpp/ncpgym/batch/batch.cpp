@@ -63,6 +63,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   site_xmat_.assign(N * 9 * m.nsite, 0.0);
   geom_contact_.assign(N * m.ngeom, 0);
   geom_static_.assign(N * m.ngeom, 0);
+  geom_dynamic_.assign(N * m.ngeom, 0);
   geom_force_.assign(N * m.ngeom, 0.0);
   ncontact_.assign(N, 0);
   root_.assign(m.nbody, 0);
@@ -209,9 +210,11 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
   std::fill(fe, fe + 6 * m.nbody, 0.0);
   uint8_t* gc = &geom_contact_[I * m.ngeom];
   uint8_t* gs = &geom_static_[I * m.ngeom];
+  uint8_t* gd = &geom_dynamic_[I * m.ngeom];
   double* gf = &geom_force_[I * m.ngeom];
   std::fill(gc, gc + m.ngeom, 0);
   std::fill(gs, gs + m.ngeom, 0);
+  std::fill(gd, gd + m.ngeom, 0);
   std::fill(gf, gf + m.ngeom, 0.0);
   int active = 0;
   if (with_contacts) {
@@ -236,11 +239,13 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
       if (ct.geom1 >= 0) {
         gc[ct.geom1] = 1;
         gs[ct.geom1] |= static2;
+        gd[ct.geom1] |= !static2;
         gf[ct.geom1] += ln;
       }
       if (ct.geom2 >= 0) {
         gc[ct.geom2] = 1;
         gs[ct.geom2] |= static1;
+        gd[ct.geom2] |= !static1;
         gf[ct.geom2] += ln;
       }
     }

@@ -77,7 +77,8 @@ class Batch {
   //   cfrc_ext [nbody, 6] (torque, force of the contacts on each body),
   //   qfrc_actuator [nv], site_xpos [nsite, 3], site_xmat [nsite, 9] (row-major),
   //   geom_contact [ngeom] (1 if the geom has an active contact), geom_static_contact
-  //   [ngeom] (1 if one of them is with a static geom: the ground), geom_force [ngeom]
+  //   [ngeom] (1 if one of them is with a static geom: the ground), geom_dynamic_contact
+  //   [ngeom] (1 if one of them is with a moving body or a particle), geom_force [ngeom]
   //   (sum of its contacts' normal forces, N), ncontact [1] (active contacts).
   double* xpos() { return xpos_.data(); }
   double* xquat() { return xquat_.data(); }
@@ -90,6 +91,7 @@ class Batch {
   double* site_xmat() { return site_xmat_.data(); }
   uint8_t* geom_contact() { return geom_contact_.data(); }
   uint8_t* geom_static_contact() { return geom_static_.data(); }
+  uint8_t* geom_dynamic_contact() { return geom_dynamic_.data(); }
   double* geom_force() { return geom_force_.data(); }
   int32_t* ncontact() { return ncontact_.data(); }
 
@@ -123,7 +125,7 @@ class Batch {
   std::vector<uint64_t> key_, counter_;
   std::vector<double> xpos_, xquat_, xipos_, cinert_, cvel_, cfrc_ext_, qfrc_act_, site_xpos_, site_xmat_,
       geom_force_;
-  std::vector<uint8_t> geom_contact_, geom_static_;
+  std::vector<uint8_t> geom_contact_, geom_static_, geom_dynamic_;
   std::vector<int32_t> ncontact_;
   std::vector<int> root_;  // tree root body of each body (0 for the world)
 };

@@ -27,9 +27,8 @@ Reward terms (``info["reward_terms"]``, unweighted; reward = weighted sum):
                  potential -distance/dt (no jump when the flag moves)     (weight 1)
     electricity  mean |a * 0.1 qdot| (weight -8.5) and stall: mean a^2 (weight -0.425)
     joints_at_limit  number of joints with |scaled position| > 0.99        (weight -0.1)
-    feet_collision   feet touching something that is not the ground (Harder's cube) (weight -1);
-                 departure: a foot that touches the ground and the cube at once is not
-                 counted (the batch's per-geom contact flags cannot tell; Roboschool counts it)
+    feet_collision   feet touching something that is not the ground (Harder's cube, the other
+                 leg) (weight -1), also while the foot stands on the ground
 Termination: alive < 0 (torso at or below 0.78 m) or a non-finite q. Truncation: 1000 steps.
 Reset: qpos0 with every hinge offset uniformly in [-0.03, 0.03] rad, zero velocity, torso
     yaw uniform in [-pi, pi] (Roboschool spawns facing +x; a random heading makes the
@@ -75,8 +74,8 @@ def _rpy(quat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _feet_collision(c: StepContext) -> np.ndarray:
     """Feet touching something that is not the ground (a thrown cube): 1 per foot."""
     feet = c.feet
-    other = c.batch.geom_contact[:, feet].astype(bool) & ~c.batch.geom_static_contact[:, feet].astype(bool)
-    return other.sum(axis=1).astype(float)
+    # a contact with a moving body: counted also while the foot stands on the ground
+    return c.batch.geom_dynamic_contact[:, feet].sum(axis=1).astype(float)
 
 
 def default_terms() -> list[RewardTerm]:
