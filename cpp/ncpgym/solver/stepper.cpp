@@ -158,11 +158,15 @@ void Stepper::detect(const State& s, double h) {
     grow(previous_force_, contact_force_.size());
     previous_force_.head(contact_force_.size()) = contact_force_;
   }
-  detect_contacts(m, dk_, opt_.collision, contacts_, sweep_.data());
+  // The margin is measured from the contact surface, which sits `thickness` out (eq. 9):
+  // without it a thickness beyond the margin would hide every resting contact.
+  CollisionOptions coll = opt_.collision;
+  coll.margin += opt_.thickness;
+  detect_contacts(m, dk_, coll, contacts_, sweep_.data());
   if (m.nparticle > 0)
-    detect_particle_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data());
+    detect_particle_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data());
   if (m.nsoft > 0 && (opt_.soft_triangle_contacts || opt_.soft_soft_contacts))
-    detect_soft_surface_contacts(m, dk_, s.x, opt_.collision, contacts_, psweep_.data(), sweep_.data(),
+    detect_soft_surface_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data(),
                                  opt_.soft_triangle_contacts, opt_.soft_soft_contacts);
   collect_limits(m, s.q, u_tilde_, opt_.collision.margin, h, limits_);
 }
