@@ -97,7 +97,9 @@ def _compile(fn, path):
         raise ModelError(f"{path}: MuJoCo could not compile the model: {e}") from None
 
 
-def _compile_urdf(path: Path, floating_base: bool) -> mujoco.MjModel:
+def _compile_urdf(path: Path, floating_base: bool, edit=None) -> mujoco.MjModel:
+    """MuJoCo's compile of a URDF (visuals dropped, package:// meshes resolved, invalid
+    inertias repaired with a logged warning); ``edit(spec)`` may change the MjSpec first."""
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as e:
@@ -133,6 +135,8 @@ def _compile_urdf(path: Path, floating_base: bool) -> mujoco.MjModel:
             if len(bodies) != 1:
                 raise ModelError(f"{path}: floating_base needs exactly one root link")
             bodies[0].add_freejoint()
+        if edit is not None:
+            edit(spec)
         return spec.compile()
 
     extra: dict[str, str] = {}
