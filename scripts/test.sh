@@ -28,7 +28,10 @@ fi
 
 # Python build requirements (the build below reuses them: no isolated environment) and
 # the package with its test extras, built with the C++ tests into a persistent folder.
-$PY -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "pybind11>=2.12" "cmeel-eigen>=3.4" ninja
+# (setuptools and wheel build sdists among the test requirements, e.g. rtb-data, in this
+# same environment)
+$PY -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "pybind11>=2.12" "cmeel-eigen>=3.4" ninja \
+  setuptools wheel
 $PY -m pip install -q --disable-pip-version-check --no-build-isolation \
   -Cbuild-dir=build/test -Ccmake.define.NCPGYM_BUILD_TESTS=ON ".[test]"
 

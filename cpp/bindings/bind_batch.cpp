@@ -137,7 +137,7 @@ status 1 until reset.
   c.def_property(
       "mocap_pos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mocap_pos(), {b.size(), S(b.model().nmocap), S(3)}); },
       [](Batch& b, py::array a) { assign_array<double>(a, b.mocap_pos(), {b.size(), S(b.model().nmocap), S(3)}, "mocap_pos"); },
-      "[N, nmocap, 3] mocap body positions (writable view; reset() restores the model's)");
+      "[N, nmocap, 3] mocap body positions (writable view; per-world parameters: reset() keeps them)");
   c.def_property(
       "mocap_quat", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mocap_quat(), {b.size(), S(b.model().nmocap), S(4)}); },
       [](Batch& b, py::array a) { assign_array<double>(a, b.mocap_quat(), {b.size(), S(b.model().nmocap), S(4)}, "mocap_quat"); },
@@ -145,7 +145,7 @@ status 1 until reset.
   c.def_property(
       "eq_active", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.eq_active(), {b.size(), S(b.model().neq)}); },
       [](Batch& b, py::array a) { assign_array<uint8_t>(a, b.eq_active(), {b.size(), S(b.model().neq)}, "eq_active"); },
-      "[N, neq] uint8: 1 where the equality constraint is on (reset() restores the model's)");
+      "[N, neq] uint8: 1 where the equality constraint is on (reset() keeps it)");
   prop("xpos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.xpos(), {b.size(), S(b.model().nbody), S(3)}); }, "[N, nbody, 3] body origins");
   prop("xquat", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.xquat(), {b.size(), S(b.model().nbody), S(4)}); }, "[N, nbody, 4] body orientations (w, x, y, z)");
   prop("xipos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.xipos(), {b.size(), S(b.model().nbody), S(3)}); }, "[N, nbody, 3] body centres of mass");

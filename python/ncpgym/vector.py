@@ -267,6 +267,11 @@ class NcpVectorEnv(gym.vector.VectorEnv):
     # -- Gymnasium API -------------------------------------------------------------------
 
     @property
+    def task(self) -> Task:
+        """The task object (its hooks and per-world state: targets, flags, ...)."""
+        return self._c.task
+
+    @property
     def batch(self) -> _core.Batch:
         """The C++ batch (views of q, u, ctrl, contacts ... without copies)."""
         return self._c.batch
@@ -401,6 +406,11 @@ class NcpEnv(gym.Env):
         self.action_space = self._c.single_action_space
         self.render_mode = render_mode
         self._needs_reset = True
+
+    @property
+    def task(self) -> Task:
+        """The task object (its hooks and per-world state: targets, flags, ...)."""
+        return self._c.task
 
     @property
     def batch(self) -> _core.Batch:

@@ -109,3 +109,72 @@ def test_missing_robot_package_gives_a_clear_error(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "rtbdata" else real(n, *a))
     with pytest.raises(ModuleNotFoundError, match=r"rtb-data.*ncpgym\[robots\]"):
         yumi.yumi_urdf()
+
+
+# -- the drawer task (in progress: not registered yet) --------------------------------------
+
+def drawer_env(n):
+    from ncpgym.tasks.yumi_drawer import YuMiDrawerVectorEnv
+
+    env = YuMiDrawerVectorEnv(n, max_episode_steps=500)
+    env.reset(seed=3)
+    return env
+
+
+def test_drawer_task_terms_and_observation_from_its_docstring():
+    """Observation entries and reward terms recomputed from the docstring with MuJoCo's
+    kinematics of each world's state (handle centre, grip site between the pads)."""
+    from ncpgym.tasks.yumi_drawer import YuMiDrawerTask
+
+    env = drawer_env(3)
+    task, batch, mj = env.task, env.batch, env.task.mj
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (3, 8)).astype(np.float32)
+    obs, reward, term, trunc, info = env.step(a)
+    slide = joint(mj, "drawer_slide")
+    d = mujoco.MjData(mj)
+    for i in range(3):
+        d.qpos[:] = batch.q[i]
+        d.mocap_pos[:] = batch.mocap_pos[i]
+        mujoco.mj_kinematics(mj, d)
+        handle = d.geom_xpos[mj.geom("handle").id]
+        grip = d.site_xpos[mj.site("grip_r").id]
+        dist = np.linalg.norm(grip - handle)
+        np.testing.assert_allclose(obs[i, 15:18], grip - handle, atol=1e-9)
+        np.testing.assert_allclose(obs[i, 22:25], handle, atol=1e-9)
+        assert obs[i, 25] == batch.q[i, slide] and obs[i, 14] == batch.q[i, joint(mj, "gripper_r_joint")]
+        t = info["reward_terms"]
+        assert t["reach"][i] == pytest.approx(-dist, abs=1e-9)
+        assert t["open"][i] == pytest.approx(min(batch.q[i, slide] / 0.3, 1.0))
+        assert t["action"][i] == pytest.approx(np.mean(a[i].astype(np.float64) ** 2))
+        arm_v = [mj.jnt_dofadr[mj.joint(n).id] for n in yumi.ARM["r"]]
+        assert t["velocity"][i] == pytest.approx(np.mean(batch.u[i, arm_v] ** 2))
+        assert reward[i] == pytest.approx(-dist + 0.5 * t["grasp"][i] + 5 * t["open"][i]
+                                          - 0.01 * t["action"][i] - 0.001 * t["velocity"][i])
+    # the finger target from a_7: 0.025 (a + 1) / 2
+    np.testing.assert_allclose(obs[:, 34], 0.025 * 0.5 * (a[:, 7] + 1.0), rtol=1e-6)
+    assert not term.any()
+    batch.q[:, slide] = [0.1, 0.3, 0.35]
+    batch.forward()
+    _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
+    assert info["is_success"].tolist() == [False, True, True]
+    assert YuMiDrawerTask().rewards.names == ["reach", "grasp", "open", "action", "velocity"]
+
+
+def test_scripted_reach_grasp_pull_opens_the_drawer():
+    """The scripted baseline (resolved-rate control of the grip site, the gripper pointing
+    down across the bar) reaches the handle, closes on it and pulls: the drawer comes out by
+    at least 15 cm in every world (0.2-0.35 m measured; the grasp sometimes slips: a tuned
+    grasp and the PPO policy are the rest of issue 17)."""
+    from ncpgym.tasks.yumi_drawer import scripted_actions
+
+    env = drawer_env(3)
+    task, batch = env.task, env.batch
+    start = task.handle(batch).copy()
+    best = np.zeros(3)
+    for k in range(500):
+        env.step(scripted_actions(task, batch, k, start).astype(np.float32))
+        best = np.maximum(best, batch.q[:, joint(task.mj, "drawer_slide")])
+    assert np.all(best >= 0.15), best
+    # the finger limit holds to 0.2 mm under the contact (2 mm with the seed's 5 Newton iterations)
+    assert np.all(batch.q[:, joint(task.mj, "gripper_r_joint")] <= 0.025 + 5e-4)

@@ -303,7 +303,6 @@ void Batch::reset(const uint8_t* mask, const double* q, const double* u) {
         x_[(I * m.nparticle + p) * 3 + k] = m.particle_pos0[p][k];
         v_[(I * m.nparticle + p) * 3 + k] = 0.0;
       }
-    reset_parameters(i);
     status_[i] = 0;
     ++row;
   }

@@ -65,7 +65,8 @@ class Batch {
   double* gravity() { return gravity_.data(); }
   // Mocap poses [N, nmocap, 3] and [N, nmocap, 4] (w, x, y, z; normalised when applied) and
   // equality switches [N, neq] (1 on, 0 off), applied to each world's model copy as it
-  // steps; reset() restores the model's.
+  // steps. Like the other per-world parameters they start at the model's values and keep
+  // what was written (reset() leaves them: a task sets them when it resets a world).
   double* mocap_pos() { return mocap_pos_.data(); }
   double* mocap_quat() { return mocap_quat_.data(); }
   uint8_t* eq_active() { return eq_active_.data(); }
@@ -108,7 +109,7 @@ class Batch {
   void load(Workspace& w, int world);
   void store(Workspace& w, int world);
   void derive(Workspace& w, int world, bool with_contacts);
-  void reset_parameters(int world);  // mocap poses and equality switches to the model's
+  void reset_parameters(int world);  // mocap poses and equality switches to the model's (construction)
   void check_mocap() const;          // finite positions, non-zero quaternions
 
   std::shared_ptr<const Model> base_;

@@ -13,13 +13,13 @@ What this module adds (written for ncpgym):
 - Implicit PD position servos on every joint (solved implicitly by the Newton step, so
   any gain is stable): arm joints kp = 1000 N m/rad, kv = 100 N m s/rad (time constant
   kv/kp = 0.1 s, overdamped for the arm's 0.1-0.5 kg m^2; gravity sags a joint by up to
-  0.02 rad without compensation); the driven finger of each gripper kp = 400 N/m, kv = 5 N s/m
-  (the other follows through the coupling; 4 N of squeeze per cm of closing left).
+  0.02 rad without compensation); the driven finger of each gripper kp = 1000 N/m, kv = 10 N s/m
+  (the other follows through the coupling; 10 N of squeeze per cm of closing left).
   tests/python/test_yumi.py checks tracking without overshoot at h = 1/120.
 - A cabinet (a mocap body, so its pose can differ per world) of 0.40 x 0.50 x 0.40 m
   (depth, width, height) on the floor in front of the right arm, with a drawer on a slide
   joint (0 to 0.4 m out, damping 3 N s/m, 1.5 kg) and a bar handle (capsule, radius 1 cm,
-  12 cm long) 4 cm in front of the drawer front, 0.30 m above the floor.
+  12 cm long) 6 cm in front of the drawer front, 0.30 m above the floor.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import mujoco
 import numpy as np
 
 ARM_KP, ARM_KV = 1000.0, 100.0
-GRIP_KP, GRIP_KV = 400.0, 5.0
+GRIP_KP, GRIP_KV = 1000.0, 10.0
 DRAWER_DAMPING = 3.0
 DRAWER_TRAVEL = 0.4
 HANDLE_RADIUS, HANDLE_HALF = 0.01, 0.06
@@ -40,6 +40,7 @@ CABINET_POS = (0.50, -0.15, 0.0)   # the cabinet's front-centre on the floor, fa
 CABINET_SIZE = (0.40, 0.50, 0.40)   # depth, width, height
 HANDLE_HEIGHT = 0.30                # the bar's centre above the floor
 
+GRIP_POINT = (0.0, 0.0, 0.1167)     # between the finger pads, in the link-7 frame (z: approach, x: closing)
 ARM = {side: [f"yumi_joint_{k}_{side}" for k in (1, 2, 7, 3, 4, 5, 6)] for side in ("r", "l")}
 GRIPPER = {side: f"gripper_{side}_joint" for side in ("r", "l")}
 FINGERS = {side: [f"gripper_{side}_finger_r", f"gripper_{side}_finger_l"] for side in ("r", "l")}
@@ -76,6 +77,8 @@ def _edit(spec: mujoco.MjSpec, timestep: float) -> None:
     for side in ("r", "l"):
         for f in FINGERS[side]:
             _box(spec.body(f), f"{f}_pad", [0.006, 0.0105, 0.026], [-0.005, 0.0065, 0.026], [0.2, 0.2, 0.2, 1])
+        # the grip point: between the finger pads (link 7 frame, measured on the compiled model)
+        spec.body(f"yumi_link_7_{side}").add_site(name=f"grip_{side}", pos=list(GRIP_POINT))
         spec.body(f"yumi_link_7_{side}").add_geom(
             name=f"wrist_{side}", type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[0.04, 0, 0], pos=[0, 0, 0.05],
             rgba=[0.6, 0.6, 0.6, 0.3], friction=[1.0, 0.005, 0.0001])
@@ -105,22 +108,31 @@ def _edit(spec: mujoco.MjSpec, timestep: float) -> None:
     drawer.add_geom(name="drawer_mass", type=mujoco.mjtGeom.mjGEOM_BOX, size=[dd / 2, dw, 0.002],
                     pos=[dd / 2, 0, 3 * t], mass=1.5, contype=0, conaffinity=0, rgba=[0, 0, 0, 0])
     for y in (-HANDLE_HALF + 0.01, HANDLE_HALF - 0.01):  # posts (drawn only)
-        drawer.add_geom(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[0.005, 0.02, 0],
-                        pos=[-0.02, y, HANDLE_HEIGHT], quat=[0.7071068, 0, 0.7071068, 0],
+        drawer.add_geom(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[0.005, 0.03, 0],
+                        pos=[-0.03, y, HANDLE_HEIGHT], quat=[0.7071068, 0, 0.7071068, 0],
                         contype=0, conaffinity=0, rgba=[0.8, 0.8, 0.8, 1])
     drawer.add_geom(name="handle", type=mujoco.mjtGeom.mjGEOM_CAPSULE, size=[HANDLE_RADIUS, HANDLE_HALF, 0],
-                    pos=[-0.04, 0, HANDLE_HEIGHT], quat=[0.7071068, 0.7071068, 0, 0], rgba=[0.85, 0.85, 0.85, 1],
+                    pos=[-0.06, 0, HANDLE_HEIGHT], quat=[0.7071068, 0.7071068, 0, 0], rgba=[0.85, 0.85, 0.85, 1],
                     friction=[1.0, 0.005, 0.0001])
     # the drawer slides inside the cabinet: its box walls do not touch (the slide joint does)
     spec.add_exclude(bodyname1="cabinet", bodyname2="drawer")
 
 
-def drawer_world(timestep: float = 1 / 120) -> mujoco.MjModel:
+def drawer_world(timestep: float = 1 / 120, xml_out: str | os.PathLike | None = None) -> mujoco.MjModel:
     """The compiled MuJoCo model of YuMi and the cabinet (ncpgym.models.from_mujoco turns it
-    into an ncpgym Model)."""
+    into an ncpgym Model); ``xml_out`` also writes it as MJCF (for the renderer)."""
     from ...models import loader
 
-    return loader._compile_urdf(yumi_urdf(), floating_base=False, edit=lambda s: _edit(s, timestep))
+    held = {}
+
+    def edit(spec):
+        _edit(spec, timestep)
+        held["spec"] = spec
+
+    mj = loader._compile_urdf(yumi_urdf(), floating_base=False, edit=edit)
+    if xml_out is not None:
+        Path(xml_out).write_text(held["spec"].to_xml())
+    return mj
 
 
 def home_pose(mj: mujoco.MjModel) -> np.ndarray:
