@@ -53,6 +53,18 @@ class RewardComposition:
         for t in terms:
             self.add(t)
 
+    @classmethod
+    def configured(cls, terms: Iterable[RewardTerm], weights: Mapping[str, float] | None = None,
+                   extra: Iterable[RewardTerm] = ()) -> "RewardComposition":
+        """A task's composition: its default ``terms`` reweighted by ``weights`` (a task's
+        ``reward_weights`` kwarg), plus ``extra`` terms (its ``extra_reward_terms``)."""
+        comp = cls(terms)
+        if weights:
+            comp.reweight(weights)
+        for t in extra:
+            comp.add(t)
+        return comp
+
     @property
     def names(self) -> list[str]:
         return [t.name for t in self.terms]

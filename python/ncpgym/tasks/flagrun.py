@@ -97,11 +97,7 @@ class HumanoidFlagrunTask(Task):
     def __init__(self, *, reward_weights: dict[str, float] | None = None,
                  extra_reward_terms: Iterable[RewardTerm] = (), flag_timeout: int = 150):
         super().__init__()
-        self.rewards = RewardComposition(default_terms())
-        if reward_weights:
-            self.rewards.reweight(reward_weights)
-        for t in extra_reward_terms:
-            self.rewards.add(t)
+        self.rewards = RewardComposition.configured(default_terms(), reward_weights, extra_reward_terms)
         self.flag_timeout = flag_timeout
 
     model_file = "humanoid_flagrun.xml"

@@ -87,11 +87,7 @@ class YuMiDrawerTask(Task):
     def __init__(self, *, reward_weights: dict[str, float] | None = None,
                  extra_reward_terms: Iterable[RewardTerm] = ()):
         super().__init__()
-        self.rewards = RewardComposition(default_terms())
-        if reward_weights:
-            self.rewards.reweight(reward_weights)
-        for t in extra_reward_terms:
-            self.rewards.add(t)
+        self.rewards = RewardComposition.configured(default_terms(), reward_weights, extra_reward_terms)
         self.targets = np.zeros((0, 16))
 
     def build_model(self):
