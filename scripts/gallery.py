@@ -26,6 +26,7 @@ STEPS = {  # env steps before the picture
     "ncpgym/HumanoidFlagrunHarder-v0": 140,
     "ncpgym/InvertedPendulum-v0": 10,
     "ncpgym/PneuNetGrasp-v0": 120,
+    "ncpgym/YuMiDrawer-v0": 300,
 }
 
 

@@ -16,6 +16,7 @@ from .flagrun import (
 )
 from .inverted_pendulum import InvertedPendulumEnv, InvertedPendulumTask, InvertedPendulumVectorEnv
 from .pneunet_grasp import PneuNetGraspEnv, PneuNetGraspTask, PneuNetGraspVectorEnv
+from .yumi_drawer import YuMiDrawerEnv, YuMiDrawerTask, YuMiDrawerVectorEnv
 
 __all__ = [
     "HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv",
@@ -23,6 +24,7 @@ __all__ = [
     "HumanoidFlagrunHarderEnv", "HumanoidFlagrunHarderTask", "HumanoidFlagrunHarderVectorEnv",
     "InvertedPendulumEnv", "InvertedPendulumTask", "InvertedPendulumVectorEnv",
     "PneuNetGraspEnv", "PneuNetGraspTask", "PneuNetGraspVectorEnv",
+    "YuMiDrawerEnv", "YuMiDrawerTask", "YuMiDrawerVectorEnv",
     "register_all", "TASK_IDS",
 ]
 
@@ -33,6 +35,7 @@ _TASKS = {
     "ncpgym/HumanoidFlagrunHarder-v0": ("flagrun", "HumanoidFlagrunHarder", 1000),
     "ncpgym/InvertedPendulum-v0": ("inverted_pendulum", "InvertedPendulum", 1000),
     "ncpgym/PneuNetGrasp-v0": ("pneunet_grasp", "PneuNetGrasp", 200),
+    "ncpgym/YuMiDrawer-v0": ("yumi_drawer", "YuMiDrawer", 500),
 }
 TASK_IDS = tuple(_TASKS)
 

@@ -1,5 +1,4 @@
-"""``ncpgym/YuMiDrawer-v0`` (in progress, issue 17; not registered yet: no trained policy,
-its grasp not tuned): an ABB YuMi opens a cabinet drawer with its right arm.
+"""``ncpgym/YuMiDrawer-v0``: an ABB YuMi opens a cabinet drawer with its right arm.
 
 The seed's RL example (nonsmooth-newton-ncp.txt §10.3, Fig. 15 left; Table 2 "Yumi
 Cabinet": h = 0.0083 s, 5 Newton / 25 linear iterations): PPO learns to extend the arm,
@@ -10,10 +9,10 @@ World (``ncpgym.envs.yumi``): YuMi from the installed rtb-data 1.0.1 URDF, impli
 servos on every joint (arm kp 1000 N m/rad, kv 100 N m s/rad; fingers kp 1000 N/m, kv 10
 N s/m, the second finger coupled to the first), collision boxes on the fingers (mu = 1),
 a cabinet with a drawer (slide 0-0.4 m, 1.5 kg, damping 3 N s/m) and a horizontal bar
-handle (radius 1 cm) 0.30 m above the floor. h = 1/120 s, ncpgym's default 8 Newton / 50
+handle (radius 1 cm) 0.30 m above the floor. h = 0.0083 s (the seed's), ncpgym's default 8 Newton / 50
 linear iterations (with the seed's 5 / 25 the coupled fingers' two limit rows and their
 coupling row, which are linearly dependent, end steps 2 mm beyond the finger limit), 2
-physics steps per env step (60 Hz control).
+physics steps per env step (60.2 Hz control).
 
 Action (8, float32 in [-1, 1], clipped): the right arm's seven joint targets move by
 0.05 rad x a_k per env step (kept inside the joint ranges); a_7 sets the finger target
@@ -60,12 +59,13 @@ OPEN_GOAL = 0.3
 GRASP_RADIUS = 0.03
 ARM_NOISE = 0.05
 CABINET_NOISE = (0.03, 0.05)
-H = 1 / 120
+H = 0.0083  # the seed's time step for this scene (Table 2)
 
 
 @lru_cache(maxsize=1)
 def _world():
-    xml = Path(tempfile.gettempdir()) / "ncpgym_yumi_drawer.xml"
+    # the renderer reads the world as MJCF: one file per process (no two writers share one)
+    xml = Path(tempfile.mkdtemp(prefix="ncpgym_yumi_")) / "drawer.xml"
     mj = yumi.drawer_world(H, xml_out=xml)
     return mj, from_mujoco(mj), xml
 
@@ -179,7 +179,7 @@ class YuMiDrawerTask(Task):
         from ..render import Camera, SceneSpec
 
         _, _, xml = _world()
-        camera = Camera(lookat=(0.35, -0.1, 0.35), distance=1.6, azimuth=200.0, elevation=-22.0)
+        camera = Camera(lookat=(0.35, -0.12, 0.32), distance=1.35, azimuth=60.0, elevation=-20.0)  # from the robot's right, arm, handle and drawer in view
         return SceneSpec(source=xml, camera=camera)
 
 
@@ -202,8 +202,8 @@ def _rotation_vector(R: np.ndarray) -> np.ndarray:
 def scripted_actions(task: YuMiDrawerTask, batch, step: int, start: np.ndarray) -> np.ndarray:
     """Actions [N, 8] of a scripted reach-grasp-pull at env step ``step`` (from the episode
     start; ``start`` [N, 3] holds each world's handle centre then): move the grip point
-    10 cm above the handle with the gripper pointing down (2.5 s), descend (1 s), close
-    (0.5 s), pull 0.36 m towards the robot at 0.12 m/s. Damped least squares on the grip
+    10 cm above the handle with the gripper pointing down (150 steps, 2.5 s), descend (60),
+    close (30), pull 0.36 m towards the robot at 0.002 m per step (0.12 m/s). Damped least squares on the grip
     site's Jacobian (ncpgym.dynamics.site_jacobian; gains 3/s), one world at a time."""
     from .. import dynamics as dyn
 
@@ -226,7 +226,7 @@ def scripted_actions(task: YuMiDrawerTask, batch, step: int, start: np.ndarray) 
     for i in range(n):
         J = dyn.site_jacobian(batch.model, batch.q[i], task.site)[:, task.arm_v]
         err = 3.0 * np.concatenate([start[i] + offset - grip[i], _rotation_vector(TOP_GRASP @ R7[i].T)])
-        dq = J.T @ np.linalg.solve(J @ J.T + 0.05**2 * np.eye(6), err) / 60.0
+        dq = J.T @ np.linalg.solve(J @ J.T + 0.05**2 * np.eye(6), err) * task.frame_skip * H
         a[i, :7] = np.clip(dq / STEP_RAD, -1.0, 1.0)
     a[:, 7] = -1.0 if close else 1.0
     return a
