@@ -121,3 +121,29 @@ def test_training_cli_without_ray_writes_its_outputs(tmp_path):
     assert (tmp_path / "final.pt").exists() and (tmp_path / "learning_curve.png").exists()
     # evaluation: two episodes each, returns >= 0 (1 per upright step); random ones topple fast
     assert 0.0 <= summary["eval_return_random"] < 100.0 and summary["eval_return_trained"] >= 0.0
+
+
+def test_progress_reports_the_success_rate_of_tasks_that_define_it():
+    """success_rate = mean info["is_success"] at the last 100 episode ends: YuMiDrawer
+    episodes cut after 4 steps end with the drawer shut (0.0, or 1.0 when every world's
+    drawer starts out open by 0.35 m); a task without is_success reports nan."""
+    for opened, expect in ((False, 0.0), (True, 1.0)):
+        envs = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=4, max_episode_steps=4)
+        if opened:  # the reset puts every drawer 0.35 m out
+            task = envs.unwrapped.task
+            reset = task.reset_states
+
+            def reset_open(batch, worlds, reset=reset, task=task):
+                q, u = reset(batch, worlds)
+                q[:, task.slide_q] = 0.35
+                return q, u
+
+            task.reset_states = reset_open
+        agent = PPO(envs, PPOConfig(rollout_steps=16, minibatches=2, hidden=(16,), seed=0, torch_threads=1))
+        rows = agent.learn(total_steps=64, progress=False)
+        assert rows[-1]["success_rate"] == expect and len(agent.finished_success) >= 4
+        envs.close()
+    envs = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=4)
+    rows = PPO(envs, PPOConfig(rollout_steps=16, minibatches=2, hidden=(16,), seed=0, torch_threads=1)).learn(
+        total_steps=64, progress=False)
+    assert np.isnan(rows[-1]["success_rate"])

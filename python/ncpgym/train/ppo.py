@@ -128,6 +128,7 @@ class PPO:
         self._after_done = np.zeros(self.n, bool)  # this world's next step is a reset step
         self.finished_returns: list[float] = []
         self.finished_lengths: list[int] = []
+        self.finished_success: list[float] = []  # info["is_success"] at episode ends, where a task defines it
 
     # -- observation and action plumbing --------------------------------------------------
 
@@ -173,7 +174,7 @@ class PPO:
             buf["act"][t] = a.numpy()
             buf["valid"][t] = ~self._after_done
             env_a = np.clip(a.numpy().astype(np.float64), self.low, self.high)
-            obs, rew, term, trunc, _ = self.envs.step(env_a.astype(self.envs.single_action_space.dtype))
+            obs, rew, term, trunc, info = self.envs.step(env_a.astype(self.envs.single_action_space.dtype))
             done = term | trunc
             buf["rew"][t], buf["term"][t], buf["done"][t] = self._scale(rew, done), term, done
             # episode statistics (the reset step after an episode is not part of it)
@@ -181,6 +182,8 @@ class PPO:
             self._ep_return[live] += rew[live]
             self._ep_length[live] += 1
             if done.any():
+                if "is_success" in info:  # the terminal step's info (next-step autoreset)
+                    self.finished_success.extend(np.asarray(info["is_success"], float)[done].tolist())
                 self.finished_returns.extend(self._ep_return[done].tolist())
                 self.finished_lengths.extend(self._ep_length[done].tolist())
                 self._ep_return[done] = 0
@@ -319,6 +322,9 @@ class PPO:
                     "episode_return": float(np.mean(recent)) if recent else float("nan"),
                     "episode_length": float(np.mean(self.finished_lengths[-100:])) if recent else float("nan"),
                     "episodes": len(self.finished_returns),
+                    # share of the last 100 episodes that ended in success (nan: no is_success)
+                    "success_rate": float(np.mean(self.finished_success[-100:])) if self.finished_success
+                    else float("nan"),
                     **{k: round(v, 6) for k, v in stats.items()},
                 }
                 rows.append(row)
