@@ -118,16 +118,16 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
 }
 
 LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
-                                     const VecX& hvec, const VecX& lambda, VecX& dl, bool first, const double* q0) {
+                                     const VecX& hvec, VecX& dl, bool first, const double* q0) {
   const Model& m = *m_;
   const int nv = m.nv, np3 = 3 * m.nparticle, nr = tet_row0;
   const double eps = opt_.regularization;
   if (kouter_.size() != static_cast<size_t>(np3 + 1)) build_soft_pattern();
 
-  // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t)
-  rows_.J.transpose_times(nrow, alpha.data(), lambda.data(), tmp2_.data(), nvall_);  // J_eff^T lambda
+  // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t);
+  // jtl_ = J_eff^T lambda of this iterate (Stepper::newton)
   for (int k = 0; k < np3; ++k)
-    Hg_[nv + k] = m.particle_mass[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * tmp2_[nv + k];
+    Hg_[nv + k] = m.particle_mass[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * jtl_[nv + k];
 
   rhs_.resize(nr + nv + np3);
   for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
@@ -141,7 +141,7 @@ LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const Vec
     Ht_.diagonal() += extra_arm_;
   }
   for (int r = 0; r < nr; ++r) rhs_[r] = hvec[r];
-  if (nv > 0) rhs_.segment(nr, nv) = -(Ht_ * (u_ - u_tilde_).head(nv) - h * tmp2_.head(nv));
+  if (nv > 0) rhs_.segment(nr, nv) = -(Ht_ * (u_ - u_tilde_).head(nv) - h * jtl_.head(nv));
 
   // The matrix's lower triangle, rows first, then tree dofs, then particles: column r holds
   // -D_r and -alpha_r J_r; tree columns hold H_t; particle columns K.

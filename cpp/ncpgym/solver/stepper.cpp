@@ -61,7 +61,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   act_.setZero(m.nactgroup);
   Hg_.setZero(nvall_);
   tmp_.setZero(nvall_);
-  tmp2_.setZero(nvall_);
+  jtl_.setZero(nvall_);
   const int nrow = typical_rows(m, cons_);
   const int ncap = 4 * m.ngeom + 32 + 4 * m.nparticle;
   contacts_.reserve(ncap);
@@ -320,10 +320,9 @@ LinearResult Stepper::dual_direction(double h, int it) {
   return lr;
 }
 
-void Stepper::momentum_residual(double h, int nrow) {
+void Stepper::momentum_residual(double h) {
   // max |H^-1 g| with g = M (u - u~) - h J_eff^T lambda (eq. 57), for the primal path's stats
-  rows_.J.transpose_times(nrow, alpha_.data(), lambda_.data(), tmp2_.data(), nvall_);
-  del_.apply_hinv(tmp2_.data(), tmp_.data());
+  del_.apply_hinv(jtl_.data(), tmp_.data());
   tmp_ = scale_.cwiseProduct(u_ - u_tilde_) - h * tmp_;
   stats_.momentum_residual.push_back(tmp_.lpNorm<Eigen::Infinity>());
 }
@@ -388,11 +387,12 @@ void Stepper::newton(const State& s, double h, int nrow) {
     ncp_terms(h, nrow);
     stats_.residual.push_back(hvec_.head(nrow).lpNorm<Eigen::Infinity>());
     if (primal) {
-      momentum_residual(h, nrow);  // stats (and the early exit), as dual_rhs does below
+      rows_.J.transpose_times(nrow, alpha_.data(), lambda_.data(), jtl_.data(), nvall_);  // J_eff^T lambda
+      momentum_residual(h);  // stats (and the early exit), as dual_rhs does below
       if (opt_.tolerance > 0 && it > 0 && stats_.residual.back() < opt_.tolerance &&
           stats_.momentum_residual.back() < opt_.tolerance)
         break;
-      const LinearResult lr = soft_direction(nrow, tet_row0, h, alpha_, cdiag_, hvec_, lambda_, dl_, it == 0, s.q.data());
+      const LinearResult lr = soft_direction(nrow, tet_row0, h, alpha_, cdiag_, hvec_, dl_, it == 0, s.q.data());
       stats_.linear_iterations.push_back(lr.iterations);
       stats_.linear_residual.push_back(lr.residual);
       damped_update(nrow, it);

@@ -77,11 +77,11 @@ class Stepper {
   // eliminated into the particle block and the rest solved by a sparse LDL^T of the
   // quasi-definite KKT system. Fills du_ and dl for rows [0, nrow).
   LinearResult soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
-                              const VecX& hvec, const VecX& lambda, VecX& dl, bool first, const double* q0);
+                              const VecX& hvec, VecX& dl, bool first, const double* q0);
   void build_soft_pattern();
   void soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec);  // K and the element rows' rhs
   void damped_update(int nrow, int it);  // eqs. 61-62, impulse clipping, stats
-  void momentum_residual(double h, int nrow);  // stats: max |H^-1 g| at the iterate
+  void momentum_residual(double h);  // stats: max |H^-1 g| at the iterate, from jtl_
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
   Eigen::SparseMatrix<double> S_;
   std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_;
@@ -108,7 +108,8 @@ class Stepper {
   VecX lambda_, jhj_, opdiag_, alpha_, cdiag_, hvec_, rfac_, Jg_, b_, dl_;
   VecX contact_force_;
   Eigen::Index nforce_ = 0;
-  VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_, tmp2_;
+  VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_;
+  VecX jtl_;                        // primal path: J_eff^T lambda of the iterate, computed once per iterate
   VecX xn_, psweep_, scale_, f_prev_, f_now_, du_prev_;  // particles: iterate, sweep, H^-1 M, ...
   VecX act_;                        // activation of the tetrahedra groups this step
   LinearWorkspace lin_;
