@@ -39,7 +39,7 @@ def test_urdf_panda_mimic_joint_becomes_a_joint_coupling(model_paths):
     assert (m.nq, m.nv) == (9, 9) and list(m.eq_type) == ["joint"]
     from ncpgym.models import loader
 
-    mj = loader._compile_urdf(model_paths["panda"], floating_base=False)
+    mj = loader.compile_urdf(model_paths["panda"], floating_base=False)
     mj.geom_contype[:] = mj.geom_conaffinity[:] = 0  # link meshes: mesh-mesh collision is issue 16
     m = ncpgym.models.from_mujoco(mj)
     j1, j2 = m.eq_obj1[0], m.eq_obj2[0]

@@ -43,7 +43,7 @@ def compiled(model_paths, name):
     if path.suffix == ".urdf":
         # the same compiled model ncpgym converts: rebuild it through the loader's path
         from ncpgym.models import loader
-        return loader._compile_urdf(path, floating_base=False)
+        return loader.compile_urdf(path, floating_base=False)
     return mujoco.MjModel.from_xml_path(str(path))
 
 

@@ -1,6 +1,6 @@
 """Loading MJCF and URDF model files through MuJoCo's compiler."""
 
 from .export import to_mjcf
-from .loader import from_mujoco, load_model
+from .loader import compile_urdf, from_mujoco, load_model
 
-__all__ = ["load_model", "from_mujoco", "to_mjcf"]
+__all__ = ["load_model", "from_mujoco", "compile_urdf", "to_mjcf"]

@@ -80,7 +80,7 @@ def load_model(
         raise FileNotFoundError(f"model file not found: {path}")
     suffix = path.suffix.lower()
     if suffix == ".urdf":
-        mjm = _compile_urdf(path, floating_base)
+        mjm = compile_urdf(path, floating_base)
     elif suffix in (".xml", ".mjcf"):
         if floating_base:
             raise ValueError("floating_base applies to URDF files; MJCF declares <freejoint/>")
@@ -97,9 +97,11 @@ def _compile(fn, path):
         raise ModelError(f"{path}: MuJoCo could not compile the model: {e}") from None
 
 
-def _compile_urdf(path: Path, floating_base: bool, edit=None) -> mujoco.MjModel:
-    """MuJoCo's compile of a URDF (visuals dropped, package:// meshes resolved, invalid
-    inertias repaired with a logged warning); ``edit(spec)`` may change the MjSpec first."""
+def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None) -> mujoco.MjModel:
+    """MuJoCo's compile of a URDF, as ``load_model`` makes it (visuals dropped, package://
+    meshes resolved, invalid inertias repaired with a logged warning); ``edit(spec)`` may
+    change the MjSpec first (worlds built around a third-party robot, ncpgym.envs.yumi)."""
+    path = Path(path)
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as e:

@@ -121,7 +121,7 @@ def _edit(spec: mujoco.MjSpec, timestep: float) -> None:
 def drawer_world(timestep: float = 1 / 120, xml_out: str | os.PathLike | None = None) -> mujoco.MjModel:
     """The compiled MuJoCo model of YuMi and the cabinet (ncpgym.models.from_mujoco turns it
     into an ncpgym Model); ``xml_out`` also writes it as MJCF (for the renderer)."""
-    from ...models import loader
+    from ...models import compile_urdf
 
     held = {}
 
@@ -129,7 +129,7 @@ def drawer_world(timestep: float = 1 / 120, xml_out: str | os.PathLike | None = 
         _edit(spec, timestep)
         held["spec"] = spec
 
-    mj = loader._compile_urdf(yumi_urdf(), floating_base=False, edit=edit)
+    mj = compile_urdf(yumi_urdf(), edit=edit)
     if xml_out is not None:
         Path(xml_out).write_text(held["spec"].to_xml())
     return mj
