@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "bindings.hpp"
+#include "ncpgym/model/mocap.hpp"
 #include "ncpgym/solver/stepper.hpp"
 
 using namespace ncpgym;
@@ -25,26 +26,19 @@ E parse(const std::string& s, std::initializer_list<std::pair<const char*, E>> t
 struct Simulator {
   Simulator(std::shared_ptr<Model> model, const SolverOptions& opt)
       : model_(model), work_(std::make_shared<Model>(*model)), stepper(work_, opt), state(*model) {
-    for (int b = 0; b < model->nbody; ++b)
-      if (model->body_mocapid[b] >= 0) mocap_body.push_back(b);
+    mocap_body = mocap_bodies(*model);
     mocap_pos.resize(3 * model->nmocap);
     mocap_quat.resize(4 * model->nmocap);
-    for (int k = 0; k < model->nmocap; ++k) {
-      mocap_pos.segment<3>(3 * k) = model->body_pos[mocap_body[k]];
-      store_wxyz(model->body_quat[mocap_body[k]], mocap_quat.data() + 4 * k);
-    }
+    for (int k = 0; k < model->nmocap; ++k)
+      mocap_pose(*model, mocap_body[k], mocap_pos.data() + 3 * k, mocap_quat.data() + 4 * k);
     eq_active = model->eq_active;
   }
   // Applies mocap poses and equality switches to the working model (before each step).
   void apply() {
     for (int k = 0; k < model_->nmocap; ++k) {
-      const Quat qk = quat_wxyz(mocap_quat.data() + 4 * k);
-      if (!mocap_pos.segment<3>(3 * k).allFinite() || !qk.coeffs().allFinite() || qk.norm() < 1e-10)
+      if (!valid_mocap_pose(mocap_pos.data() + 3 * k, mocap_quat.data() + 4 * k))
         throw std::invalid_argument("mocap body " + std::to_string(k) + ": non-finite position or zero quaternion");
-      const int b = mocap_body[k];
-      work_->body_pos[b] = mocap_pos.segment<3>(3 * k);
-      work_->body_quat[b] = qk.normalized();
-      work_->body_rot[b] = work_->body_quat[b].toRotationMatrix();
+      set_mocap_pose(*work_, mocap_body[k], mocap_pos.data() + 3 * k, mocap_quat.data() + 4 * k);
     }
     work_->eq_active = eq_active;
   }

@@ -9,6 +9,7 @@
 
 #include "ncpgym/batch/rng.hpp"
 #include "ncpgym/dynamics/actuation.hpp"
+#include "ncpgym/model/mocap.hpp"
 
 namespace ncpgym {
 
@@ -36,9 +37,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
     for (int p = 0; p < m.nparticle; ++p)
       for (int k = 0; k < 3; ++k) x_[(i * m.nparticle + p) * 3 + k] = m.particle_pos0[p][k];
   }
-  mocap_body_.assign(m.nmocap, 0);
-  for (int b = 0; b < m.nbody; ++b)
-    if (m.body_mocapid[b] >= 0) mocap_body_[m.body_mocapid[b]] = b;
+  mocap_body_ = mocap_bodies(m);
   mocap_pos_.resize(N * 3 * m.nmocap);
   mocap_quat_.resize(N * 4 * m.nmocap);
   eq_active_.resize(N * m.neq);
@@ -95,23 +94,16 @@ void Batch::apply_parameters(Workspace& w, int i) const {
   for (int g = 0; g < b.ngeom; ++g) m.geom_friction[g] = fs * b.geom_friction[g];
   m.gravity = Vec3(gravity_[3 * i], gravity_[3 * i + 1], gravity_[3 * i + 2]);
   const size_t I = static_cast<size_t>(i);
-  for (int k = 0; k < b.nmocap; ++k) {  // kinematic bodies at the world's mocap pose
-    const int body = mocap_body_[k];
-    m.body_pos[body] = Eigen::Map<const Vec3>(&mocap_pos_[(I * b.nmocap + k) * 3]);
-    m.body_quat[body] = quat_wxyz(&mocap_quat_[(I * b.nmocap + k) * 4]).normalized();
-    m.body_rot[body] = m.body_quat[body].toRotationMatrix();
-  }
+  for (int k = 0; k < b.nmocap; ++k)  // kinematic bodies at the world's mocap pose
+    set_mocap_pose(m, mocap_body_[k], &mocap_pos_[(I * b.nmocap + k) * 3], &mocap_quat_[(I * b.nmocap + k) * 4]);
   for (int e = 0; e < b.neq; ++e) m.eq_active[e] = eq_active_[I * b.neq + e] != 0;
 }
 
 void Batch::reset_parameters(int i) {
   const Model& m = *base_;
   const size_t I = static_cast<size_t>(i);
-  for (int k = 0; k < m.nmocap; ++k) {
-    const int b = mocap_body_[k];
-    Eigen::Map<Vec3>{&mocap_pos_[(I * m.nmocap + k) * 3]} = m.body_pos[b];
-    store_wxyz(m.body_quat[b], &mocap_quat_[(I * m.nmocap + k) * 4]);
-  }
+  for (int k = 0; k < m.nmocap; ++k)
+    mocap_pose(m, mocap_body_[k], &mocap_pos_[(I * m.nmocap + k) * 3], &mocap_quat_[(I * m.nmocap + k) * 4]);
   std::copy(m.eq_active.begin(), m.eq_active.end(), eq_active_.begin() + I * m.neq);
 }
 
@@ -120,9 +112,7 @@ void Batch::check_mocap() const {
   for (int i = 0; i < n_; ++i)
     for (int k = 0; k < m.nmocap; ++k) {
       const size_t o = static_cast<size_t>(i) * m.nmocap + k;
-      const Eigen::Map<const Vec3> p(&mocap_pos_[3 * o]);
-      const Eigen::Map<const Vec4> q(&mocap_quat_[4 * o]);
-      if (!p.allFinite() || !q.allFinite() || q.norm() < 1e-10)
+      if (!valid_mocap_pose(&mocap_pos_[3 * o], &mocap_quat_[4 * o]))
         throw std::invalid_argument("mocap pose of world " + std::to_string(i) + ", mocap body " + std::to_string(k) +
                                     ": non-finite position or zero/non-finite quaternion");
     }
