@@ -203,18 +203,15 @@ def scripted_actions(task: YuMiDrawerTask, batch, step: int, start: np.ndarray) 
     """Actions [N, 8] of a scripted reach-grasp-pull at env step ``step`` (from the episode
     start; ``start`` [N, 3] holds each world's handle centre then): move the grip point
     10 cm above the handle with the gripper pointing down (150 steps, 2.5 s), descend (60),
-    close (30), pull 0.36 m towards the robot at 0.002 m per step (0.12 m/s). Damped least squares on the grip
-    site's Jacobian (ncpgym.dynamics.site_jacobian; gains 3/s), one world at a time."""
+    close (30), pull 0.36 m towards the robot at 0.002 m per step (0.12 m/s). Damped least
+    squares on the grip site's Jacobian (ncpgym.dynamics.site_jacobian; gains 3/s), one
+    world at a time."""
     from .. import dynamics as dyn
 
     n = batch.num_worlds
     a = np.zeros((n, 8))
     grip = task.grip(batch)
-    w, x, y, z = batch.xquat[:, task.link7].T
-    R7 = np.stack([  # link-7 rotation matrices from the quaternions
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], 1)
+    R7 = batch.site_xmat[:, task.site]  # the grip site carries link 7's axes
     if step < 150:
         offset, close = np.array([0.0, 0.0, 0.10]), False
     elif step < 210:
