@@ -23,7 +23,10 @@ M = [
  ("tasks/flagrun.py", "jp = (q[:, self._hinge_q] - self._mid) / self._half", "jp = (q[:, self._hinge_q] - self._mid) / self._half / 2", "obs joint scaling halved"),
  ("tasks/flagrun.py", '"joint_pos": (q[:, self._hinge_q] - self._mid) / self._half,\n            "joint_speed": 0.1 * u[:, self._hinge_v], "feet": self._feet,\n        })\n        reward, terms = self.rewards(ctx)\n        terminated', '"joint_pos": (q[:, self._hinge_q] - self._mid) / self._half / 2,\n            "joint_speed": 0.1 * u[:, self._hinge_v], "feet": self._feet,\n        })\n        reward, terms = self.rewards(ctx)\n        terminated', "reward joint scaling halved"),
  ("tasks/flagrun.py", "np.abs(c.action * c.joint_speed).mean(axis=1)", "np.abs(c.action * c.joint_speed).sum(axis=1)", "electricity sum"),
- ("tasks/flagrun.py", " & ~c.batch.geom_static_contact[:, feet].astype(bool)", "", "feet_collision counts ground"),
+ ("tasks/flagrun.py", "c.batch.geom_dynamic_contact[:, feet]", "c.batch.geom_contact[:, feet]", "feet_collision counts ground"),
+ ("tasks/flagrun.py", "c.batch.geom_dynamic_contact[:, feet]",
+  "(c.batch.geom_contact[:, feet].astype(bool) & ~c.batch.geom_static_contact[:, feet].astype(bool))",
+  "feet_collision misses a foot standing on the ground"),
  ("tasks/flagrun.py", "terminated = (q[:, 2] <= 0.78) | ~np.isfinite(q).all(axis=1)", "terminated = ~np.isfinite(q).all(axis=1)", "no termination"),
  ("tasks/flagrun.py", "move = (after < 1.0) | (self.timer <= 0)", "move = (after < 1.0)", "no flag timeout"),
  ("tasks/flagrun.py", "        if first:", "        if False:", "no first flag ahead"),
@@ -41,11 +44,19 @@ M = [
  ("tasks/pneunet_grasp.py", "(1.0 - np.exp(-dt / LAG))", "(dt / LAG)", "pneunet euler lag"),
  ("tasks/pneunet_grasp.py", "lost = np.hypot(batch.q[:, 1], batch.q[:, 2]) > WORKSPACE", "lost = np.abs(batch.q[:, 1]) > WORKSPACE", "pneunet workspace"),
  ("tasks/pneunet_grasp.py", "hold = (np.abs(z - TARGET_Z) < HOLD_BAND)", "hold = (np.abs(z - TARGET_Z) < 2 * HOLD_BAND)", "pneunet hold band"),
+ ("tasks/yumi_drawer.py", 'RewardTerm("reach", lambda c: -c.grip_dist, 1.0)', 'RewardTerm("reach", lambda c: c.grip_dist, 1.0)', "yumi reach sign"),
+ ("tasks/yumi_drawer.py", "np.minimum(c.opening / OPEN_GOAL, 1.0)", "np.minimum(c.opening / 0.4, 1.0)", "yumi open scale"),
+ ("tasks/yumi_drawer.py", "np.mean(c.action ** 2, axis=1)", "np.sum(c.action ** 2, axis=1)", "yumi action sum"),
+ ("tasks/yumi_drawer.py", '"is_success": opening >= OPEN_GOAL', '"is_success": opening > 0.35', "yumi success threshold"),
+ ("tasks/yumi_drawer.py", "0.025 * 0.5 * (action[:, 7] + 1.0)", "0.025 * (action[:, 7] + 1.0)", "yumi finger target"),
+ ("tasks/yumi_drawer.py", "grasped = (touching & (dist < GRASP_RADIUS))", "grasped = touching", "yumi grasp radius ignored"),
+ ("tasks/yumi_drawer.py", "self.targets[:, self.arm_act] + STEP_RAD * action[:, :7]", "self.targets[:, self.arm_act] + 0.1 * action[:, :7]", "yumi arm step"),
+ ("tasks/yumi_drawer.py", "shift = batch.uniform(worlds, 2, -1.0, 1.0) * np.array(CABINET_NOISE)", "shift = np.zeros((len(worlds), 2))", "yumi cabinet not randomised"),
  ("vector.py", "obs[pending] = self._restart(pending)[pending]", "self._elapsed[pending] = 0", "next-step autoreset skips state reset"),
  ("wrappers.py", "reward[reset_step] = 0.0  # next-step", "pass  # next-step", "RewardTerms reward zeroing removed"),
  ("wrappers.py", "                v[reset_step] = 0.0", "                pass", "RewardTerms terms zeroing removed"),
 ]
-tests = sys.argv[1:] or ["test_task_definitions.py", "test_flagrun_and_wrappers.py", "test_vector_env.py"]
+tests = sys.argv[1:] or ["test_task_definitions.py", "test_flagrun_and_wrappers.py", "test_vector_env.py", "test_yumi.py"]
 for f, old, new, name in M:
     dst = os.path.join(SCRATCH, "ncpgym")
     shutil.rmtree(dst, ignore_errors=True)

@@ -146,9 +146,21 @@ def test_drawer_task_terms_and_observation_from_its_docstring():
 
     env = drawer_env(3)
     task, batch, mj = env.task, env.batch, env.task.mj
+    obs0, _ = env.reset(seed=3)
+    # reset: the servo targets start at the arm's pose; the cabinet (handle) is shifted
+    # within +-3 cm along x and +-5 cm along y, differently per world
+    np.testing.assert_array_equal(obs0[:, 27:34], obs0[:, 0:7])
+    handle0 = np.array(yumi.CABINET_POS) + [-0.06, 0.0, yumi.HANDLE_HEIGHT]
+    shift = obs0[:, 22:25] - handle0
+    assert np.all(np.abs(shift[:, 0]) <= 0.03) and np.all(np.abs(shift[:, 1]) <= 0.05)
+    assert np.all(np.abs(shift[:, 2]) < 1e-12) and np.ptp(shift[:, 1]) > 1e-3
     rng = np.random.default_rng(0)
     a = rng.uniform(-1, 1, (3, 8)).astype(np.float32)
     obs, reward, term, trunc, info = env.step(a)
+    # the arm targets move by 0.05 rad x a_k, inside the joint ranges
+    arm = [mj.joint(n).id for n in yumi.ARM["r"]]
+    lo, hi = mj.jnt_range[arm].T
+    np.testing.assert_allclose(obs[:, 27:34], np.clip(obs0[:, 27:34] + 0.05 * a[:, :7], lo, hi), atol=1e-6)
     slide = joint(mj, "drawer_slide")
     d = mujoco.MjData(mj)
     for i in range(3):
@@ -176,6 +188,7 @@ def test_drawer_task_terms_and_observation_from_its_docstring():
     batch.forward()
     _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
     assert info["is_success"].tolist() == [False, True, True]
+    np.testing.assert_allclose(info["reward_terms"]["open"], [0.1 / 0.3, 1.0, 1.0])
     assert YuMiDrawerTask().rewards.names == ["reach", "grasp", "open", "action", "velocity"]
 
 
