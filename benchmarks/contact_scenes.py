@@ -3,11 +3,17 @@ iteration budget) against MuJoCo on the same geometry, plus convergence plots in
 manner of the seed's Figs. 16-18.
 
     python benchmarks/contact_scenes.py --json benchmarks/results/contact_scenes.json
+    python benchmarks/contact_scenes.py --scenes rocks table_pile   # only these rows
 
 Rows: {"scene", "engine", "max_penetration_m", "drift_m", "stable", "step_us"}.
 Scenes: incline (mu > tan theta, block must stay put), heavy_stack (masses 8..32768 kg,
 mu 0.5), arch (20 convex voussoirs, the seed's 15-110 kg, mu 0.6; drift = largest displacement), pile (50 boxes and capsules between walls; drift = largest
-displacement over the last second, i.e. how settled it is), stiff_chain (16 links of 3 g
+displacement over the last second, i.e. how settled it is), rocks (30 random convex hulls
+of 50-300 points dropped into a box of four walls on the ground) and table_pile (the seed's
+54 tables of five boxes, 4.7 kg, mu 0.7), both 6 s with drift as for the pile and two more
+fields: "rest_penetration_m" (deepest contact over the last second, against the transient
+maximum of max_penetration_m) and "contacts" (contact points with a gap of at most 1 mm
+at the last step; the seed reports 936 for its table pile), stiff_chain (16 links of 3 g
 with 250 N m/rad springs; drift = error of the static tip deflection against the
 analytic value), humanoid (Gymnasium's humanoid.xml dropped, random torques), and the
 equality scenes weld_chain (20 links on ball joints closed into a hanging loop by a
@@ -46,7 +52,11 @@ MASSES = (8, 64, 512, 4096, 32768)
 HALF = 0.2
 # "stable": finite, penetration < 5 cm, drift below this (pile: a capsule may still roll
 # in the last second, so up to 10 cm of motion counts as settled)
-DRIFT_LIMIT = {"pile": 0.1}
+DRIFT_LIMIT = {"pile": 0.1, "rocks": 0.1}
+# scenes whose penetration is tracked over the run (the others measure it at the end)
+TRACKED = ("humanoid", "pile", "rocks", "table_pile")
+# piles: displacement over the last second, resting penetration and contact count
+PILES = ("pile", "rocks", "table_pile")
 
 
 def humanoid_path() -> Path:
@@ -61,6 +71,10 @@ def build(scene: str):
         return scenes.heavy_stack(MASSES, half=HALF, timestep=H)
     if scene == "pile":
         return scenes.pile(n=50, timestep=H)
+    if scene == "rocks":
+        return scenes.rocks(n=30, timestep=H)
+    if scene == "table_pile":
+        return scenes.table_pile(n=54, timestep=H)
     if scene == "stiff_chain":
         m = scenes.stiff_chain(timestep=H)
         return m, m.qpos0.copy()
@@ -83,30 +97,42 @@ def run_ncpgym(scene: str, seconds: float, seed: int = 0, **opts):
     sim.q[:] = q0
     rng = np.random.default_rng(seed)
     n = int(round(seconds / H))
-    pen, stable, q_late = 0.0, True, q0
+    late = n - int(round(1.0 / H))
+    pen, rest_pen, stable, q_late = 0.0, 0.0, True, q0
     t0 = time.perf_counter()
+    done = 0
     try:
         for k in range(n):
             sim.step(ctrl=rng.uniform(-0.4, 0.4, m.nu) if scene == "humanoid" else None)
-            if scene in ("humanoid", "pile"):
+            done += 1
+            if scene in TRACKED:
                 d = sim.contacts["dist"]
-                pen = max(pen, -d.min()) if len(d) else pen
-            if k == n - int(round(1.0 / H)):
+                deepest = -d.min() if len(d) else 0.0
+                pen = max(pen, deepest)
+                rest_pen = max(rest_pen, deepest) if k >= late else rest_pen
+            if k == late:
                 q_late = sim.q.copy()
-    except RuntimeError:
+    except RuntimeError as e:
         stable = False
-    dt = (time.perf_counter() - t0) / n
+        print(f"  {scene}: ncpgym stopped at step {done} of {n}: {e}")
+    dt = (time.perf_counter() - t0) / max(done, 1)
     q = sim.q.copy()
     pen, drift = measure(scene, q, q0, pen, q_late, m)
     stable = stable and bool(np.isfinite(q).all()) and pen < 0.05 and drift < DRIFT_LIMIT.get(scene, 0.05)
-    return dict(max_penetration_m=float(pen), drift_m=float(drift), stable=stable, step_us=dt * 1e6)
+    row = dict(max_penetration_m=float(pen), drift_m=float(drift), stable=stable, step_us=dt * 1e6)
+    if scene in PILES:
+        d = sim.contacts["dist"]
+        row.update(rest_penetration_m=float(rest_pen), contacts=int((d <= 1e-3).sum()))
+    return row
 
 
 def measure(scene, q, q0, pen, q_late=None, m=None):
-    if scene == "pile":  # displacement over the last second, and pieces inside the walls
+    if scene in PILES:  # displacement over the last second, and pieces inside the walls
         if not np.all(np.isfinite(q)):
             return pen, np.inf
-        inside = np.abs(q.reshape(-1, 7)[:, :2]).max() < 1.2
+        pos = q.reshape(-1, 7)[:, :3]
+        walls = {"pile": 1.2, "rocks": 0.6, "table_pile": np.inf}[scene]
+        inside = np.abs(pos[:, :2]).max() < walls and pos[:, 2].min() > -0.05  # none fell through
         move = np.linalg.norm((q - q_late).reshape(-1, 7)[:, :3], axis=1).max()
         return pen, float(move if inside else np.inf)
     if scene == "arch":  # largest displacement of a voussoir
@@ -151,21 +177,28 @@ def run_mujoco(scene: str, seconds: float, stiff: bool):
     d.qpos[:] = q0
     rng = np.random.default_rng(0)
     n = int(round(seconds / H))
-    pen, q_late = 0.0, q0
+    late = n - int(round(1.0 / H))
+    pen, rest_pen, q_late = 0.0, 0.0, q0
     t0 = time.perf_counter()
     for k in range(n):
         if scene == "humanoid":
             d.ctrl[:] = rng.uniform(-0.4, 0.4, mj.nu)
         mujoco.mj_step(mj, d)
-        if scene in ("humanoid", "pile") and d.ncon:
-            pen = max(pen, -float(d.contact.dist[: d.ncon].min()))
-        if k == n - int(round(1.0 / H)):
+        if scene in TRACKED and d.ncon:
+            deepest = -float(d.contact.dist[: d.ncon].min())
+            pen = max(pen, deepest)
+            rest_pen = max(rest_pen, deepest) if k >= late else rest_pen
+        if k == late:
             q_late = d.qpos.copy()
     dt = (time.perf_counter() - t0) / n
     q = d.qpos.copy()
     pen, drift = measure(scene, q, q0, pen, q_late, m)
     stable = bool(np.isfinite(q).all()) and pen < 0.05 and drift < DRIFT_LIMIT.get(scene, 0.05)
-    return dict(max_penetration_m=float(pen), drift_m=float(drift), stable=stable, step_us=dt * 1e6)
+    row = dict(max_penetration_m=float(pen), drift_m=float(drift), stable=stable, step_us=dt * 1e6)
+    if scene in PILES:
+        row.update(rest_penetration_m=float(rest_pen),
+                   contacts=int((d.contact.dist[: d.ncon] <= 1e-3).sum()))
+    return row
 
 
 # ---------------------------------------------------------------- equality scenes
@@ -298,15 +331,32 @@ def convergence(out_dir: Path):
     return curves
 
 
+SECONDS = {"incline": 5.0, "heavy_stack": 10.0, "arch": 10.0, "pile": 6.0, "rocks": 6.0,
+           "table_pile": 6.0, "stiff_chain": 2.0, "humanoid": 10000 * H}
+
+
+def _print_row(r):
+    extra = (f"  rest_pen {r['rest_penetration_m']:.2e} m, {r['contacts']} contacts"
+             if "contacts" in r else "")
+    print(f"{r['scene']:<12}{r['engine']:<26}{r['max_penetration_m']:>11.2e}{r['drift_m']:>11.2e}"
+          f"{str(r['stable']):>8}{r['step_us']:>9.0f}{extra}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "contact_scenes.json")
+    ap.add_argument("--scenes", nargs="+", choices=[*SECONDS, *EQUALITY_SCENES], metavar="SCENE",
+                    help="run only these scenes (contact: " + ", ".join(SECONDS) + "; equality: "
+                    + ", ".join(EQUALITY_SCENES) + "); their rows replace the same scenes' rows "
+                    "in an existing --json file, whose other rows, humanoid seeds and "
+                    "convergence curves are kept (those two run only without --scenes)")
     args = ap.parse_args(argv)
-    seconds = {"incline": 5.0, "heavy_stack": 10.0, "arch": 10.0, "pile": 6.0, "stiff_chain": 2.0,
-               "humanoid": 10000 * H}
+    chosen = set(args.scenes or [*SECONDS, *EQUALITY_SCENES])
     rows = []
     print(f"{'scene':<12}{'engine':<26}{'max_pen_m':>11}{'drift_m':>11}{'stable':>8}{'step_us':>9}")
-    for scene, secs in seconds.items():
+    for scene, secs in SECONDS.items():
+        if scene not in chosen:
+            continue
         runs = [("ncpgym-pcr", lambda: run_ncpgym(scene, secs))]
         if scene == "arch":
             runs += [("ncpgym-pcr-block", lambda: run_ncpgym(scene, secs, block_preconditioner=True)),
@@ -323,30 +373,43 @@ def main(argv=None):
         for engine, fn in runs:
             r = dict(scene=scene, engine=engine, **fn())
             rows.append(r)
-            print(f"{scene:<12}{engine:<26}{r['max_penetration_m']:>11.2e}{r['drift_m']:>11.2e}"
-                  f"{str(r['stable']):>8}{r['step_us']:>9.0f}")
-    print(f"{'scene':<12}{'engine':<26}{'max_viol_m':>11}{'end_viol':>11}{'stable':>8}{'step_us':>9}")
+            _print_row(r)
+    if chosen & set(EQUALITY_SCENES):
+        print(f"{'scene':<12}{'engine':<26}{'max_viol_m':>11}{'end_viol':>11}{'stable':>8}{'step_us':>9}")
     for scene in EQUALITY_SCENES:
+        if scene not in chosen:
+            continue
         for engine, opts in (("ncpgym-pcr", {}), ("ncpgym-full-step", {"smooth_full_step": True}),
                              ("mujoco-default", {}), ("mujoco-stiff", {})):
             r = dict(scene=scene, engine=engine, **run_equality(scene, engine, **opts))
             rows.append(r)
             print(f"{scene:<12}{engine:<26}{r['max_violation_m']:>11.2e}{r['drift_m']:>11.2e}"
                   f"{str(r['stable']):>8}{r['step_us']:>9.0f}")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"command": f"python benchmarks/contact_scenes.py --json {args.json}",
+            "timestep": H, "ncpgym": ncpgym.__version__, "mujoco": mujoco.__version__,
+            "note": "arch: PCR with the default 50 iterations creeps; see ncpgym-ldlt-eps1e-4"}
+    if args.scenes:  # merge into the existing results: replace the chosen scenes' rows only
+        old = json.loads(args.json.read_text()) if args.json.is_file() else {"scenes": []}
+        kept = [r for r in old["scenes"] if r["scene"] not in chosen]
+        old["scenes"] = kept + rows
+        old.setdefault("meta", meta)["partial_runs"] = old["meta"].get("partial_runs", []) + [
+            f"python benchmarks/contact_scenes.py --scenes {' '.join(args.scenes)} "
+            f"(ncpgym {ncpgym.__version__}, mujoco {mujoco.__version__})"]
+        args.json.write_text(json.dumps(old, indent=1) + "\n")
+        print(f"updated {args.json} ({len(rows)} rows)")
+        return
     # The humanoid is chaotic: one trajectory's worst step says little, so report seeds 0-11.
     seeds = {}
     for name, opts in (("default", {}), ("seed-newton", SEED_NEWTON)):
-        pens = [run_ncpgym("humanoid", seconds["humanoid"], seed=k, **opts)["max_penetration_m"] for k in range(12)]
+        pens = [run_ncpgym("humanoid", SECONDS["humanoid"], seed=k, **opts)["max_penetration_m"] for k in range(12)]
         seeds[name] = pens
         print(f"humanoid seeds 0-11, {name:<12} max penetration per seed (mm): "
               + " ".join(f"{p * 1e3:.2f}" for p in pens) + f" | worst {max(pens) * 1e3:.2f}")
-    args.json.parent.mkdir(parents=True, exist_ok=True)
     curves = convergence(args.json.parent)
     args.json.write_text(json.dumps({"scenes": rows, "convergence": curves,
-                                     "humanoid_seeds_max_penetration_m": seeds, "meta": {
-        "command": f"python benchmarks/contact_scenes.py --json {args.json}",
-        "timestep": H, "ncpgym": ncpgym.__version__, "mujoco": mujoco.__version__,
-        "note": "arch: PCR with the default 50 iterations creeps; see ncpgym-ldlt-eps1e-4"}}, indent=1) + "\n")
+                                     "humanoid_seeds_max_penetration_m": seeds, "meta": meta},
+                                    indent=1) + "\n")
     print(f"wrote {args.json} and convergence_*.png")
 
 

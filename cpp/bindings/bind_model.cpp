@@ -2,6 +2,9 @@
 // of its arrays, never writable views.
 #include <stdexcept>
 
+#include <optional>
+#include <pybind11/stl.h>
+
 #include "bindings.hpp"
 #include "ncpgym/builder/builder.hpp"
 #include "ncpgym/model/state.hpp"
@@ -181,6 +184,21 @@ void bind_model(py::module_& m) {
         if (i < 0 || i >= s.nmesh) throw std::out_of_range("unknown mesh id " + std::to_string(i));
         return vec3s(s.mesh_vert[i]);
       }, py::arg("mesh"), "Vertices (n, 3) of a mesh in its frame.")
+      .def("mesh_hull", [](const Model& s, int i) {
+        if (i < 0 || i >= s.nmesh) throw std::out_of_range("unknown mesh id " + std::to_string(i));
+        const ConvexHull& h = s.mesh_hull[i];
+        py::list faces, normals;
+        for (const auto& f : h.faces) faces.append(py::cast(f.verts));
+        py::dict d;
+        d["vertices"] = vec3s(h.vert);
+        d["faces"] = faces;
+        std::vector<Vec3> nrm;
+        for (const auto& f : h.faces) nrm.push_back(f.normal);
+        d["normals"] = vec3s(nrm);
+        return d;
+      }, py::arg("mesh"),
+      "The convex hull a mesh collides as: {'vertices': (v, 3), 'faces': list of vertex-index "
+      "loops (counter-clockwise about the outward normal), 'normals': (f, 3)}.")
       .def_property_readonly("site_body", [](const Model& s) { return arr(s.site_body); })
       .def("body_id", &Model::body_id, py::arg("name"))
       .def("joint_id", &Model::joint_id, py::arg("name"))
@@ -257,12 +275,18 @@ void bind_model(py::module_& m) {
       .def(
           "add_mesh",
           [](Builder& b, const Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>& v,
-             const std::string& name) {
+             const std::string& name, std::optional<Eigen::Matrix<int, Eigen::Dynamic, 3, Eigen::RowMajor>> hull) {
             std::vector<Vec3> verts(v.rows());
             for (Eigen::Index i = 0; i < v.rows(); ++i) verts[i] = v.row(i).transpose();
-            return b.add_mesh(verts, name);
+            std::vector<std::array<int, 3>> tris;
+            if (hull)
+              for (Eigen::Index i = 0; i < hull->rows(); ++i) tris.push_back({(*hull)(i, 0), (*hull)(i, 1), (*hull)(i, 2)});
+            return b.add_mesh(verts, name, tris);
           },
-          py::arg("vertices"), py::arg("name") = "")
+          py::arg("vertices"), py::arg("name") = "", py::arg("hull") = py::none(),
+          "A mesh that collides as its convex hull. hull: (T, 3) triangles of that hull (indices "
+          "into vertices), e.g. from ncpgym.models.convex_hull; without it the hull is computed by "
+          "brute force, for at most 64 vertices.")
       .def(
           "add_site",
           [](Builder& b, int body, const Vec3& pos, const Eigen::Vector4d& quat,

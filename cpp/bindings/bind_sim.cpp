@@ -5,6 +5,8 @@
 
 #include "bindings.hpp"
 #include "ncpgym/model/mocap.hpp"
+#include "ncpgym/collision/detect.hpp"
+#include "ncpgym/dynamics/kinematics.hpp"
 #include "ncpgym/solver/stepper.hpp"
 
 using namespace ncpgym;
@@ -194,6 +196,28 @@ void bind_sim(py::module_& mod) {
            }),
            py::arg("model"))
       .def_property_readonly("model", [](const Simulator& s) { return s.model_; })
+      .def(
+          "geom_distance",
+          [](const Simulator& s, int g1, int g2, double distmax) {
+            const Model& m = *s.model_;
+            for (int g : {g1, g2})
+              if (g < 0 || g >= m.ngeom) throw std::out_of_range("unknown geom id " + std::to_string(g));
+            Data d(m);
+            kinematics(m, d, s.state.q.data());
+            Vec3 p1, p2;
+            const double dist = geom_distance(m, d, g1, g2, distmax, p1, p2);
+            py::array_t<double> fromto(6);
+            auto r = fromto.mutable_unchecked<1>();
+            for (int k = 0; k < 3; ++k) {
+              r(k) = p1[k];
+              r(3 + k) = p2[k];
+            }
+            return py::make_tuple(dist, fromto);
+          },
+          py::arg("geom1"), py::arg("geom2"), py::arg("distmax") = 1.0,
+          "Signed distance between two geoms' surfaces at the current q (negative: penetration "
+          "depth) and fromto = [point on geom1, point on geom2] (world), as mujoco.mj_geomDistance; "
+          "distmax (and zeros) when they are farther apart.")
       .def_property_readonly("timestep", [](const Simulator& s) { return s.stepper.options().timestep; })
       .def_property_readonly("options", [](const Simulator& s) { return options_dict(s.stepper.options()); },
                              "The options this simulator runs with (resolved: see resolve_options), as a dict.")

@@ -1,5 +1,6 @@
-"""Validation scenes of nonsmooth-newton-ncp.txt built with the Builder API (used by the
-tests and benchmarks/contact_scenes.py)."""
+"""Validation scenes of nonsmooth-newton-ncp.txt built with the Builder API (rocks: written
+as MJCF and compiled by MuJoCo for the hulls' mass properties), used by the tests and
+benchmarks/contact_scenes.py."""
 
 from __future__ import annotations
 
@@ -197,3 +198,104 @@ def arch(n=20, span=4.0, rise=2.0, thickness=0.4, depth=0.5, min_mass=15.0, mu=0
         b.add_geom(body, "mesh", mesh=mesh, friction=[mu, 0, 0], name=f"voussoir{k}")
         q0 += [*c, 1.0, 0.0, 0.0, 0.0]
     return b.build(), np.array(q0)
+
+
+def _compound_inertia(boxes, mass):
+    """Mass centre and inertia (about it) of boxes [(centre, half sizes)] of one density
+    whose total mass is `mass`."""
+    vol = np.array([8.0 * np.prod(h) for _, h in boxes])
+    masses = mass * vol / vol.sum()
+    centres = np.array([c for c, _ in boxes], dtype=float)
+    com = masses @ centres / mass
+    inertia = np.zeros((3, 3))
+    for m, c, (_, h) in zip(masses, centres, boxes):
+        d = c - com
+        inertia += _box_inertia(m, h) + m * (d @ d * np.eye(3) - np.outer(d, d))
+    return com, inertia
+
+
+def _quat_mul(a, b):
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+
+
+def table_pile(n=54, seed=0, mass=4.7, mu=0.7, timestep=1 / 120):
+    """The seed's table piling scene (§10.2, Table 2 "Table Pile": 54 tables of 4.7 kg,
+    mu = 0.7, h = 0.0083 s). Each table is one rigid body of five boxes of one density: a
+    top of 0.5 x 0.3 x 0.04 m and four 0.05 x 0.05 x 0.26 m legs, 0.3 m tall overall.
+    `n` tables with random yaw and up to 0.25 rad of tilt are dropped in layers of 3 x 3
+    (0.7 m apart, layers 0.5 m apart, the lowest 0.25 m up) onto a ground plane, where
+    they fall on each other into a pile. Returns the model and qpos."""
+    rng = np.random.default_rng(seed)
+    top = ([0.0, 0.0, 0.13], [0.25, 0.15, 0.02])
+    legs = [([x, y, -0.02], [0.025, 0.025, 0.13]) for x in (-0.22, 0.22) for y in (-0.12, 0.12)]
+    boxes = [top, *legs]
+    com, inertia = _compound_inertia(boxes, mass)
+    b = Builder()
+    b.set_timestep(timestep)
+    b.add_geom(0, "plane", friction=[mu, 0, 0], name="ground")
+    q0 = []
+    for i in range(n):
+        body = b.add_body(0, mass=mass, com=com, inertia=inertia, name=f"table{i}")
+        b.add_joint(body, "free")
+        for k, (c, h) in enumerate(boxes):
+            b.add_geom(body, "box", size=h, pos=c, friction=[mu, 0, 0], name=f"table{i}/{k}")
+        yaw = rng.uniform(0, 2 * np.pi)
+        axis = np.r_[rng.normal(size=2), 0.0]
+        axis /= np.linalg.norm(axis)
+        tilt = rng.uniform(0, 0.25)
+        q_yaw = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+        q_tilt = np.r_[np.cos(tilt / 2), np.sin(tilt / 2) * axis]
+        layer, slot = divmod(i, 9)
+        x, y = (slot % 3 - 1) * 0.7, (slot // 3 - 1) * 0.7
+        q0 += [x + rng.uniform(-0.03, 0.03), y + rng.uniform(-0.03, 0.03), 0.25 + 0.5 * layer,
+               *_quat_mul(q_tilt, q_yaw)]
+    return b.build(), np.array(q0)
+
+
+def rock_vertices(rng, n: int, radii=(0.05, 0.14)) -> np.ndarray:
+    """`n` random points of a rock: on an ellipsoid with random radii in `radii`, each
+    pulled in by up to 10 %, so the hull is irregular and has at most `n` vertices."""
+    r = rng.uniform(*radii, 3)
+    d = rng.normal(size=(n, 3))
+    d /= np.linalg.norm(d, axis=1, keepdims=True)
+    return d * r * rng.uniform(0.9, 1.0, (n, 1))
+
+
+def rocks(n=30, seed=0, mu=0.5, density=1000.0, half_width=0.6, timestep=1 / 120):
+    """`n` random convex rocks (hulls of 50-300 random points, `rock_vertices`) dropped in
+    layers of 3 x 3 (0.38 m apart, layers 0.32 m apart) into a box: a ground plane and four
+    static box walls 0.6 m high around a 2 `half_width` square. The rocks' mass properties
+    (of the hull at `density`) and hull faces come from MuJoCo's compiler: the scene is
+    written as MJCF and converted by ncpgym.models.from_mujoco (each mesh as its hull).
+    Returns the model and qpos."""
+    import mujoco
+
+    from .models import from_mujoco
+
+    def f(v):
+        return " ".join(repr(float(x)) for x in np.ravel(v))
+
+    rng = np.random.default_rng(seed)
+    w, t, hh = half_width, 0.05, 0.3
+    walls = [([w + t, 0, hh], [t, w + 2 * t, hh]), ([-w - t, 0, hh], [t, w + 2 * t, hh]),
+             ([0, w + t, hh], [w + 2 * t, t, hh]), ([0, -w - t, hh], [w + 2 * t, t, hh])]
+    geoms = [f'<geom name="ground" type="plane" size="5 5 0.1" friction="{f(mu)} 0 0"/>']
+    geoms += [f'<geom name="wall{k}" type="box" pos="{f(p)}" size="{f(s)}" friction="{f(mu)} 0 0"/>'
+              for k, (p, s) in enumerate(walls)]
+    assets, bodies = [], []
+    for i in range(n):
+        assets.append(f'<mesh name="rock{i}" vertex="{f(rock_vertices(rng, int(rng.integers(50, 301))))}"/>')
+        quat = rng.normal(size=4)
+        layer, slot = divmod(i, 9)
+        pos = [(slot % 3 - 1) * 0.38 + rng.uniform(-0.02, 0.02),
+               (slot // 3 - 1) * 0.38 + rng.uniform(-0.02, 0.02), 0.2 + 0.32 * layer]
+        bodies.append(f'<body name="rock{i}" pos="{f(pos)}" quat="{f(quat / np.linalg.norm(quat))}">'
+                      f'<freejoint/><geom name="rock{i}" type="mesh" mesh="rock{i}" '
+                      f'density="{f(density)}" friction="{f(mu)} 0 0"/></body>')
+    xml = (f'<mujoco><option timestep="{f(timestep)}"/><asset>{"".join(assets)}</asset>'
+           f'<worldbody>{"".join(geoms + bodies)}</worldbody></mujoco>')
+    mjm = mujoco.MjModel.from_xml_string(xml)
+    return from_mujoco(mjm, source="scenes.rocks", convex_decomposition="hull"), mjm.qpos0.copy()

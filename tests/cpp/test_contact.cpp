@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "ncpgym/builder/hull.hpp"
+#include "ncpgym/collision/convex.hpp"
 #include "fixtures.hpp"
 #include "ncpgym/collision/detect.hpp"
 #include "ncpgym/collision/narrowphase.hpp"
@@ -213,22 +215,28 @@ TEST(Solver, ContactRowsMatchFiniteDifferencesOfTheGap) {
 namespace ncpgym {
 namespace {
 
-TEST(Narrowphase, HullOfABoxHasSixFacesAndPolyhedraMatchBoxBox) {
+TEST(Narrowphase, HullOfABoxHasSixFacesAndConvexPairMatchesBoxBox) {
   using namespace collision;
-  std::vector<Vec3> verts;
-  std::vector<Model::HullFace> faces;
-  box_polyhedron(Vec3(0.3, 0.2, 0.1), verts, faces);
-  const auto hull = convex_hull_faces(verts);
-  ASSERT_EQ(hull.size(), 6u);
-  for (const auto& f : hull) EXPECT_EQ(f.verts.size(), 4u);
-  // a tilted small box resting into a big one: polyhedron path == box-box path
+  const ConvexHull box = box_hull(Vec3(0.3, 0.2, 0.1));
+  const ConvexHull hull = hull_from_points(box.vert);  // brute force over the 8 corners
+  ASSERT_EQ(hull.faces.size(), 6u);
+  for (const auto& f : hull.faces) EXPECT_EQ(f.verts.size(), 4u);
+  for (int v = 0; v < 8; ++v) EXPECT_EQ(hull.adj_start[v + 1] - hull.adj_start[v], 3);  // a cube's vertex degree
+  // a tilted small box resting into a big one: support-function path == box-box path
   const Quat tilt(Eigen::AngleAxisd(0.2, Vec3(1, 1, 0).normalized()));
   const GeomPose A{Vec3(0.05, -0.02, 0.33), tilt.toRotationMatrix()}, B{Vec3::Zero(), Mat3::Identity()};
   Points p1, p2;
   box_box(A, Vec3(0.1, 0.1, 0.1), B, Vec3(0.3, 0.3, 0.3), 0.05, p1);
-  std::vector<Vec3> va, vb;
-  std::vector<Model::HullFace> fa, fb;
-  poly_poly(A, box_polyhedron(Vec3(0.1, 0.1, 0.1), va, fa), B, box_polyhedron(Vec3(0.3, 0.3, 0.3), vb, fb), 0.05, p2);
+  const ConvexHull ha = box_hull(Vec3(0.1, 0.1, 0.1)), hb = box_hull(Vec3(0.3, 0.3, 0.3));
+  Shape sa, sb;
+  sa.kind = sb.kind = CoreKind::Box;
+  sa.pos = A.pos;
+  sa.rot = A.rot;
+  sa.size = Vec3(0.1, 0.1, 0.1);
+  sa.hull = &ha;
+  sb.size = Vec3(0.3, 0.3, 0.3);
+  sb.hull = &hb;
+  convex_pair(sa, sb, 0.05, p2);
   ASSERT_FALSE(p1.empty());
   double d1 = 1e9, d2 = 1e9;
   for (const auto& p : p1) d1 = std::min(d1, p.dist);
@@ -237,7 +245,7 @@ TEST(Narrowphase, HullOfABoxHasSixFacesAndPolyhedraMatchBoxBox) {
   EXPECT_NEAR(p2[0].n.z(), 1.0, 1e-12);
   // the deepest corner of the tilted box, computed directly
   double lowest = 1e9;
-  for (const Vec3& v : va) lowest = std::min(lowest, (A.pos + A.rot * v).z());
+  for (const Vec3& v : ha.vert) lowest = std::min(lowest, (A.pos + A.rot * v).z());
   EXPECT_NEAR(d2, lowest - 0.3, 1e-12);
 }
 
@@ -324,10 +332,8 @@ TEST(Narrowphase, SphereAgainstPolyhedronMatchesSphereAgainstBox) {
   using namespace collision;
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> U(-1, 1);
-  std::vector<Vec3> verts;
-  std::vector<Model::HullFace> faces;
   const Vec3 half(0.3, 0.2, 0.1);
-  const Polyhedron P = box_polyhedron(half, verts, faces);
+  const ConvexHull P = box_hull(half);
   for (int k = 0; k < 500; ++k) {
     const Quat r(Vec4(U(rng), U(rng), U(rng), U(rng)).normalized());
     const GeomPose box{Vec3(U(rng), U(rng), U(rng)) * 0.1, r.toRotationMatrix()};

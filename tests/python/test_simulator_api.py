@@ -43,19 +43,32 @@ def test_options_are_validated():
         sim.step(nsteps=0)
 
 
-def test_unsupported_geom_pair_is_rejected_at_creation():
-    """Meshes beyond 64 vertices get no hull: they may only meet planes."""
+def test_large_meshes_need_their_hull_and_then_collide_with_each_other():
+    """Beyond 64 vertices the Builder asks for the hull's triangles (brute force is O(V^4));
+    with models.convex_hull's, a 100-vertex flat pebble (points on an ellipsoid of radii
+    0.1, 0.08, 0.03) dropped on a cube given as 200 points on its faces (its hull: the cube)
+    comes to rest on its flat side on the cube's top, within the facets' sag of 3 cm."""
     rng = np.random.default_rng(0)
-    sphere_pts = rng.normal(size=(100, 3))
-    sphere_pts /= np.linalg.norm(sphere_pts, axis=1, keepdims=True)
+    ball = rng.normal(size=(100, 3))
+    ball = ball / np.linalg.norm(ball, axis=1, keepdims=True) * [0.1, 0.08, 0.03]
+    cube = rng.uniform(-0.2, 0.2, size=(200, 3))
+    cube[np.arange(200), rng.integers(0, 3, 200)] = rng.choice([-0.2, 0.2], 200)  # on a face
+    cube[:8] = 0.2 * np.array([[i & 1, i >> 1 & 1, i >> 2 & 1] for i in range(8)]) * 2 - 0.2
     b = ncpgym.Builder()
-    mesh = b.add_mesh(0.1 * sphere_pts)
-    for k in range(2):
-        body = b.add_body(0, pos=[0, 0, k])
-        b.add_joint(body, "free")
-        b.add_geom(body, "mesh", mesh=mesh)
-    with pytest.raises(ValueError, match="mesh-mesh"):
-        ncpgym.Simulator(b.build())
+    with pytest.raises(ValueError, match="convex_hull"):
+        b.add_mesh(ball)
+    mball = b.add_mesh(ball, hull=ncpgym.models.convex_hull(ball))
+    mcube = b.add_mesh(cube, hull=ncpgym.models.convex_hull(cube))
+    assert len(b.build().mesh_hull(mcube)["faces"]) == 6  # coplanar triangles merged
+    b.add_geom(b.add_body(0, pos=[0, 0, 0.2]), "mesh", mesh=mcube)  # welded to the world
+    top = b.add_body(0, pos=[0, 0, 0.44], mass=1.0, inertia=np.diag([2e-3, 3e-3, 4e-3]))
+    b.add_joint(top, "free")
+    b.add_geom(top, "mesh", mesh=mball)
+    sim = ncpgym.Simulator(b.build())
+    for _ in range(360):
+        sim.step()
+    assert 0.43 - 0.005 < sim.q[2] < 0.43 and np.linalg.norm(sim.u) < 1e-3
+    assert abs(sim.q[0]) < 0.2 and abs(sim.q[1]) < 0.2
 
 
 def test_solver_stats_and_contacts_report_the_step():

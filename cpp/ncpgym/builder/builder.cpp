@@ -1,6 +1,6 @@
 #include "ncpgym/builder/builder.hpp"
+#include "ncpgym/builder/hull.hpp"
 
-#include "ncpgym/collision/narrowphase.hpp"
 #include "ncpgym/soft/surface.hpp"
 #include "ncpgym/soft/tet.hpp"
 
@@ -23,55 +23,6 @@ void require(bool ok, const std::string& what) {
 }
 bool finite3(const Vec3& v) { return v.allFinite(); }
 }  // namespace
-
-// Faces of the convex hull of a small vertex set by brute force over vertex triples (written
-// for ncpgym; O(V^4), used up to Model::kMaxHullVertices vertices). Coplanar vertices are
-// merged into one polygon, ordered counter-clockwise about the outward normal.
-std::vector<Model::HullFace> convex_hull_faces(const std::vector<Vec3>& v) {
-  std::vector<Model::HullFace> faces;
-  const int n = static_cast<int>(v.size());
-  if (n > Model::kMaxHullVertices) return faces;
-  double scale = 0;
-  for (const Vec3& p : v) scale = std::max(scale, p.norm());
-  const double eps = 1e-9 * (1 + scale);
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j)
-      for (int k = j + 1; k < n; ++k) {
-        Vec3 nrm = (v[j] - v[i]).cross(v[k] - v[i]);
-        if (nrm.norm() < 1e-12 * (1 + scale * scale)) continue;
-        nrm.normalize();
-        double d = nrm.dot(v[i]);
-        int above = 0, below = 0;
-        for (const Vec3& p : v) {
-          const double s = nrm.dot(p) - d;
-          above += s > eps;
-          below += s < -eps;
-        }
-        if (above && below) continue;
-        if (above) {
-          nrm = -nrm;
-          d = -d;
-        }
-        bool seen = false;
-        for (const auto& f : faces) seen = seen || ((f.normal - nrm).norm() < 1e-7 && std::abs(f.offset - d) < eps * 10);
-        if (seen) continue;
-        Model::HullFace f{nrm, d, {}};
-        Vec3 c = Vec3::Zero();
-        for (int q = 0; q < n; ++q)
-          if (std::abs(nrm.dot(v[q]) - d) <= eps) {
-            f.verts.push_back(q);
-            c += v[q];
-          }
-        c /= static_cast<double>(f.verts.size());
-        const Vec3 e1 = (v[f.verts[0]] - c).normalized(), e2 = nrm.cross(e1);
-        std::sort(f.verts.begin(), f.verts.end(), [&](int a, int b) {
-          return std::atan2((v[a] - c).dot(e2), (v[a] - c).dot(e1)) <
-                 std::atan2((v[b] - c).dot(e2), (v[b] - c).dot(e1));
-        });
-        faces.push_back(std::move(f));
-      }
-  return faces;
-}
 
 Builder::Builder() {
   // body 0: the world
@@ -181,7 +132,8 @@ int Builder::add_joint(int body, const JointSpec& s) {
   return m_.njnt++;
 }
 
-int Builder::add_mesh(const std::vector<Vec3>& vertices, const std::string& name) {
+int Builder::add_mesh(const std::vector<Vec3>& vertices, const std::string& name,
+                      const std::vector<std::array<int, 3>>& hull_triangles) {
   const std::string who = label("mesh", m_.nmesh, name);
   require(vertices.size() >= 4, who + ": a convex mesh needs at least 4 vertices, got " +
                                     std::to_string(vertices.size()));
@@ -194,9 +146,15 @@ int Builder::add_mesh(const std::vector<Vec3>& vertices, const std::string& name
       for (size_t k = j + 1; k < vertices.size() && !volume; ++k)
         volume = std::abs((vertices[i] - a).cross(vertices[j] - a).dot(vertices[k] - a)) > 1e-15;
   require(volume, who + ": all vertices are coplanar (the mesh has no volume)");
+  ConvexHull hull;
+  try {
+    hull = hull_triangles.empty() ? hull_from_points(vertices) : hull_from_triangles(vertices, hull_triangles);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(who + ": " + e.what());
+  }
   m_.mesh_vert.push_back(vertices);
   m_.mesh_name.push_back(name);
-  m_.mesh_faces.push_back(convex_hull_faces(vertices));
+  m_.mesh_hull.push_back(std::move(hull));
   return m_.nmesh++;
 }
 
@@ -236,19 +194,7 @@ int Builder::add_geom(int body, const GeomSpec& s) {
   m_.geom_contype.push_back(s.contype);
   m_.geom_conaffinity.push_back(s.conaffinity);
   m_.geom_name.push_back(s.name);
-  std::vector<Vec3> pv;
-  std::vector<Model::HullFace> pf;
-  if (s.type == GeomType::Cylinder) {
-    for (int cap = -1; cap <= 1; cap += 2)
-      for (int k = 0; k < 16; ++k) {
-        const double th = 2 * M_PI * k / 16;
-        pv.emplace_back(s.size[0] * std::cos(th), s.size[0] * std::sin(th), cap * s.size[1]);
-      }
-    pf = convex_hull_faces(pv);
-  }
-  if (s.type == GeomType::Box) collision::box_polyhedron(s.size, pv, pf);  // against meshes/cylinders
-  m_.geom_poly_vert.push_back(std::move(pv));
-  m_.geom_poly_faces.push_back(std::move(pf));
+  m_.geom_hull.push_back(s.type == GeomType::Box ? box_hull(s.size) : ConvexHull{});
   return m_.ngeom++;
 }
 

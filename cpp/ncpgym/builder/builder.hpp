@@ -5,6 +5,7 @@
 // nothing from the layers that read it.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,9 +35,6 @@ struct GeomSpec {
   std::string name;
 };
 
-// Faces of the convex hull of a small vertex set (empty beyond Model::kMaxHullVertices).
-std::vector<Model::HullFace> convex_hull_faces(const std::vector<Vec3>& vertices);
-
 class Builder {
  public:
   Builder();
@@ -49,7 +47,11 @@ class Builder {
   // adding joints to a later body (MuJoCo's qpos order).
   int add_joint(int body, const JointSpec& spec);
   int add_geom(int body, const GeomSpec& spec);
-  int add_mesh(const std::vector<Vec3>& vertices, const std::string& name = "");
+  // A mesh collides as its convex hull. `hull_triangles` (indices into vertices) are the
+  // triangles of that hull, e.g. from MuJoCo's compiler (qhull); without them the hull is
+  // computed here by brute force, for at most kMaxBruteForceHullVertices vertices.
+  int add_mesh(const std::vector<Vec3>& vertices, const std::string& name = "",
+               const std::vector<std::array<int, 3>>& hull_triangles = {});
   int add_site(int body, const Vec3& pos, const Quat& quat, const std::string& name = "");
   int add_actuator(int joint, ActuatorType type, double gear, bool ctrllimited, double ctrl_lo,
                    double ctrl_hi, double kp = 0, double kv = 0, const std::string& name = "");

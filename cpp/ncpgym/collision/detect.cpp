@@ -4,27 +4,18 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
+#include "ncpgym/collision/broadphase.hpp"
+#include "ncpgym/collision/convex.hpp"
 #include "ncpgym/collision/narrowphase.hpp"
 
 namespace ncpgym {
 
 namespace {
 
-const char* type_name(GeomType t) {
-  switch (t) {
-    case GeomType::Plane: return "plane";
-    case GeomType::Sphere: return "sphere";
-    case GeomType::Capsule: return "capsule";
-    case GeomType::Box: return "box";
-    case GeomType::Cylinder: return "cylinder";
-    case GeomType::Mesh: return "mesh";
-  }
-  return "?";
-}
-
-// Narrow phase for an ordered pair (t1 <= t2 in the rank below); false when unsupported.
+// Pairs are tested in the order rank(type 1) <= rank(type 2).
 int rank(GeomType t) {
   switch (t) {
     case GeomType::Sphere: return 0;
@@ -37,48 +28,77 @@ int rank(GeomType t) {
   return 6;
 }
 
-bool narrow(const Model& m, int g1, const GeomPose& p1, int g2, const GeomPose& p2, double margin,
+}  // namespace
+
+collision::Shape geom_shape(const Model& m, int g, const GeomPose& p) {
+  using collision::CoreKind;
+  collision::Shape s;
+  s.pos = p.pos;
+  s.rot = p.rot;
+  const Vec3& z = m.geom_size[g];
+  switch (m.geom_type[g]) {
+    case GeomType::Sphere: s.kind = CoreKind::Point; s.radius = z[0]; break;
+    case GeomType::Capsule: s.kind = CoreKind::Segment; s.size = Vec3(0, z[1], 0); s.radius = z[0]; break;
+    case GeomType::Box: s.kind = CoreKind::Box; s.size = z; s.hull = &m.geom_hull[g]; break;
+    case GeomType::Cylinder: s.kind = CoreKind::Cylinder; s.size = Vec3(z[0], z[1], 0); break;
+    case GeomType::Mesh: s.kind = CoreKind::Hull; s.hull = &m.mesh_hull[m.geom_mesh[g]]; break;
+    case GeomType::Plane: break;
+  }
+  return s;
+}
+
+GeomPose geom_pose(const Model& m, const Data& d, int g) {
+  const int b = m.geom_body[g];
+  return GeomPose{d.xpos[b] + d.xmat[b] * m.geom_pos[g], d.xmat[b] * m.geom_quat[g].toRotationMatrix()};
+}
+
+double inner_radius(const Model& m, int g) {
+  const Vec3& s = m.geom_size[g];
+  switch (m.geom_type[g]) {
+    case GeomType::Plane: return 0;
+    case GeomType::Sphere: return s[0];
+    case GeomType::Capsule: return s[0];
+    case GeomType::Box: return s.minCoeff();
+    case GeomType::Cylinder: return std::min(s[0], s[1]);
+    case GeomType::Mesh: {
+      double r = std::numeric_limits<double>::infinity();
+      for (const auto& f : m.mesh_hull[m.geom_mesh[g]].faces) r = std::min(r, f.offset);
+      return std::max(r, 0.0);
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+// Narrow phase for an ordered pair (rank(t1) <= rank(t2) below): closed-form tests where
+// they exist, closest points on a hull for spheres and capsules, and support functions
+// (GJK/EPA and face clipping) for every other convex pair.
+void narrow(const Model& m, int g1, const GeomPose& p1, int g2, const GeomPose& p2, double margin,
             collision::Points& out) {
   using namespace collision;
   const GeomType t1 = m.geom_type[g1], t2 = m.geom_type[g2];
   const Vec3 &s1 = m.geom_size[g1], &s2 = m.geom_size[g2];
   if (t2 == GeomType::Plane) {
     switch (t1) {
-      case GeomType::Sphere: sphere_plane(p1, s1[0], p2, margin, out); return true;
-      case GeomType::Capsule: capsule_plane(p1, s1[0], s1[1], p2, margin, out); return true;
-      case GeomType::Box: box_plane(p1, s1, p2, margin, out); return true;
-      case GeomType::Cylinder: cylinder_plane(p1, s1[0], s1[1], p2, margin, out); return true;
-      case GeomType::Mesh: mesh_plane(p1, m.mesh_vert[m.geom_mesh[g1]], p2, margin, out); return true;
-      default: return false;
+      case GeomType::Sphere: return sphere_plane(p1, s1[0], p2, margin, out);
+      case GeomType::Capsule: return capsule_plane(p1, s1[0], s1[1], p2, margin, out);
+      case GeomType::Box: return box_plane(p1, s1, p2, margin, out);
+      case GeomType::Cylinder: return cylinder_plane(p1, s1[0], s1[1], p2, margin, out);
+      case GeomType::Mesh: return mesh_plane(p1, m.mesh_hull[m.geom_mesh[g1]], p2, margin, out);
+      case GeomType::Plane: return;
     }
   }
-  if (t1 == GeomType::Sphere && t2 == GeomType::Sphere) { sphere_sphere(p1, s1[0], p2, s2[0], margin, out); return true; }
-  if (t1 == GeomType::Sphere && t2 == GeomType::Capsule) { sphere_capsule(p1, s1[0], p2, s2[0], s2[1], margin, out); return true; }
-  if (t1 == GeomType::Sphere && t2 == GeomType::Box) { sphere_box(p1, s1[0], p2, s2, margin, out); return true; }
-  if (t1 == GeomType::Capsule && t2 == GeomType::Capsule) { capsule_capsule(p1, s1[0], s1[1], p2, s2[0], s2[1], margin, out); return true; }
-  if (t1 == GeomType::Capsule && t2 == GeomType::Box) { capsule_box(p1, s1[0], s1[1], p2, s2, margin, out); return true; }
-  if (t1 == GeomType::Box && t2 == GeomType::Box) { box_box(p1, s1, p2, s2, margin, out); return true; }
-  // convex polyhedra: meshes with a computed hull, cylinders as prisms, and boxes when
-  // paired with either; spheres and capsules against them by closest points
-  auto poly = [&](int g) -> Polyhedron {
-    switch (m.geom_type[g]) {
-      case GeomType::Mesh: return {&m.mesh_vert[m.geom_mesh[g]], &m.mesh_faces[m.geom_mesh[g]]};
-      case GeomType::Cylinder: return {&m.geom_poly_vert[g], &m.geom_poly_faces[g]};
-      case GeomType::Box: return {&m.geom_poly_vert[g], &m.geom_poly_faces[g]};  // built with the Model
-      default: return {nullptr, nullptr};
-    }
-  };
-  if (t2 == GeomType::Mesh || t2 == GeomType::Cylinder) {
-    const Polyhedron P2 = poly(g2);
-    if (P2.faces->empty()) return false;
-    if (t1 == GeomType::Sphere) { sphere_poly(p1, s1[0], p2, P2, margin, out); return true; }
-    if (t1 == GeomType::Capsule) { capsule_poly(p1, s1[0], s1[1], p2, P2, margin, out); return true; }
-    const Polyhedron P1 = poly(g1);
-    if (P1.faces == nullptr || P1.faces->empty()) return false;
-    poly_poly(p1, P1, p2, P2, margin, out);
-    return true;
-  }
-  return false;
+  if (t1 == GeomType::Sphere && t2 == GeomType::Sphere) return sphere_sphere(p1, s1[0], p2, s2[0], margin, out);
+  if (t1 == GeomType::Sphere && t2 == GeomType::Capsule) return sphere_capsule(p1, s1[0], p2, s2[0], s2[1], margin, out);
+  if (t1 == GeomType::Sphere && t2 == GeomType::Box) return sphere_box(p1, s1[0], p2, s2, margin, out);
+  if (t1 == GeomType::Capsule && t2 == GeomType::Capsule) return capsule_capsule(p1, s1[0], s1[1], p2, s2[0], s2[1], margin, out);
+  if (t1 == GeomType::Capsule && t2 == GeomType::Box) return capsule_box(p1, s1[0], s1[1], p2, s2, margin, out);
+  if (t1 == GeomType::Box && t2 == GeomType::Box) return box_box(p1, s1, p2, s2, margin, out);
+  if (t2 == GeomType::Mesh && t1 == GeomType::Sphere) return sphere_poly(p1, s1[0], p2, m.mesh_hull[m.geom_mesh[g2]], margin, out);
+  if (t2 == GeomType::Mesh && t1 == GeomType::Capsule)
+    return capsule_poly(p1, s1[0], s1[1], p2, m.mesh_hull[m.geom_mesh[g2]], margin, out);
+  convex_pair(geom_shape(m, g1, p1), geom_shape(m, g2, p2), margin, out);
 }
 
 bool is_static(const Model& m, int body) { return m.body_lastdof[body] < 0; }
@@ -97,11 +117,7 @@ double geom_rbound(const Model& m, int g) {
     case GeomType::Capsule: return s[0] + s[1];
     case GeomType::Cylinder: return std::hypot(s[0], s[1]);
     case GeomType::Box: return s.norm();
-    case GeomType::Mesh: {
-      double r = 0;
-      for (const Vec3& v : m.mesh_vert[m.geom_mesh[g]]) r = std::max(r, v.norm());
-      return r;
-    }
+    case GeomType::Mesh: return m.mesh_hull[m.geom_mesh[g]].rbound;
   }
   return 0;
 }
@@ -118,36 +134,34 @@ bool geoms_may_collide(const Model& m, int g1, int g2) {
   return (m.geom_contype[g1] & m.geom_conaffinity[g2]) || (m.geom_contype[g2] & m.geom_conaffinity[g1]);
 }
 
-bool accepts_particles(const Model& m, int g) { return (m.geom_conaffinity[g] & 1) != 0; }
-
-std::vector<std::string> unsupported_pairs(const Model& m) {
-  std::vector<std::string> bad;
-  if (m.nparticle > 0) {
-    for (int g = 0; g < m.ngeom; ++g) {
-      const GeomType t = m.geom_type[g];
-      if (accepts_particles(m, g) && t == GeomType::Mesh && m.mesh_faces[m.geom_mesh[g]].empty()) {
-        const std::string s = std::string("particle-") + type_name(t);
-        if (std::find(bad.begin(), bad.end(), s) == bad.end()) bad.push_back(s);
-      }
-    }
+double geom_distance(const Model& m, const Data& d, int g1, int g2, double distmax, Vec3& p1, Vec3& p2) {
+  p1.setZero();
+  p2.setZero();
+  const bool plane1 = m.geom_type[g1] == GeomType::Plane, plane2 = m.geom_type[g2] == GeomType::Plane;
+  if (plane1 && plane2) throw std::invalid_argument("geom_distance: both geoms are planes");
+  const GeomPose a = geom_pose(m, d, g1), b = geom_pose(m, d, g2);
+  if (!plane1 && !plane2) {
+    const auto r = collision::convex_distance(geom_shape(m, g1, a), geom_shape(m, g2, b));
+    if (r.dist > distmax) return distmax;
+    p1 = r.a;
+    p2 = r.b;
+    return r.dist;
   }
-  collision::Points scratch;
-  const GeomPose far1{Vec3(0, 0, 1e9), Mat3::Identity()}, far2{Vec3(0, 0, -1e9), Mat3::Identity()};
-  for (int g1 = 0; g1 < m.ngeom; ++g1) {
-    for (int g2 = g1 + 1; g2 < m.ngeom; ++g2) {
-      if (!geoms_may_collide(m, g1, g2)) continue;
-      int a = g1, b = g2;
-      if (rank(m.geom_type[a]) > rank(m.geom_type[b])) std::swap(a, b);
-      if (!narrow(m, a, far1, b, far2, 0.0, scratch)) {
-        std::string s = std::string(type_name(m.geom_type[a])) + "-" + type_name(m.geom_type[b]);
-        bool seen = false;
-        for (const auto& x : bad) seen = seen || x == s;
-        if (!seen) bad.push_back(s);
-      }
+  // against a plane: the deepest point of the narrow phase run with margin distmax
+  const bool swap = plane1;
+  collision::Points pts;
+  narrow(m, swap ? g2 : g1, swap ? b : a, swap ? g1 : g2, swap ? a : b, distmax, pts);
+  double best = distmax;
+  for (const auto& p : pts)
+    if (p.dist < best) {
+      best = p.dist;
+      p1 = swap ? p.b : p.a;
+      p2 = swap ? p.a : p.b;
     }
-  }
-  return bad;
+  return best;
 }
+
+bool accepts_particles(const Model& m, int g) { return (m.geom_conaffinity[g] & 1) != 0; }
 
 void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt, std::vector<Contact>& out,
                      const double* sweep) {
@@ -157,42 +171,37 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
     p.reserve(64);
     return p;
   }();
-  auto pose = [&](int g) {
-    const int b = m.geom_body[g];
-    return GeomPose{d.xpos[b] + d.xmat[b] * m.geom_pos[g], d.xmat[b] * m.geom_quat[g].toRotationMatrix()};
-  };
-  for (int g1 = 0; g1 < m.ngeom; ++g1) {
-    for (int g2 = g1 + 1; g2 < m.ngeom; ++g2) {
-      if (!geoms_may_collide(m, g1, g2)) continue;
-      int a = g1, b = g2;
-      if (rank(m.geom_type[a]) > rank(m.geom_type[b])) std::swap(a, b);
-      const GeomPose pa = pose(a), pb = pose(b);
-      const double margin = opt.margin + (sweep ? sweep[a] + sweep[b] : 0.0);
-      // broad phase: bounding spheres (planes always pass)
-      if (m.geom_type[b] != GeomType::Plane &&
-          (pa.pos - pb.pos).norm() > geom_rbound(m, a) + geom_rbound(m, b) + margin)
-        continue;
-      pts.clear();
-      if (!narrow(m, a, pa, b, pb, margin, pts)) continue;  // rejected at Simulator creation
-      const int ba = m.geom_body[a], bb = m.geom_body[b];
-      const double mu = combine_friction(m.geom_friction[a][0], m.geom_friction[b][0]);
-      for (const auto& p : pts) {
-        Contact c;
-        c.geom1 = a;
-        c.geom2 = b;
-        c.body1 = ba;
-        c.body2 = bb;
-        c.normal = p.n;
-        c.pos = 0.5 * (p.a + p.b);
-        c.dist = p.dist;
-        c.friction = mu;
-        c.local1 = d.xmat[ba].transpose() * (p.a + p.ra * p.n - d.xpos[ba]);
-        c.local2 = d.xmat[bb].transpose() * (p.b - p.rb * p.n - d.xpos[bb]);
-        c.radius1 = p.ra;
-        c.radius2 = p.rb;
-        set_tangents(c);
-        out.push_back(c);
-      }
+  thread_local std::vector<std::pair<int, int>> pairs;  // per-thread scratch, grows once
+  candidate_pairs(m, d, opt.margin, sweep, pairs);
+  for (const auto& [g1, g2] : pairs) {
+    int a = g1, b = g2;
+    if (rank(m.geom_type[a]) > rank(m.geom_type[b])) std::swap(a, b);
+    const GeomPose pa = geom_pose(m, d, a), pb = geom_pose(m, d, b);
+    const double margin = opt.margin + (sweep ? sweep[a] + sweep[b] : 0.0);
+    // bounding spheres (planes always pass): what the narrow phase would reject anyway
+    if (m.geom_type[b] != GeomType::Plane &&
+        (pa.pos - pb.pos).norm() > geom_rbound(m, a) + geom_rbound(m, b) + margin)
+      continue;
+    pts.clear();
+    narrow(m, a, pa, b, pb, margin, pts);
+    const int ba = m.geom_body[a], bb = m.geom_body[b];
+    const double mu = combine_friction(m.geom_friction[a][0], m.geom_friction[b][0]);
+    for (const auto& p : pts) {
+      Contact c;
+      c.geom1 = a;
+      c.geom2 = b;
+      c.body1 = ba;
+      c.body2 = bb;
+      c.normal = p.n;
+      c.pos = 0.5 * (p.a + p.b);
+      c.dist = p.dist;
+      c.friction = mu;
+      c.local1 = d.xmat[ba].transpose() * (p.a + p.ra * p.n - d.xpos[ba]);
+      c.local2 = d.xmat[bb].transpose() * (p.b - p.rb * p.n - d.xpos[bb]);
+      c.radius1 = p.ra;
+      c.radius2 = p.rb;
+      set_tangents(c);
+      out.push_back(c);
     }
   }
 }
@@ -225,15 +234,14 @@ void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, cons
         case GeomType::Sphere: collision::sphere_sphere(pp, r, pg, sz[0], margin, pts); break;
         case GeomType::Capsule: collision::sphere_capsule(pp, r, pg, sz[0], sz[1], margin, pts); break;
         case GeomType::Box: collision::sphere_box(pp, r, pg, sz, margin, pts); break;
-        case GeomType::Cylinder:
-          collision::sphere_poly(pp, r, pg, {&m.geom_poly_vert[g], &m.geom_poly_faces[g]}, margin, pts);
-          break;
-        case GeomType::Mesh: {
-          const auto& faces = m.mesh_faces[m.geom_mesh[g]];
-          if (!faces.empty())
-            collision::sphere_poly(pp, r, pg, {&m.mesh_vert[m.geom_mesh[g]], &faces}, margin, pts);
+        case GeomType::Cylinder: {
+          collision::Shape ball;
+          ball.pos = pp.pos;
+          ball.radius = r;
+          collision::convex_pair(ball, geom_shape(m, g, pg), margin, pts);
           break;
         }
+        case GeomType::Mesh: collision::sphere_poly(pp, r, pg, m.mesh_hull[m.geom_mesh[g]], margin, pts); break;
         default: break;
       }
       for (const auto& c : pts) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ncpgym/collision/contact.hpp"
+#include "ncpgym/collision/convex.hpp"
 
 namespace ncpgym {
 
@@ -16,10 +17,6 @@ struct CollisionOptions {
 
 // Whether geoms g1 and g2 may collide under the model's filtering rules.
 bool geoms_may_collide(const Model& m, int g1, int g2);
-
-// Geom type pairs that may collide in this model but have no narrow phase yet, as
-// readable "type-type" strings (empty when every pair is supported).
-std::vector<std::string> unsupported_pairs(const Model& m);
 
 // Contacts at the poses in d (after kinematics()), written to `out` (cleared first).
 // `sweep` (ngeom, optional) is how far each geom may travel during the step; a pair is
@@ -44,8 +41,20 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
                                   std::vector<Contact>& out, const double* psweep, const double* gsweep,
                                   bool rigid_triangles, bool soft_soft);
 
+// Signed distance between geoms g1 and g2 at the poses in d (negative: penetration depth),
+// with the witness points on each (world); distmax when they are farther apart than that
+// (MuJoCo's mj_geomDistance contract). Non-plane pairs use GJK/EPA on the true shapes.
+double geom_distance(const Model& m, const Data& d, int g1, int g2, double distmax, Vec3& p1, Vec3& p2);
+
 // Whether a geom collides with particles and soft bodies (conaffinity bit 1).
 bool accepts_particles(const Model& m, int g);
+
+// A geom's world pose, and its shape for support-function queries (collision/convex.hpp).
+GeomPose geom_pose(const Model& m, const Data& d, int g);
+collision::Shape geom_shape(const Model& m, int g, const GeomPose& p);
+
+// Radius of the largest ball about the geom's origin inside it (0 for planes).
+double inner_radius(const Model& m, int g);
 
 // Bounding-sphere radius of a geom (infinite for planes).
 double geom_rbound(const Model& m, int g);

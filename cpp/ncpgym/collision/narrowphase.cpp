@@ -3,6 +3,7 @@
 // for boxes, as in Ericson, "Real-Time Collision Detection", 2004, §5.1, §4.4, §8.3).
 #include "ncpgym/collision/narrowphase.hpp"
 #include "ncpgym/collision/closest.hpp"
+#include "ncpgym/collision/manifold.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,24 +11,13 @@
 namespace ncpgym::collision {
 
 namespace {
-// Collision scratch lives in thread_local vectors reserved on a thread's first use (a time
-// step must not touch the heap); these bound what the Builder accepts.
-constexpr size_t kMaxHullVertices = 64;
-constexpr size_t kMaxPoly = 2 * kMaxHullVertices;  // a face clipped by another face's sides
+
 template <class V>
 V reserved(size_t n) {
   V v;
   v.reserve(n);
   return v;
 }
-}  // namespace
-
-namespace {
-
-inline void push(Points& out, const Vec3& a, const Vec3& b, const Vec3& n, double ra = 0, double rb = 0) {
-  out.push_back({a, b, n, n.dot(a - b), ra, rb});
-}
-
 
 // Two spheres (centres ca, cb; radii): witness points on each surface.
 inline void spheres(const Vec3& ca, double ra, const Vec3& cb, double rb, double margin, Points& out) {
@@ -75,72 +65,6 @@ inline void sphere_box_point(const Vec3& ca, double ra, const GeomPose& b, const
   push(out, ca - ra * n, b.pos + b.rot * surf, n, ra, 0.0);
 }
 
-// Keep at most 4 points spanning the largest area: deepest, farthest from it, then the
-// extreme points on either side of the line through both.
-void reduce_manifold(Points& pts, size_t first) {
-  if (pts.size() - first <= 4) return;
-  thread_local Points cand = reserved<Points>(64);  // per-thread scratch
-  cand.assign(pts.begin() + first, pts.end());
-  pts.resize(first);
-  auto deepest = std::min_element(cand.begin(), cand.end(),
-                                  [](const ContactPoint& x, const ContactPoint& y) { return x.dist < y.dist; });
-  const ContactPoint p0 = *deepest;
-  const ContactPoint* p1 = &cand[0];
-  for (const auto& c : cand)
-    if ((c.a - p0.a).squaredNorm() > (p1->a - p0.a).squaredNorm()) p1 = &c;
-  const Vec3 n = p0.n, e = p1->a - p0.a;
-  const ContactPoint *p2 = nullptr, *p3 = nullptr;
-  double amax = 0, amin = 0;
-  for (const auto& c : cand) {
-    const double area = n.dot(e.cross(c.a - p0.a));
-    if (area > amax) {
-      amax = area;
-      p2 = &c;
-    }
-    if (area < amin) {
-      amin = area;
-      p3 = &c;
-    }
-  }
-  pts.push_back(p0);
-  pts.push_back(*p1);
-  if (p2) pts.push_back(*p2);
-  if (p3) pts.push_back(*p3);
-}
-
-// Face contact: clip the incident polygon against the side planes (normal . x <= offset)
-// of the reference face, then keep the points below the reference plane m . x = d (m
-// points from the reference body towards the other). Contact normal n is from B to A.
-void clip_face(const std::vector<Vec3>& incident, const std::vector<std::pair<Vec3, double>>& sides,
-               const Vec3& m, double d, bool ref_is_a, const Vec3& n, double margin, Points& out) {
-  thread_local std::vector<Vec3> poly = reserved<std::vector<Vec3>>(kMaxPoly), next = poly;  // scratch
-  poly.assign(incident.begin(), incident.end());
-  for (const auto& [side, offset] : sides) {
-    if (poly.empty()) break;
-    next.clear();
-    for (size_t k = 0; k < poly.size(); ++k) {
-      const Vec3& p = poly[k];
-      const Vec3& q = poly[(k + 1) % poly.size()];
-      const double dp = side.dot(p) - offset, dq = side.dot(q) - offset;
-      if (dp <= 0) next.push_back(p);
-      if ((dp < 0) != (dq < 0) && dp != dq) next.push_back(p + (q - p) * (dp / (dp - dq)));
-    }
-    poly.swap(next);
-  }
-  const size_t first = out.size();
-  for (const Vec3& p : poly) {
-    const double sd = m.dot(p) - d;
-    if (sd >= margin) continue;
-    const Vec3 on_ref = p - sd * m;
-    if (ref_is_a) {
-      push(out, on_ref, p, n);
-    } else {
-      push(out, p, on_ref, n);
-    }
-  }
-  reduce_manifold(out, first);
-}
-
 }  // namespace
 
 void sphere_plane(const GeomPose& s, double r, const GeomPose& p, double margin, Points& out) {
@@ -170,13 +94,29 @@ void box_plane(const GeomPose& b, const Vec3& half, const GeomPose& p, double ma
 }
 
 void cylinder_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out) {
-  // Rim samples of both caps (8 per cap), reduced to a 4-point manifold.
-  const Vec3 n = p.rot.col(2);
+  // True cylinder: the lowest rim point of each cap (exact support points, so a cylinder on
+  // its side rests on both cap rims), plus the rim of the lower cap when the cylinder stands
+  // within 3 degrees of upright. A rim point is written as its cap centre (the core point,
+  // fixed in the body) minus r sin(axis, n) along n: it has the rim's gap, and a rolling
+  // cylinder keeps its contact at the bottom during the step, as capsules and spheres do,
+  // instead of carrying a material rim point forward (which pumps energy into the roll).
+  const Vec3 n = p.rot.col(2), axis = c.rot.col(2);
+  const Vec3 radial = n - n.dot(axis) * axis;  // the cap-plane direction most along n
+  const double rl = radial.norm();                // sin of the angle between axis and n
   const size_t first = out.size();
-  for (int cap = -1; cap <= 1; cap += 2) {
+  if (rl > 1e-9) {
+    const double rr = r * rl;
+    for (const double cap : {-half, half}) {
+      const Vec3 core = c.pos + cap * axis, pt = core - rr * n;
+      const double h = n.dot(pt - p.pos);
+      if (h < margin) push(out, pt, pt - h * n, n, rr, 0.0);
+    }
+  }
+  if (rl < std::sin(3 * M_PI / 180)) {
+    const double side = n.dot(axis) > 0 ? -half : half;  // the cap facing the plane
     for (int k = 0; k < 8; ++k) {
       const double th = k * M_PI / 4;
-      const Vec3 pt = c.pos + c.rot * Vec3(r * std::cos(th), r * std::sin(th), cap * half);
+      const Vec3 pt = c.pos + c.rot * Vec3(r * std::cos(th), r * std::sin(th), side);
       const double h = n.dot(pt - p.pos);
       if (h < margin) push(out, pt, pt - h * n, n);
     }
@@ -184,11 +124,16 @@ void cylinder_plane(const GeomPose& c, double r, double half, const GeomPose& p,
   reduce_manifold(out, first);
 }
 
-void mesh_plane(const GeomPose& m, const std::vector<Vec3>& verts, const GeomPose& p, double margin, Points& out) {
+// The hull's lowest vertex and the face around it that faces the plane most squarely. Not
+// every vertex within the margin: on a rounded hull (a rock, a robot link) those spread
+// points would win the manifold reduction over the face the hull is settling onto.
+void mesh_plane(const GeomPose& m, const ConvexHull& hull, const GeomPose& p, double margin, Points& out) {
   const Vec3 n = p.rot.col(2);
+  const Vec3 down = -(m.rot.transpose() * n);  // towards the plane, in the mesh frame
+  const int low = hull.support_index(down);
   const size_t first = out.size();
-  for (const Vec3& v : verts) {
-    const Vec3 pt = m.pos + m.rot * v;
+  for (int v : hull.faces[hull.face_around(low, down)].verts) {
+    const Vec3 pt = m.pos + m.rot * hull.vert[v];
     const double h = n.dot(pt - p.pos);
     if (h < margin) push(out, pt, pt - h * n, n);
   }
@@ -329,8 +274,8 @@ void box_box(const GeomPose& A, const Vec3& ha, const GeomPose& B, const Vec3& h
   const Vec3 ic = I.pos + hi[ik] * inormal;
   const int iu = (ik + 1) % 3, iv = (ik + 2) % 3;
   const Vec3 eu = hi[iu] * I.rot.col(iu), ev = hi[iv] * I.rot.col(iv);
-  thread_local std::vector<Vec3> poly = reserved<std::vector<Vec3>>(kMaxPoly);
-  thread_local std::vector<std::pair<Vec3, double>> sides = reserved<std::vector<std::pair<Vec3, double>>>(kMaxPoly);
+  thread_local std::vector<Vec3> poly = reserved<std::vector<Vec3>>(kScratchPoly);
+  thread_local std::vector<std::pair<Vec3, double>> sides = reserved<std::vector<std::pair<Vec3, double>>>(kScratchPoly);
   poly.assign({ic + eu + ev, ic - eu + ev, ic - eu - ev, ic + eu - ev});
   // the four side planes of the reference face
   sides.assign(
@@ -338,151 +283,15 @@ void box_box(const GeomPose& A, const Vec3& ha, const GeomPose& B, const Vec3& h
   clip_face(poly, sides, m, m.dot(fc), ref_is_a, n, margin, out);
 }
 
-Polyhedron box_polyhedron(const Vec3& h, std::vector<Vec3>& verts, std::vector<Model::HullFace>& faces) {
-  verts.resize(8);
-  for (int i = 0; i < 8; ++i)
-    verts[i] = Vec3((i & 1 ? 1 : -1) * h[0], (i & 2 ? 1 : -1) * h[1], (i & 4 ? 1 : -1) * h[2]);
-  // faces +-x, +-y, +-z with counter-clockwise loops about the outward normal
-  faces = {{Vec3(1, 0, 0), h[0], {1, 3, 7, 5}}, {Vec3(-1, 0, 0), h[0], {0, 4, 6, 2}},
-           {Vec3(0, 1, 0), h[1], {2, 6, 7, 3}}, {Vec3(0, -1, 0), h[1], {0, 1, 5, 4}},
-           {Vec3(0, 0, 1), h[2], {4, 5, 7, 6}}, {Vec3(0, 0, -1), h[2], {0, 2, 3, 1}}};
-  return {&verts, &faces};
-}
-
-namespace {
-struct WorldPoly {
-  std::vector<Vec3> v;                 // vertices (world)
-  std::vector<Vec3> n;                 // face normals (world)
-  std::vector<double> d;               // face offsets (world): n.x <= d inside
-  std::vector<std::pair<int, int>> e;  // unique edges (vertex index pairs)
-  Vec3 centre = Vec3::Zero();
-  static WorldPoly reserved() {  // room for the largest hull the Builder accepts
-    WorldPoly w;
-    w.v.reserve(kMaxHullVertices);
-    w.n.reserve(2 * kMaxHullVertices);
-    w.d.reserve(2 * kMaxHullVertices);
-    w.e.reserve(3 * kMaxHullVertices);
-    return w;
-  }
-};
-
-void to_world(const GeomPose& g, const Polyhedron& p, WorldPoly& w) {
-  w.v.clear();
-  w.n.clear();
-  w.d.clear();
-  w.e.clear();
-  w.centre.setZero();
-  for (const Vec3& v : *p.verts) {
-    w.v.push_back(g.pos + g.rot * v);
-    w.centre += w.v.back();
-  }
-  w.centre /= static_cast<double>(w.v.size());
-  for (const auto& f : *p.faces) {
-    const Vec3 n = g.rot * f.normal;
-    w.n.push_back(n);
-    w.d.push_back(f.offset + n.dot(g.pos));
-    for (size_t i = 0; i < f.verts.size(); ++i) {
-      int a = f.verts[i], b = f.verts[(i + 1) % f.verts.size()];
-      if (a > b) std::swap(a, b);
-      if (std::find(w.e.begin(), w.e.end(), std::make_pair(a, b)) == w.e.end()) w.e.emplace_back(a, b);
-    }
-  }
-}
-
-// Largest separation of B's vertices from A's face planes: (separation, face).
-std::pair<double, int> face_separation(const WorldPoly& A, const WorldPoly& B) {
-  double best = -1e300;
-  int face = -1;
-  for (size_t f = 0; f < A.n.size(); ++f) {
-    double lo = 1e300;
-    for (const Vec3& v : B.v) lo = std::min(lo, A.n[f].dot(v) - A.d[f]);
-    if (lo > best) {
-      best = lo;
-      face = static_cast<int>(f);
-    }
-  }
-  return {best, face};
-}
-}  // namespace
-
-void poly_poly(const GeomPose& ga, const Polyhedron& pa, const GeomPose& gb, const Polyhedron& pb,
-               double margin, Points& out) {
-  thread_local WorldPoly A = WorldPoly::reserved(), B = WorldPoly::reserved();  // per-thread scratch
-  to_world(ga, pa, A);
-  to_world(gb, pb, B);
-  const auto [sa, fa] = face_separation(A, B);
-  if (sa >= margin) return;
-  const auto [sb, fb] = face_separation(B, A);
-  if (sb >= margin) return;
-  // edge-pair axes, oriented from B to A
-  double se = -1e300;
-  int ea = -1, eb = -1;
-  Vec3 en;
-  for (size_t i = 0; i < A.e.size(); ++i) {
-    const Vec3 da = (A.v[A.e[i].second] - A.v[A.e[i].first]).normalized();
-    for (size_t j = 0; j < B.e.size(); ++j) {
-      const Vec3 db = (B.v[B.e[j].second] - B.v[B.e[j].first]).normalized();
-      Vec3 L = da.cross(db);
-      const double len = L.norm();
-      if (len < 1e-6) continue;
-      L /= len;
-      if (L.dot(A.centre - B.centre) < 0) L = -L;
-      double amin = 1e300, bmax = -1e300;
-      for (const Vec3& v : A.v) amin = std::min(amin, L.dot(v));
-      for (const Vec3& v : B.v) bmax = std::max(bmax, L.dot(v));
-      const double s = amin - bmax;
-      if (s >= margin) return;
-      if (s > se) {
-        se = s;
-        ea = static_cast<int>(i);
-        eb = static_cast<int>(j);
-        en = L;
-      }
-    }
-  }
-  const double tol = 1e-6 * (1 + (A.centre - B.centre).norm());
-  if (ea >= 0 && se > std::max(sa, sb) + tol) {
-    // edge-edge: closest points of the two edges realising the axis
-    Vec3 p, q;
-    closest_segments(A.v[A.e[ea].first], A.v[A.e[ea].second], B.v[B.e[eb].first], B.v[B.e[eb].second], p, q);
-    push(out, p, q, en);
-    return;
-  }
-  const bool ref_a = sa >= sb;
-  const WorldPoly& R = ref_a ? A : B;
-  const WorldPoly& I = ref_a ? B : A;
-  const Polyhedron& PR = ref_a ? pa : pb;
-  const Polyhedron& PI = ref_a ? pb : pa;
-  const int rf = ref_a ? fa : fb;
-  const Vec3 m = R.n[rf];                  // reference face normal, towards the other body
-  const Vec3 n = ref_a ? Vec3(-m) : m;     // contact normal from B to A
-  // incident face: most anti-parallel to m
-  int inc = 0;
-  for (size_t f = 1; f < I.n.size(); ++f)
-    if (I.n[f].dot(m) < I.n[inc].dot(m)) inc = static_cast<int>(f);
-  thread_local std::vector<Vec3> poly = reserved<std::vector<Vec3>>(kMaxPoly);
-  thread_local std::vector<std::pair<Vec3, double>> sides = reserved<std::vector<std::pair<Vec3, double>>>(kMaxPoly);
-  poly.clear();
-  sides.clear();
-  for (int vi : (*PI.faces)[inc].verts) poly.push_back(I.v[vi]);
-  const auto& loop = (*PR.faces)[rf].verts;
-  for (size_t i = 0; i < loop.size(); ++i) {
-    const Vec3& p0 = R.v[loop[i]];
-    const Vec3 side = (R.v[loop[(i + 1) % loop.size()]] - p0).cross(m);
-    sides.emplace_back(side, side.dot(p0));
-  }
-  clip_face(poly, sides, m, R.d[rf], ref_a, n, margin, out);
-}
-
 namespace {
 // Closest point on the surface of a convex polyhedron (world pose g) to point c, with the
 // outward normal there; inside points report the face of least penetration (signed
 // distance negative).
-void closest_on_poly(const Vec3& c, const GeomPose& g, const Polyhedron& P, Vec3& point, Vec3& normal,
+void closest_on_poly(const Vec3& c, const GeomPose& g, const ConvexHull& P, Vec3& point, Vec3& normal,
                      double& signed_dist) {
   const Vec3 cl = g.rot.transpose() * (c - g.pos);  // work in the geom frame
-  const auto& F = *P.faces;
-  const auto& V = *P.verts;
+  const auto& F = P.faces;
+  const auto& V = P.vert;
   int best = 0;
   double smax = -1e300;
   for (size_t f = 0; f < F.size(); ++f) {
@@ -529,7 +338,7 @@ void closest_on_poly(const Vec3& c, const GeomPose& g, const Polyhedron& P, Vec3
 }
 }  // namespace
 
-void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const Polyhedron& pb, double margin, Points& out) {
+void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const ConvexHull& pb, double margin, Points& out) {
   Vec3 p, n;
   double d;
   closest_on_poly(a.pos, b, pb, p, n, d);
@@ -537,7 +346,7 @@ void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const Polyhedr
   push(out, a.pos - ra * n, p, n, ra, 0.0);
 }
 
-void capsule_poly(const GeomPose& a, double ra, double ha, const GeomPose& b, const Polyhedron& pb,
+void capsule_poly(const GeomPose& a, double ra, double ha, const GeomPose& b, const ConvexHull& pb,
                   double margin, Points& out) {
   Vec3 e0, e1;
   capsule_ends(a, ha, e0, e1);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ncpgym/collision/contact.hpp"
+#include "ncpgym/model/hull.hpp"
 
 namespace ncpgym::collision {
 
@@ -17,7 +18,7 @@ void sphere_plane(const GeomPose& s, double r, const GeomPose& p, double margin,
 void capsule_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out);
 void box_plane(const GeomPose& b, const Vec3& half, const GeomPose& p, double margin, Points& out);
 void cylinder_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out);
-void mesh_plane(const GeomPose& m, const std::vector<Vec3>& verts, const GeomPose& p, double margin, Points& out);
+void mesh_plane(const GeomPose& m, const ConvexHull& hull, const GeomPose& p, double margin, Points& out);
 
 void sphere_sphere(const GeomPose& a, double ra, const GeomPose& b, double rb, double margin, Points& out);
 void sphere_capsule(const GeomPose& a, double ra, const GeomPose& b, double rb, double hb, double margin, Points& out);
@@ -26,19 +27,22 @@ void sphere_box(const GeomPose& a, double ra, const GeomPose& b, const Vec3& hb,
 void capsule_box(const GeomPose& a, double ra, double ha, const GeomPose& b, const Vec3& hb, double margin, Points& out);
 void box_box(const GeomPose& a, const Vec3& ha, const GeomPose& b, const Vec3& hb, double margin, Points& out);
 
-// Convex polyhedra given by vertices and hull faces in their geom frames (meshes, boxes):
-// separating-axis test over face normals and edge-pair axes, face clipping for manifolds.
-struct Polyhedron {
-  const std::vector<Vec3>* verts;
-  const std::vector<Model::HullFace>* faces;
-};
-Polyhedron box_polyhedron(const Vec3& half, std::vector<Vec3>& verts, std::vector<Model::HullFace>& faces);
-void poly_poly(const GeomPose& a, const Polyhedron& pa, const GeomPose& b, const Polyhedron& pb,
-               double margin, Points& out);
-// Sphere and capsule against a convex polyhedron (exact closest points: face interiors,
-// then edges).
-void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const Polyhedron& pb, double margin, Points& out);
-void capsule_poly(const GeomPose& a, double ra, double ha, const GeomPose& b, const Polyhedron& pb,
+// Sphere and capsule against a convex hull (exact closest points: face interiors, then
+// edges).
+void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const ConvexHull& pb, double margin, Points& out);
+void capsule_poly(const GeomPose& a, double ra, double ha, const GeomPose& b, const ConvexHull& pb,
                   double margin, Points& out);
+
+// Any other pair of convex shapes (boxes with hulls, cylinders, hulls; spheres and capsules
+// against cylinders): GJK/EPA for the normal and depth, then a face-clipped manifold
+// (collision/convex_contact.cpp). Shapes are described in collision/convex.hpp.
+struct Shape;
+void convex_pair(const Shape& a, const Shape& b, double margin, Points& out);
+
+// The supporting feature of shape I towards a reference face `ref` (a convex polygon,
+// counter-clockwise about its outward normal m, which points towards I), clipped to the
+// face's prism: core points (world) of I, each grown by `rad` along -m to I's surface.
+void clip_to_face(const Shape& I, const std::vector<Vec3>& ref, const Vec3& m, std::vector<Vec3>& cores,
+                  double& rad);
 
 }  // namespace ncpgym::collision

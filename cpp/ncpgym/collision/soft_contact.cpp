@@ -10,7 +10,9 @@
 #include <limits>
 
 #include "ncpgym/collision/closest.hpp"
+#include "ncpgym/collision/convex.hpp"
 #include "ncpgym/collision/detect.hpp"
+#include "ncpgym/collision/narrowphase.hpp"
 
 namespace ncpgym {
 
@@ -152,17 +154,24 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
     return f;
   };
 
-  // 1. rigid spheres, capsules and box corners against the triangles
+  // 1. rigid geoms against the triangles: spheres and capsules by closest points; boxes,
+  // cylinders and hulls by their feature facing the triangle (a face, an edge, a cylinder's
+  // side or a corner) clipped to the triangle's prism, as a box on a box face
+  // (collision/convex_contact.cpp), so an edge pressed across a face holds at both ends
+  thread_local std::vector<Vec3> tri, cores;
   for (int g = 0; g < m.ngeom && rigid_triangles; ++g) {
     const GeomType type = m.geom_type[g];
-    if (!accepts_particles(m, g) || (type != GeomType::Sphere && type != GeomType::Capsule && type != GeomType::Box))
-      continue;
+    if (!accepts_particles(m, g) || type == GeomType::Plane) continue;
     const int b = m.geom_body[g];
-    const Vec3 c = d.xpos[b] + d.xmat[b] * m.geom_pos[g];
-    const Mat3 R = d.xmat[b] * m.geom_quat[g].toRotationMatrix();
+    const GeomPose pose = geom_pose(m, d, g);
+    const Vec3& c = pose.pos;
+    const Mat3& R = pose.rot;
     const Vec3& sz = m.geom_size[g];
     const double margin = opt.margin + (gsweep ? gsweep[g] : 0.0) + max_sweep;
     const double rb = geom_rbound(m, g);
+    const bool round = type == GeomType::Sphere || type == GeomType::Capsule;
+    const collision::Shape shape = geom_shape(m, g, pose);
+    const double deep = 0.5 * inner_radius(m, g);  // deeper than this: a far-side face
     for (int s = 0; s < m.nsoft; ++s) {
       if (!boxes[s].near(c, rb + margin)) continue;
       for (int t = m.soft_tri_start[s]; t < m.soft_tri_start[s + 1]; ++t) {
@@ -191,14 +200,15 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
           out.push_back(k);
         };
         double w[3];
-        if (type == GeomType::Box) {
-          for (int corner = 0; corner < 8; ++corner) {
-            const Vec3 loc((corner & 1 ? 1 : -1) * sz[0], (corner & 2 ? 1 : -1) * sz[1], (corner & 4 ? 1 : -1) * sz[2]);
-            const Vec3 X = c + R * loc;
-            const Vec3 y = closest_on_triangle(X, T[0], T[1], T[2], w);
-            const double dist = nt.dot(X - y);  // along the outward normal
-            if (region(w) != 3 || dist < -sz.minCoeff()) continue;  // corners over the face only
-            emit(X, 0.0, y, w, -nt, dist);
+        if (!round) {
+          tri.assign(T, T + 3);  // counter-clockwise about nt
+          double rad;
+          collision::clip_to_face(shape, tri, nt, cores, rad);
+          for (const Vec3& X : cores) {
+            const double h = nt.dot(X - T[0]);  // the core point's height over the face
+            if (h - rad < -deep) continue;
+            const Vec3 y = closest_on_triangle(X - h * nt, T[0], T[1], T[2], w);
+            emit(X, rad, y, w, -nt, h - rad);
           }
           continue;
         }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ncpgym/math/spatial.hpp"
+#include "ncpgym/model/hull.hpp"
 
 namespace ncpgym {
 
@@ -82,23 +83,14 @@ struct Model {
   std::vector<int> geom_contype, geom_conaffinity;
   std::vector<std::string> geom_name;
 
-  // convex meshes (nmesh): vertices in the mesh frame
+  // meshes (nmesh): vertices in the mesh frame as given (export, rendering), and the convex
+  // hull they collide as (any vertex count; builder/hull.hpp)
   std::vector<std::vector<Vec3>> mesh_vert;
   std::vector<std::string> mesh_name;
-  // Convex hull faces (outward unit normal, offset n.v <= d inside, vertex loop CCW about
-  // n); computed for meshes of up to kMaxHullVertices vertices, empty otherwise (such
-  // meshes collide with planes only).
-  struct HullFace {
-    Vec3 normal;
-    double offset;
-    std::vector<int> verts;
-  };
-  static constexpr int kMaxHullVertices = 64;
-  std::vector<std::vector<HullFace>> mesh_faces;
-  // Cylinders collide with non-planar geoms as 16-sided prisms (vertices and hull faces in
-  // the geom frame; empty for other geom types).
-  std::vector<std::vector<Vec3>> geom_poly_vert;
-  std::vector<std::vector<HullFace>> geom_poly_faces;
+  std::vector<ConvexHull> mesh_hull;
+  // Boxes also as hulls, in the geom frame, for pairs that go through support functions
+  // (collision/convex.hpp); empty for other geom types.
+  std::vector<ConvexHull> geom_hull;
 
   // sites (nsite)
   std::vector<int> site_body;

@@ -38,13 +38,6 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
       nvall_(m_->nv + 3 * m_->nparticle),
       del_(*m_, dH_, rows_.J, std::min(opt_.dense_max_rows, typical_rows(*m_, cons_))) {
   const Model& m = *m_;
-  const auto bad = unsupported_pairs(m);
-  if (!bad.empty()) {
-    std::string s;
-    for (const auto& b : bad) s += (s.empty() ? "" : ", ") + b;
-    throw std::invalid_argument("collision between these geom types is not supported yet: " + s +
-                                " (exclude them with contype/conaffinity)");
-  }
   tau_.setZero(m.nv);
   extra_arm_.setZero(m.nv);
   u_tilde_.setZero(nvall_);

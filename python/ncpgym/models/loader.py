@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -19,6 +20,8 @@ import numpy as np
 
 from .. import _core
 from ..errors import ModelError, UnsupportedFeatureError
+from . import decompose
+from .hull import convex_hull
 
 log = logging.getLogger("ncpgym")
 
@@ -49,6 +52,8 @@ def load_model(
     *,
     floating_base: bool = False,
     strict: bool = True,
+    convex_decomposition: str = "auto",
+    coacd_threshold: float = 0.05,
 ) -> _core.Model:
     """Load an MJCF (``.xml``) or URDF (``.urdf``) file as an ncpgym Model.
 
@@ -62,6 +67,16 @@ def load_model(
             dynamics and are not supported yet (dry joint friction, tendons with stiffness,
             fluid forces, soft equality constraints, ...). With ``strict=False`` they are
             dropped and each is logged as a warning.
+        convex_decomposition: how mesh geoms collide. ``"hull"``: as their convex hull (as
+            in MuJoCo). ``"auto"``: concave meshes are split into convex parts with CoACD
+            (extra ``decompose``), each a mesh geom ``<geom>/part<k>`` on the same body with
+            the geom's pose, friction and contact bits; a mesh counts as concave when its
+            surface is closed and encloses less than 90 % of its hull's volume (surfaces
+            that are not closed keep their hull). ``"all"``: every mesh geom that can
+            collide is decomposed, closed or not. Parts are cached on disk (see
+            :mod:`ncpgym.models.decompose`), so only a mesh's first load runs CoACD.
+        coacd_threshold: CoACD's concavity threshold, in (0, 1] (smaller: more, tighter
+            parts).
 
     Equality constraints (``connect``, ``weld``, ``joint``) become rigid bilateral rows of the
     Newton solve: MuJoCo's default ``solref`` (0.02, 1) and any ``solimp`` describe MuJoCo's
@@ -74,7 +89,11 @@ def load_model(
         FileNotFoundError: the file does not exist.
         ModelError: MuJoCo cannot compile the file (the message carries MuJoCo's reason).
         UnsupportedFeatureError: see ``strict``.
+        ValueError: ``convex_decomposition`` is not one of "auto", "hull", "all", or
+            ``coacd_threshold`` is not in (0, 1].
+        ImportError: a mesh needs decomposing and coacd is not installed.
     """
+    decompose.check_options(convex_decomposition, coacd_threshold)
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"model file not found: {path}")
@@ -87,7 +106,8 @@ def load_model(
         mjm = _compile(lambda: mujoco.MjModel.from_xml_path(str(path)), path)
     else:
         raise ModelError(f"{path}: unknown model format '{suffix}' (expected .xml or .urdf)")
-    return from_mujoco(mjm, source=str(path), strict=strict)
+    return from_mujoco(mjm, source=str(path), strict=strict,
+                       convex_decomposition=convex_decomposition, coacd_threshold=coacd_threshold)
 
 
 def _compile(fn, path):
@@ -221,9 +241,60 @@ def _add_equality(b, mjm, e: int, unsupported: list[str]) -> None:
         unsupported.append(f"{who}: {kind.name} constraint")
 
 
-def from_mujoco(mjm: mujoco.MjModel, *, source: str = "<MjModel>", strict: bool = True) -> _core.Model:
+def _mesh_parts(b, mjm, g: int, meshes: dict, mode: str, threshold: float) -> list[int]:
+    """ncpgym mesh ids for mesh geom g: its mesh as one convex hull, or its convex parts
+    when it can collide and ``mode`` asks for them (added once per mesh and choice)."""
+    mid = int(mjm.geom_dataid[g])
+    collides = bool(mjm.geom_contype[g] or mjm.geom_conaffinity[g])
+    key = (mid, collides and decompose.wanted(mjm, mid, mode))
+    if key not in meshes:
+        name = _name(mjm, mujoco.mjtObj.mjOBJ_MESH, mid)
+        vertices, faces = decompose.mesh_arrays(mjm, mid)
+        if key[1]:
+            parts = _decomposed(name, vertices, faces, threshold)
+            hulls = [convex_hull(v) for v in parts]
+        else:  # MuJoCo's own hull of the mesh (qhull); it makes none for meshes no geom
+            # collides with, so those get one from the same compiler here
+            hull = decompose.hull_triangles(mjm, mid)
+            parts, hulls = [vertices], [convex_hull(vertices) if hull is None else hull]
+        meshes[key] = [b.add_mesh(v, _part_name(name, k, len(parts)), hull=h)
+                       for k, (v, h) in enumerate(zip(parts, hulls))]
+    return meshes[key]
+
+
+def _decomposed(name: str, vertices, faces, threshold: float) -> list[np.ndarray]:
+    start = time.perf_counter()
+    parts, cached = decompose.convex_parts(vertices, faces, threshold)
+    log.info("mesh '%s': %d convex parts (%.2f s, cache %s)", name, len(parts),
+             time.perf_counter() - start, "hit" if cached else "miss")
+    return parts
+
+
+def _add_geom_part(b, mjm, g: int, gtype: str, mesh: int, name: str) -> None:
+    b.add_geom(int(mjm.geom_bodyid[g]), gtype, size=mjm.geom_size[g], pos=mjm.geom_pos[g],
+               quat=mjm.geom_quat[g], friction=mjm.geom_friction[g],
+               contype=int(mjm.geom_contype[g]), conaffinity=int(mjm.geom_conaffinity[g]),
+               mesh=mesh, name=name)
+
+
+def _part_name(name: str, k: int, nparts: int) -> str:
+    return f"{name}/part{k}" if name and nparts > 1 else name
+
+
+def from_mujoco(
+    mjm: mujoco.MjModel,
+    *,
+    source: str = "<MjModel>",
+    strict: bool = True,
+    convex_decomposition: str = "auto",
+    coacd_threshold: float = 0.05,
+) -> _core.Model:
     """Convert a compiled MuJoCo model into an ncpgym Model (same body, joint and dof
-    order, so qpos/qvel arrays carry over unchanged)."""
+    order, so qpos/qvel arrays carry over unchanged). ``strict``, ``convex_decomposition``
+    and ``coacd_threshold`` as in :func:`load_model`; the first part of a decomposed mesh
+    keeps its geom's id and the other parts are appended after MuJoCo's geoms, so every
+    geom id of MuJoCo's model means the same geom here."""
+    decompose.check_options(convex_decomposition, coacd_threshold)
     unsupported: list[str] = []
     notes: list[str] = []
     ob = mujoco.mjtObj
@@ -303,26 +374,25 @@ def from_mujoco(mjm: mujoco.MjModel, *, source: str = "<MjModel>", strict: bool 
         else:
             unsupported.append(f"actuator '{name}': gain/bias combination")
 
-    # meshes and geoms
-    mesh_ids = {}
+    # meshes and geoms (a concave mesh becomes one geom per convex part: decompose.py; the
+    # first part keeps the geom's id, the others follow all of MuJoCo's geoms, so geom ids
+    # agree with MuJoCo's)
+    meshes: dict[tuple[int, bool], list[int]] = {}
+    extra_parts = []
     for g in range(mjm.ngeom):
         name = _name(mjm, ob.mjOBJ_GEOM, g)
         gtype = _GEOM_TYPES.get(int(mjm.geom_type[g]))
         if gtype is None:
             unsupported.append(f"geom '{name}': type {mujoco.mjtGeom(mjm.geom_type[g]).name}")
             continue
-        mesh = -1
+        parts = [-1]
         if gtype == "mesh":
-            mid = int(mjm.geom_dataid[g])
-            if mid not in mesh_ids:
-                adr, num = mjm.mesh_vertadr[mid], mjm.mesh_vertnum[mid]
-                mesh_ids[mid] = b.add_mesh(np.asarray(mjm.mesh_vert[adr:adr + num], dtype=float),
-                                           _name(mjm, ob.mjOBJ_MESH, mid))
-            mesh = mesh_ids[mid]
-        b.add_geom(int(mjm.geom_bodyid[g]), gtype, size=mjm.geom_size[g], pos=mjm.geom_pos[g],
-                   quat=mjm.geom_quat[g], friction=mjm.geom_friction[g],
-                   contype=int(mjm.geom_contype[g]), conaffinity=int(mjm.geom_conaffinity[g]),
-                   mesh=mesh, name=name)
+            parts = _mesh_parts(b, mjm, g, meshes, convex_decomposition, coacd_threshold)
+        _add_geom_part(b, mjm, g, gtype, parts[0], _part_name(name, 0, len(parts)))
+        extra_parts += [(g, mesh, _part_name(name, k + 1, len(parts)))
+                        for k, mesh in enumerate(parts[1:])]
+    for g, mesh, name in extra_parts:
+        _add_geom_part(b, mjm, g, "mesh", mesh, name)
 
     for s in range(mjm.nsite):
         b.add_site(int(mjm.site_bodyid[s]), mjm.site_pos[s], mjm.site_quat[s],
