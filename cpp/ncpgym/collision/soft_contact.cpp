@@ -180,10 +180,12 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
         for (const auto& v : T) tb.add(v);
         if (!tb.near(c, rb + margin)) continue;
         const Vec3 nt = (T[1] - T[0]).cross(T[2] - T[0]).normalized();  // outward
+        // clipped: a point of a feature clipped to this triangle, kept wherever it lies on
+        // it (on a boundary edge of the surface no neighbour across the edge would find it)
         auto emit = [&](const Vec3& core, double radius, const Vec3& y, const double w[3], const Vec3& n,
-                        double dist) {
+                        double dist, bool clipped = false) {
           const int reg = region(w);
-          if (reg < 0 || (reg < 3 && !m.tri_edge_owner[t][reg])) return;
+          if (!clipped && (reg < 0 || (reg < 3 && !m.tri_edge_owner[t][reg]))) return;
           Contact k;
           k.geom2 = g;
           k.body2 = b;
@@ -208,7 +210,7 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
             const double h = nt.dot(X - T[0]);  // the core point's height over the face
             if (h - rad < -deep) continue;
             const Vec3 y = closest_on_triangle(X - h * nt, T[0], T[1], T[2], w);
-            emit(X, rad, y, w, -nt, h - rad);
+            emit(X, rad, y, w, -nt, h - rad, true);
           }
           continue;
         }
