@@ -118,8 +118,12 @@ const std::vector<OptionField>& option_fields() {
                  "worlds with tetrahedra: 'primal' eliminates the element rows and factorises the KKT system "
                  "(sparse LDL^T); 'dual' keeps them as rows of eq. 59 for `linear`, as the seed does"),
       NUM_FIELD(soft_triangle_contacts, bool,
-                "rigid spheres, capsules and box corners also against soft boundary triangles"),
+                "every rigid geom also against soft boundary triangles (round shapes by closest points, box, "
+                "cylinder and hull features clipped to the triangle)"),
       NUM_FIELD(soft_soft_contacts, bool, "vertices of one soft body against the boundary triangles of another"),
+      NUM_FIELD(refresh_depth, double,
+                "collide again at the step's end: a new contact deeper than this (m) joins the step, which is "
+                "solved again (0: off)"),
       NUM_FIELD(project_impulses, bool,
                 "clip normal-contact and joint-limit impulses at 0 after each damped Newton update (not in the seed)"),
       NUM_FIELD(bounded_friction_w, bool,
@@ -326,9 +330,12 @@ void bind_sim(py::module_& mod) {
         d["step_size"] = st.step_size;
         d["momentum_residual"] = st.momentum_residual;
         d["assembled"] = s.stepper.last_step_assembled();
+        d["refreshed"] = st.refreshed;
         return d;
       }, "The last step's solver: newton_iterations, residual (max |NCP or row residual| per "
          "iterate), linear_iterations and linear_residual per linear solve, step_size (max |t du| "
          "of each Newton update, velocity units), momentum_residual (max |H^-1 g| of eq. 57 per iterate, "
-         "velocity units), assembled (dense or matrix-free/sparse path).");
+         "velocity units), assembled (dense or matrix-free/sparse path), refreshed (contacts found at the "
+         "step's end deeper than refresh_depth and added, the step then solved again; the lists above "
+         "then hold both solves).");
 }

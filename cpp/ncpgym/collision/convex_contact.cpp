@@ -70,13 +70,11 @@ void feature(const Shape& S, const Vec3& d, std::vector<Vec3>& pts, double& rad)
       pts.push_back(S.pos);
       return;
     case CoreKind::Segment: {
+      // both ends whatever the tilt: each is exact as a ball, and the far end of a capsule
+      // rocking on a face is in the manifold (with its gap) before it lands
       const Vec3 axis = S.rot.col(2);
-      if (std::abs(axis.dot(d)) <= kSinSide) {
-        pts.push_back(S.pos - S.size[1] * axis);
-        pts.push_back(S.pos + S.size[1] * axis);
-      } else {
-        pts.push_back(S.support(d));
-      }
+      pts.push_back(S.pos - S.size[1] * axis);
+      pts.push_back(S.pos + S.size[1] * axis);
       return;
     }
     case CoreKind::Cylinder: {
@@ -89,8 +87,10 @@ void feature(const Shape& S, const Vec3& d, std::vector<Vec3>& pts, double& rad)
         rad = S.size[0] * std::sqrt(1 - c * c);
         pts.push_back(S.pos - S.size[1] * axis);
         pts.push_back(S.pos + S.size[1] * axis);
-      } else {
-        pts.push_back(S.support(d));
+      } else {  // tilted: the point of each cap's rim furthest along d (exact for each)
+        const Vec3 out = S.size[0] * (d - c * axis).normalized();
+        pts.push_back(S.pos - S.size[1] * axis + out);
+        pts.push_back(S.pos + S.size[1] * axis + out);
       }
       return;
     }

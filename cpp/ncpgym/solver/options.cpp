@@ -24,6 +24,7 @@ SolverOptions resolve(const Model& m, SolverOptions o) {
   require(o.regularization >= 0 && std::isfinite(o.regularization), "regularization must be >= 0 and finite");
   require(o.tolerance >= 0 && std::isfinite(o.tolerance), "tolerance must be >= 0 and finite (0: off)");
   require(o.thickness >= 0 && std::isfinite(o.thickness), "thickness must be >= 0 and finite");
+  require(o.refresh_depth >= 0 && std::isfinite(o.refresh_depth), "refresh_depth must be >= 0 and finite (0: off)");
   require(o.dense_max_rows >= 0, "dense_max_rows must be >= 0");
   require(o.max_speed >= 0, "max_speed must be >= 0 (0: no bound)");
   require(o.collision.margin >= 0 && std::isfinite(o.collision.margin), "margin must be >= 0 and finite");

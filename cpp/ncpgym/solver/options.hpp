@@ -53,12 +53,18 @@ struct SolverOptions {
   // the rest by a sparse LDL^T of the quasi-definite KKT system (primal, soft_kkt.cpp), or
   // keep them as dual rows for the `linear` backend as the seed does (dual).
   bool soft_primal = true;
-  // Soft surfaces. soft_triangle_contacts: rigid spheres, capsules and box corners also
-  // against boundary triangles, for rigid features smaller than the mesh spacing (off by
+  // Soft surfaces. soft_triangle_contacts: every rigid geom (round shapes by closest
+  // points; box, cylinder and hull features clipped to the triangle) also against boundary
+  // triangles, for rigid features smaller than the mesh spacing (off by
   // default: where vertex contacts already support a body the extra rows weaken friction
   // holds, e.g. a ball squeezed between soft pads creeps 0.2 mm/s with them, not without).
   // soft_soft_contacts: vertices of one soft body against another's triangles.
   bool soft_triangle_contacts = false;
+  // Contacts that follow the bodies within a step (solver/refresh.cpp): after the solve,
+  // collide again at q^{n+1}; a contact deeper than refresh_depth there that no contact of
+  // the step covers (a tumbling box's edge that was not in the manifold at q^n) joins the
+  // step's contacts and the step is solved again. 0 turns it off.
+  double refresh_depth = 1e-3;
   bool soft_soft_contacts = true;
   // Safeguards of the damped Newton iteration (departures from the seed, measured on the
   // humanoid and the arch; docs/architecture.md "Newton safeguards"):

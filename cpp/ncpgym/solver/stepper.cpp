@@ -59,6 +59,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   const int ncap = 4 * m.ngeom + 32 + 4 * m.nparticle;
   contacts_.reserve(ncap);
   previous_.reserve(ncap);
+  fresh_.reserve(ncap);
   limits_.joint.reserve(m.njnt * 2);
   limits_.kind.reserve(m.njnt * 2);
   reserve_rows(nrow);
@@ -66,11 +67,11 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   // entries: 8 per row, whole paths for equality rows, and room for the trees
   rows_.J.col.reserve(8 * nrow + 2 * m.nv + 2 * m.nv * (6 * m.neq));
   rows_.J.val.reserve(rows_.J.col.capacity());
-  stats_.residual.reserve(opt_.newton_iterations);
-  stats_.linear_iterations.reserve(opt_.newton_iterations);
-  stats_.linear_residual.reserve(opt_.newton_iterations);
-  stats_.step_size.reserve(opt_.newton_iterations);
-  stats_.momentum_residual.reserve(opt_.newton_iterations);
+  stats_.residual.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
+  stats_.linear_iterations.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
+  stats_.linear_residual.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
+  stats_.step_size.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
+  stats_.momentum_residual.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
   lin_.reserve(nrow);
 }
 
@@ -408,8 +409,7 @@ void Stepper::step(State& s) {
   if (!s.q.allFinite() || !s.u.allFinite() || !s.x.allFinite() || !s.v.allFinite())
     throw std::runtime_error("state is not finite");
 
-  const int nrow = prepare(s, h);
-  const int nc = static_cast<int>(contacts_.size());
+  int nrow = prepare(s, h);
   const int np3 = 3 * m.nparticle;
 
   stats_.newton_iterations = 0;
@@ -418,12 +418,21 @@ void Stepper::step(State& s) {
   stats_.linear_residual.clear();
   stats_.step_size.clear();
   stats_.momentum_residual.clear();
+  stats_.refreshed = 0;
   if (nrow == 0 || unconstrained_solves(s, h, nrow)) {
     u_ = u_tilde_;
     lambda_.head(nrow).setZero();
   } else {
     newton(s, h, nrow);
   }
+  const size_t detected = contacts_.size();
+  if (refresh_contacts(s, h)) {  // features missed at q- found at q+: solve again with them
+    stats_.refreshed = static_cast<int>(contacts_.size() - detected);
+    nrow = cons_.layout(contacts_, limits_, rows_);
+    reserve_rows(nrow);
+    newton(s, h, nrow);
+  }
+  const int nc = static_cast<int>(contacts_.size());
   // eq. 63 with renormalised quaternions
   integrate(m, s.q.data(), u_.data(), h, qn_.data());
   if (np3) xn_ = s.x + h * u_.tail(np3);

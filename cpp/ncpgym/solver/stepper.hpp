@@ -27,6 +27,7 @@ struct SolverStats {
   std::vector<double> linear_residual;   // |b - A x| after each linear solve
   std::vector<double> step_size;         // max |t du| of each Newton update (velocity units)
   std::vector<double> momentum_residual; // max |H^-1 g| (velocity units, eq. 57) at each iterate
+  int refreshed = 0;  // contacts found at q^{n+1} and added, the step then solved again (refresh.cpp)
 };
 
 // The constraint rows of a state, for tests and debugging: J (rows x nvall, raw
@@ -63,6 +64,9 @@ class Stepper {
   int prepare(const State& s, double h);  // u~, collision, row layout; returns the row count
   void free_velocity(const State& s, double h);  // u~ and the factorisation of H at q-
   void detect(const State& s, double h);         // contacts and limits of the step
+  // Collides at q^{n+1} (from u_); appends the deep contacts no contact of the step covers.
+  // True when it added any (the caller solves the step again). refresh.cpp.
+  bool refresh_contacts(const State& s, double h);
   void reserve_rows(int nrow);                   // grow the per-row buffers
   bool unconstrained_solves(const State& s, double h, int nrow);  // is (u~, 0) the solution?
   void evaluate_rows(const VecX& q, const VecX& x) {
@@ -94,7 +98,7 @@ class Stepper {
   std::shared_ptr<const Model> m_;
   SolverOptions opt_;               // resolved (options.hpp)
   Data dH_, dk_;  // factorisation of H at q-; kinematics at the Newton iterate
-  std::vector<Contact> contacts_, previous_;
+  std::vector<Contact> contacts_, previous_, fresh_;
   VecX previous_force_;
   LimitSet limits_;                 // limits within reach this step
   Constraints cons_;                // the row kinds (constraints/)

@@ -1,0 +1,58 @@
+// Contacts that follow the bodies within a step (issue 16, item 5).
+//
+// The seed detects contacts once per step and keeps their features for the Newton
+// iterations (nonsmooth-newton-ncp.txt, Algorithm 1): the rows are re-evaluated at every
+// iterate from body-fixed points (constraints/contact_rows.cpp), so a contact point found
+// at q^n follows its bodies, but a feature that was not in the manifold at q^n (a box
+// edge that tumbles down during the step, a corner beyond the 4 points kept by manifold
+// reduction) has no row and sinks until the next step finds it. Here the step collides
+// once more at its result q^{n+1}; a contact deeper than refresh_depth that no contact of
+// the step covers (same geom pair, core points within a quarter of the smaller geom's
+// inner radius on both bodies) joins the contacts, and the step is solved again from the
+// start with the enlarged set. We chose this over persistent manifolds (MuJoCo-style
+// speculative corners, Bullet's contact caches) because it needs no state between steps
+// (batches stay bitwise reproducible and resettable per world) and costs one collision
+// pass per step plus a second solve only in the steps that miss a feature; the figures
+// are in docs/architecture.md "Contacts within a step".
+#include <algorithm>
+
+#include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/solver/stepper.hpp"
+
+namespace ncpgym {
+
+bool Stepper::refresh_contacts(const State& s, double h) {
+  const Model& m = *m_;
+  if (opt_.refresh_depth <= 0 || m.nbody <= 1) return false;
+  integrate(m, s.q.data(), u_.data(), h, qn_.data());
+  kinematics(m, dk_, qn_.data(), false);
+  CollisionOptions coll = opt_.collision;
+  coll.margin = opt_.thickness;  // touching or deeper only
+  detect_contacts(m, dk_, coll, fresh_, nullptr);
+  const size_t before = contacts_.size();
+  for (const Contact& f : fresh_) {
+    if (f.dist - opt_.thickness > -opt_.refresh_depth) continue;
+    double cover = 1e300;
+    for (int g : {f.geom1, f.geom2})
+      if (m.geom_type[g] != GeomType::Plane) cover = std::min(cover, 0.25 * inner_radius(m, g));
+    bool covered = false;
+    for (size_t c = 0; c < before && !covered; ++c) {
+      const Contact& k = contacts_[c];
+      covered = k.geom1 == f.geom1 && k.geom2 == f.geom2 && (k.local1 - f.local1).norm() < cover &&
+                (k.local2 - f.local2).norm() < cover;
+    }
+    if (!covered) contacts_.push_back(f);
+  }
+  if (contacts_.size() == before) return false;
+  // the new contacts' dist at the start of the step, as every other contact's
+  kinematics(m, dk_, s.q.data(), false);
+  for (size_t c = before; c < contacts_.size(); ++c) {
+    Contact& k = contacts_[c];
+    const Vec3 a = dk_.xpos[k.body1] + dk_.xmat[k.body1] * k.local1 - k.radius1 * k.normal;
+    const Vec3 b = dk_.xpos[k.body2] + dk_.xmat[k.body2] * k.local2 + k.radius2 * k.normal;
+    k.dist = k.normal.dot(a - b);
+  }
+  return true;
+}
+
+}  // namespace ncpgym
