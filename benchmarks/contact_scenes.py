@@ -392,7 +392,8 @@ def main(argv=None):
     if args.scenes:  # merge into the existing results: replace the chosen scenes' rows only
         old = json.loads(args.json.read_text()) if args.json.is_file() else {"scenes": []}
         kept = [r for r in old["scenes"] if r["scene"] not in chosen]
-        old["scenes"] = kept + rows
+        order = [*SECONDS, *EQUALITY_SCENES]  # scene order of a full run
+        old["scenes"] = sorted(kept + rows, key=lambda r: order.index(r["scene"]))
         old.setdefault("meta", meta)["partial_runs"] = old["meta"].get("partial_runs", []) + [
             f"python benchmarks/contact_scenes.py --scenes {' '.join(args.scenes)} "
             f"(ncpgym {ncpgym.__version__}, mujoco {mujoco.__version__})"]

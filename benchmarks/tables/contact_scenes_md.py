@@ -12,6 +12,12 @@ for r in rows:
     if "max_violation_m" not in r:
         print(f"| {r['scene']} | {r['engine']} | {r['max_penetration_m']:.2e} | {r['drift_m']:.2e} | {r['stable']} | {r['step_us']:.0f} |")
 print()
+print("| pile scene | engine | deepest transient penetration (m) | resting penetration, last second (m) | contacts at the end | µs/step |")
+print("|---|---|---|---|---|---|")
+for r in rows:
+    if "contacts" in r:
+        print(f"| {r['scene']} | {r['engine']} | {r['max_penetration_m']:.2e} | {r['rest_penetration_m']:.2e} | {r['contacts']} | {r['step_us']:.0f} |")
+print()
 print("| scene | engine | max violation (m, rad) | at the end | stable | µs/step |")
 print("|---|---|---|---|---|---|")
 for r in rows:
