@@ -9,6 +9,7 @@
 #include "ncpgym/collision/convex.hpp"
 #include "fixtures.hpp"
 #include "ncpgym/collision/detect.hpp"
+#include "ncpgym/collision/convex_contact.hpp"
 #include "ncpgym/collision/narrowphase.hpp"
 #include "ncpgym/constraints/ncp.hpp"
 #include "ncpgym/solver/stepper.hpp"

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "ncpgym/collision/detect.hpp"
+#include "ncpgym/collision/filter.hpp"
+#include "ncpgym/collision/geom.hpp"
 
 namespace ncpgym {
 

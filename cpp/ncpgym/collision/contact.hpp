@@ -61,3 +61,7 @@ struct GeomPose {
 };
 
 }  // namespace ncpgym
+
+namespace ncpgym::collision {
+using Points = std::vector<ContactPoint>;  // what a narrow-phase test appends to
+}  // namespace ncpgym::collision

@@ -1,17 +1,17 @@
 // Contacts between any two convex shapes (written for ncpgym). GJK/EPA (convex.cpp) give
 // the normal and the deepest (or closest) pair; a resting contact then needs an area, so
-// when one shape has a face (hull face, box face, cylinder cap) within kFaceAngle of the
-// normal, that face is the reference and the other shape's supporting feature (face,
-// cylinder side or capsule segment, or point) is clipped against its sides, as box-box
-// does (Ericson §8.3 face clipping). Otherwise (edge-edge, curved-curved) the contact is
-// the single GJK/EPA pair.
+// when one shape has a face (hull face, box face, cylinder cap) within 3 degrees of the
+// normal (kCosFace), that face is the reference and the other shape's supporting feature
+// (a face, a cylinder's side line or two cap-rim points, a capsule's segment, a point) is
+// clipped against its sides, as box-box does (Ericson §8.3 face clipping). Otherwise
+// (edge-edge, curved-curved) the contact is the single GJK/EPA pair.
 #include <algorithm>
 #include <array>
 #include <cmath>
 
 #include "ncpgym/collision/convex.hpp"
 #include "ncpgym/collision/manifold.hpp"
-#include "ncpgym/collision/narrowphase.hpp"
+#include "ncpgym/collision/convex_contact.hpp"
 
 namespace ncpgym::collision {
 

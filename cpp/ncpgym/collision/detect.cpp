@@ -9,6 +9,7 @@
 
 #include "ncpgym/collision/broadphase.hpp"
 #include "ncpgym/collision/convex.hpp"
+#include "ncpgym/collision/convex_contact.hpp"
 #include "ncpgym/collision/narrowphase.hpp"
 
 namespace ncpgym {
@@ -29,45 +30,6 @@ int rank(GeomType t) {
 }
 
 }  // namespace
-
-collision::Shape geom_shape(const Model& m, int g, const GeomPose& p) {
-  using collision::CoreKind;
-  collision::Shape s;
-  s.pos = p.pos;
-  s.rot = p.rot;
-  const Vec3& z = m.geom_size[g];
-  switch (m.geom_type[g]) {
-    case GeomType::Sphere: s.kind = CoreKind::Point; s.radius = z[0]; break;
-    case GeomType::Capsule: s.kind = CoreKind::Segment; s.size = Vec3(0, z[1], 0); s.radius = z[0]; break;
-    case GeomType::Box: s.kind = CoreKind::Box; s.size = z; s.hull = &m.geom_hull[g]; break;
-    case GeomType::Cylinder: s.kind = CoreKind::Cylinder; s.size = Vec3(z[0], z[1], 0); break;
-    case GeomType::Mesh: s.kind = CoreKind::Hull; s.hull = &m.mesh_hull[m.geom_mesh[g]]; break;
-    case GeomType::Plane: break;
-  }
-  return s;
-}
-
-GeomPose geom_pose(const Model& m, const Data& d, int g) {
-  const int b = m.geom_body[g];
-  return GeomPose{d.xpos[b] + d.xmat[b] * m.geom_pos[g], d.xmat[b] * m.geom_quat[g].toRotationMatrix()};
-}
-
-double inner_radius(const Model& m, int g) {
-  const Vec3& s = m.geom_size[g];
-  switch (m.geom_type[g]) {
-    case GeomType::Plane: return 0;
-    case GeomType::Sphere: return s[0];
-    case GeomType::Capsule: return s[0];
-    case GeomType::Box: return s.minCoeff();
-    case GeomType::Cylinder: return std::min(s[0], s[1]);
-    case GeomType::Mesh: {
-      double r = std::numeric_limits<double>::infinity();
-      for (const auto& f : m.mesh_hull[m.geom_mesh[g]].faces) r = std::min(r, f.offset);
-      return std::max(r, 0.0);
-    }
-  }
-  return 0;
-}
 
 namespace {
 
@@ -101,38 +63,7 @@ void narrow(const Model& m, int g1, const GeomPose& p1, int g2, const GeomPose& 
   convex_pair(geom_shape(m, g1, p1), geom_shape(m, g2, p2), margin, out);
 }
 
-bool is_static(const Model& m, int body) { return m.body_lastdof[body] < 0; }
-
-bool ancestor(const Model& m, int a, int b) {  // a is the parent of b
-  return m.body_parent[b] == a;
-}
-
 }  // namespace
-
-double geom_rbound(const Model& m, int g) {
-  const Vec3& s = m.geom_size[g];
-  switch (m.geom_type[g]) {
-    case GeomType::Plane: return std::numeric_limits<double>::infinity();
-    case GeomType::Sphere: return s[0];
-    case GeomType::Capsule: return s[0] + s[1];
-    case GeomType::Cylinder: return std::hypot(s[0], s[1]);
-    case GeomType::Box: return s.norm();
-    case GeomType::Mesh: return m.mesh_hull[m.geom_mesh[g]].rbound;
-  }
-  return 0;
-}
-
-bool geoms_may_collide(const Model& m, int g1, int g2) {
-  const int b1 = m.geom_body[g1], b2 = m.geom_body[g2];
-  if (b1 == b2) return false;
-  if (is_static(m, b1) && is_static(m, b2)) return false;
-  // MuJoCo's parent-child filter, which never applies to the world body
-  if ((b1 != 0 && ancestor(m, b1, b2)) || (b2 != 0 && ancestor(m, b2, b1))) return false;
-  if (m.geom_type[g1] == GeomType::Plane && m.geom_type[g2] == GeomType::Plane) return false;
-  const std::array<int, 2> pair{std::min(b1, b2), std::max(b1, b2)};  // <contact><exclude>
-  if (std::find(m.exclude_pairs.begin(), m.exclude_pairs.end(), pair) != m.exclude_pairs.end()) return false;
-  return (m.geom_contype[g1] & m.geom_conaffinity[g2]) || (m.geom_contype[g2] & m.geom_conaffinity[g1]);
-}
 
 double geom_distance(const Model& m, const Data& d, int g1, int g2, double distmax, Vec3& p1, Vec3& p2) {
   p1.setZero();
@@ -161,7 +92,6 @@ double geom_distance(const Model& m, const Data& d, int g1, int g2, double distm
   return best;
 }
 
-bool accepts_particles(const Model& m, int g) { return (m.geom_conaffinity[g] & 1) != 0; }
 
 void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt, std::vector<Contact>& out,
                      const double* sweep) {

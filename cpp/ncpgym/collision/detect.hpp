@@ -1,22 +1,21 @@
-// Collision detection for one world: broad phase (bounding spheres, planes always
-// candidates), filtering (same body, parent-child, static-static, MuJoCo's
-// contype/conaffinity) and dispatch to the narrow phase.
+// Collision detection for one world: the broad phase's candidate pairs (broadphase.hpp,
+// filtered by filter.hpp), dispatch to the narrow phase (closed forms in narrowphase.hpp,
+// support functions in convex_contact.hpp), contacts with particles and soft surfaces,
+// and the distance between two geoms.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "ncpgym/collision/contact.hpp"
-#include "ncpgym/collision/convex.hpp"
+#include "ncpgym/collision/filter.hpp"
+#include "ncpgym/collision/geom.hpp"
 
 namespace ncpgym {
 
 struct CollisionOptions {
   double margin = 0.01;  // pairs closer than this become contacts (inactive while apart)
 };
-
-// Whether geoms g1 and g2 may collide under the model's filtering rules.
-bool geoms_may_collide(const Model& m, int g1, int g2);
 
 // Contacts at the poses in d (after kinematics()), written to `out` (cleared first).
 // `sweep` (ngeom, optional) is how far each geom may travel during the step; a pair is
@@ -45,18 +44,5 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
 // with the witness points on each (world); distmax when they are farther apart than that
 // (MuJoCo's mj_geomDistance contract). Non-plane pairs use GJK/EPA on the true shapes.
 double geom_distance(const Model& m, const Data& d, int g1, int g2, double distmax, Vec3& p1, Vec3& p2);
-
-// Whether a geom collides with particles and soft bodies (conaffinity bit 1).
-bool accepts_particles(const Model& m, int g);
-
-// A geom's world pose, and its shape for support-function queries (collision/convex.hpp).
-GeomPose geom_pose(const Model& m, const Data& d, int g);
-collision::Shape geom_shape(const Model& m, int g, const GeomPose& p);
-
-// Radius of the largest ball about the geom's origin inside it (0 for planes).
-double inner_radius(const Model& m, int g);
-
-// Bounding-sphere radius of a geom (infinite for planes).
-double geom_rbound(const Model& m, int g);
 
 }  // namespace ncpgym

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "ncpgym/collision/narrowphase.hpp"
+#include "ncpgym/collision/contact.hpp"
 
 namespace ncpgym::collision {
 

@@ -11,8 +11,6 @@
 
 namespace ncpgym::collision {
 
-using Points = std::vector<ContactPoint>;
-
 // geom 2 is a plane through pose.pos with normal pose.rot.col(2) (half-space below)
 void sphere_plane(const GeomPose& s, double r, const GeomPose& p, double margin, Points& out);
 void capsule_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out);
@@ -32,17 +30,5 @@ void box_box(const GeomPose& a, const Vec3& ha, const GeomPose& b, const Vec3& h
 void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const ConvexHull& pb, double margin, Points& out);
 void capsule_poly(const GeomPose& a, double ra, double ha, const GeomPose& b, const ConvexHull& pb,
                   double margin, Points& out);
-
-// Any other pair of convex shapes (boxes with hulls, cylinders, hulls; spheres and capsules
-// against cylinders): GJK/EPA for the normal and depth, then a face-clipped manifold
-// (collision/convex_contact.cpp). Shapes are described in collision/convex.hpp.
-struct Shape;
-void convex_pair(const Shape& a, const Shape& b, double margin, Points& out);
-
-// The supporting feature of shape I towards a reference face `ref` (a convex polygon,
-// counter-clockwise about its outward normal m, which points towards I), clipped to the
-// face's prism: core points (world) of I, each grown by `rad` along -m to I's surface.
-void clip_to_face(const Shape& I, const std::vector<Vec3>& ref, const Vec3& m, std::vector<Vec3>& cores,
-                  double& rad);
 
 }  // namespace ncpgym::collision

@@ -1,0 +1,16 @@
+// Contact filtering, MuJoCo's rules: which geom pairs may collide (not on one body, not
+// both static, not parent and child, not excluded, contype/conaffinity bits) and which
+// geoms take particles and soft bodies.
+#pragma once
+
+#include "ncpgym/model/model.hpp"
+
+namespace ncpgym {
+
+// Whether geoms g1 and g2 may collide under the model's filtering rules.
+bool geoms_may_collide(const Model& m, int g1, int g2);
+
+// Whether a geom collides with particles and soft bodies (conaffinity bit 1).
+bool accepts_particles(const Model& m, int g);
+
+}  // namespace ncpgym
