@@ -1,0 +1,172 @@
+"""Hand-written one-line mutants of the C++ core (issue 14), each built into a scratch copy
+of the source and run against the tests that should catch it; prints KILLED or SURVIVED
+per mutant and writes a JSON summary. Not in CI (a build per mutant: about 2 minutes each
+on 2 cores).
+
+    python scripts/mutants_cpp.py [--only NAME ...] [--json benchmarks/results/mutants_cpp.json]
+
+The scratch copy is `git archive HEAD` (commit first), configured like the editable
+install (pybind11, Eigen from cmeel, ccache) and built with the GoogleTest suite; the
+Python tests import a scratch package holding the mutated extension module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parents[1]
+C = "cpp/ncpgym/collision/"
+
+# (file, original text, mutated text, name, gtest filter, pytest files)
+CONVEX_PY = ["test_convex_collision.py"]
+M = [
+    (C + "convex.cpp", "if (vv - v.dot(w.w) <= 1e-13 * vv) return false;",
+     "if (vv - v.dot(w.w) <= 1e-3 * vv) return false;", "GJK stops early", "Convex*", CONVEX_PY),
+    (C + "convex.cpp", "if (!flat && sp * so > 0) continue;", "if (sp * so > 0) continue;",
+     "GJK takes a flat tetrahedron as holding the origin", "Convex*", CONVEX_PY),
+    (C + "convex.cpp", "      const Vec3 vw = w.w - v;\n      const double t = std::min(1.0, -v.dot(vw) / vw.squaredNorm());",
+     "      const Vec3 vw = w.w - v;\n      const double t = 0 * std::min(1.0, -v.dot(vw) / vw.squaredNorm());",
+     "GJK without the Frank-Wolfe fallback", "Convex*", CONVEX_PY),
+    (C + "convex.cpp", "if (rad > 1e-300) p.head<2>() = size[0] / rad * l.head<2>();",
+     "if (rad > 1e-300) p.head<2>() = size[0] / std::abs(l.x() + l.y()) * l.head<2>();",
+     "cylinder support off the rim", "Convex*", CONVEX_PY),
+    (C + "convex.cpp", "const double tol = 1e-10 * scale;", "const double tol = 1e-3 * scale;",
+     "EPA stops early", "Convex*", CONVEX_PY),
+    (C + "convex_contact.cpp", "const double kCosFace = std::cos(3 * M_PI / 180);",
+     "const double kCosFace = std::cos(30 * M_PI / 180);", "face contact within 30 degrees", "Narrowphase*:Convex*",
+     CONVEX_PY + ["test_contact_scenes.py"]),
+    (C + "convex_contact.cpp", "const Vec3 side = (ref[(i + 1) % ref.size()] - ref[i]).cross(m);",
+     "const Vec3 side = m.cross(ref[(i + 1) % ref.size()] - ref[i]);", "clip planes face inwards",
+     "Narrowphase*:Convex*", CONVEX_PY + ["test_soft_contact.py"]),
+    (C + "convex_contact.cpp", "      pts.push_back(S.pos - S.size[1] * axis);\n      pts.push_back(S.pos + S.size[1] * axis);\n      return;\n    }\n    case CoreKind::Cylinder:",
+     "      pts.push_back(S.support(d));\n      return;\n    }\n    case CoreKind::Cylinder:",
+     "capsule feature: one end only", "Narrowphase*:Convex*", CONVEX_PY),
+    (C + "narrowphase.cpp", "for (int v : hull.faces[hull.face_around(low, down)].verts) {",
+     "for (int v = 0; v < static_cast<int>(hull.vert.size()); ++v) {", "mesh-plane: every vertex in the margin",
+     "Narrowphase*", CONVEX_PY),
+    (C + "narrowphase.cpp", "if (h < margin) push(out, pt, pt - h * n, n, rr, 0.0);",
+     "if (h < margin) push(out, pt, pt - h * n, n, 0.0, 0.0);", "cylinder on a plane: material rim points",
+     "Narrowphase*", CONVEX_PY),
+    ("cpp/ncpgym/model/hull.hpp", "      if (c > bc) {\n        bc = c;\n        best = vface[k];",
+     "      if (c < bc) {\n        bc = c;\n        best = vface[k];", "face_around picks the worst face",
+     "Narrowphase*:Convex*", CONVEX_PY),
+    (C + "soft_contact.cpp", "emit(X, rad, y, w, -nt, h - rad, true);", "emit(X, rad, y, w, -nt, h - rad, false);",
+     "clipped soft points obey edge ownership", "Soft*", ["test_soft_contact.py"]),
+    (C + "soft_contact.cpp", "if (h - rad < -deep) continue;", "if (h - rad < 0) continue;",
+     "soft clipped points dropped once inside", "Soft*", ["test_soft_contact.py"]),
+    (C + "broadphase.cpp", "std::sort(pairs.begin(), pairs.end());", "(void)0;",
+     "broad phase pairs unsorted", "Narrowphase*", ["test_golden_trajectories.py", "test_convex_collision.py"]),
+    ("cpp/ncpgym/solver/refresh.cpp", "if (f.dist - opt_.thickness > -opt_.refresh_depth) continue;", "continue;",
+     "refresh never adds", "Narrowphase*", CONVEX_PY),
+    ("cpp/ncpgym/solver/refresh.cpp", "cover = std::min(cover, 0.25 * inner_radius(m, g));",
+     "cover = std::min(cover, 25 * inner_radius(m, g));", "refresh covers everything", "Narrowphase*", CONVEX_PY),
+    ("cpp/ncpgym/builder/hull.cpp", "if ((c.n - nrm).norm() < 1e-6 && std::abs(c.d - d) < 1e-9 * s) g = &c;",
+     "if ((c.n - nrm).norm() < 1e-12 && std::abs(c.d - d) < 1e-15 * s) g = &c;",
+     "hull faces not merged", "Convex*:Narrowphase*", CONVEX_PY),
+]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, shell=isinstance(cmd, str), capture_output=True, text=True, **kw)
+
+
+def configure(scratch: Path) -> Path:
+    src = scratch / "src"
+    src.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    pybind = sh([sys.executable, "-m", "pybind11", "--cmakedir"]).stdout.strip()
+    build = scratch / "build"
+    r = sh(["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+            "-DSKBUILD=2", f"-Dpybind11_DIR={pybind}", f"-DPython_EXECUTABLE={sys.executable}",
+            "-DNCPGYM_BUILD_TESTS=ON"])
+    if r.returncode:
+        sys.exit(r.stdout + r.stderr)
+    return src
+
+
+def build(scratch: Path) -> bool:
+    r = sh(["cmake", "--build", str(scratch / "build"), "-j2"])
+    if r.returncode:
+        print(r.stdout[-2000:], r.stderr[-2000:])
+    return r.returncode == 0
+
+
+def package(scratch: Path, src: Path) -> Path:
+    """A scratch package: the committed Python sources and the freshly built module."""
+    pkg = scratch / "pkg"
+    shutil.rmtree(pkg, ignore_errors=True)
+    shutil.copytree(src / "python" / "ncpgym", pkg / "ncpgym")
+    so = next((scratch / "build").glob("_core*.so"))
+    shutil.copy(so, pkg / "ncpgym" / so.name)
+    return pkg
+
+
+def run_tests(scratch: Path, src: Path, gtest: str, pyfiles: list[str]) -> tuple[bool, str]:
+    """True when a test fails (the mutant is killed)."""
+    r = sh([str(scratch / "build" / "tests" / "cpp" / "ncpgym_tests"), f"--gtest_filter={gtest}"])
+    if r.returncode:
+        return True, "gtest"
+    pkg = package(scratch, src)
+    runner = scratch / "run_pytest.py"
+    runner.write_text(
+        "import sys\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in type(f).__module__]\n"
+        f"sys.path.insert(0, {str(pkg)!r})\n"
+        "import ncpgym, pytest\n"
+        f"assert ncpgym.__file__.startswith({str(pkg)!r}), ncpgym.__file__\n"
+        "sys.exit(pytest.main(sys.argv[1:]))\n")
+    r = sh([sys.executable, str(runner), "-x", "-q", "-p", "no:cacheprovider", *pyfiles],
+           cwd=str(src / "tests" / "python"))
+    if r.returncode not in (0, 1):
+        raise RuntimeError(f"pytest could not run ({r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+    return r.returncode == 1, "pytest" if r.returncode == 1 else ""
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", nargs="+", metavar="NAME", help="run only the mutants whose name contains one of these")
+    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "mutants_cpp.json")
+    args = ap.parse_args(argv)
+    chosen = [mu for mu in M if not args.only or any(o in mu[3] for o in args.only)]
+    scratch = Path(tempfile.mkdtemp(prefix="ncpgym-cpp-mutants-"))
+    t0 = time.time()
+    src = configure(scratch)
+    print(f"building the unmutated copy in {scratch} ...", flush=True)
+    if not build(scratch):
+        sys.exit("the unmutated copy does not build")
+    results = []
+    for f, old, new, name, gtest, pyfiles in tqdm(chosen, unit="mutant"):
+        path = src / f
+        text = path.read_text()
+        if text.count(old) != 1:
+            sys.exit(f"mutant {name!r}: the original text occurs {text.count(old)} times in {f}")
+        path.write_text(text.replace(old, new))
+        try:
+            built = build(scratch)
+            killed, by = (True, "compile") if not built else run_tests(scratch, src, gtest, pyfiles)
+        finally:
+            path.write_text(text)
+        results.append(dict(name=name, file=f, killed=killed, by=by))
+        tqdm.write(f"{'KILLED  ' if killed else 'SURVIVED'} {name} ({f}{', by ' + by if by else ''})")
+    killed = sum(r["killed"] for r in results)
+    print(f"{killed} of {len(results)} killed in {(time.time() - t0) / 60:.1f} min")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    commit = sh(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]).stdout.strip()
+    args.json.write_text(json.dumps({"command": "python scripts/mutants_cpp.py", "commit": commit,
+                                     "killed": killed, "total": len(results), "mutants": results}, indent=1) + "\n")
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
