@@ -474,6 +474,33 @@ def test_overlapping_pairs_match_the_brute_force_depth_and_normal(pairs, family)
     assert not bad, "\n".join(bad)
 
 
+def test_contact_normals_of_overlapping_pairs_are_the_reference_normal(pairs):
+    """The contacts a step detects for every overlapping pair carry the pair's normal (the
+    brute-force reference) within 3 degrees: the manifold may take a face's normal as the
+    contact normal only when that face is within 3 degrees of it (a face 25 degrees off on
+    a rock would tilt every contact of a resting pile)."""
+    sim = ncpgym.Simulator(pairs.model, refresh_depth=0.0)  # only the contacts found at q-
+    sim.q[:] = pairs.mjd.qpos
+    sim.step()
+    c = sim.contacts
+    bad, seen = [], 0
+    for case in pairs.cases:
+        if case.ref.dist > 0:
+            continue
+        ga, gb = (pairs.model.geom_names.index(case.name + t) for t in "ab")
+        for k in range(len(c["dist"])):
+            if {int(c["geom1"][k]), int(c["geom2"][k])} != {ga, gb}:
+                continue
+            seen += 1
+            # contact normals point from geom2 to geom1; the reference's from A to B
+            n = c["normal"][k] if c["geom2"][k] == ga else -c["normal"][k]
+            angle = np.degrees(np.arccos(np.clip(n @ case.ref.normal, -1.0, 1.0)))
+            if angle > 3.0 + 1e-6:
+                bad.append(f"{case.family} {case.name}: contact normal {angle:.2f} deg off")
+    assert seen >= sum(c.ref.dist < 0 for c in pairs.cases)
+    assert not bad, "\n".join(bad)
+
+
 def test_geom_distance_contract(pairs):
     """Beyond distmax the answer is distmax (as MuJoCo); the distance is symmetric in the
     geoms, with the witness points swapped."""

@@ -9,9 +9,9 @@
 
 namespace ncpgym::collision {
 
-// Any other pair of convex shapes (boxes with hulls, cylinders, hulls; spheres and capsules
-// against cylinders): GJK/EPA for the normal and depth, then a face-clipped manifold
-// (convex_contact.cpp). Shapes are described in collision/convex.hpp.
+// Any other pair of convex shapes (boxes with hulls, cylinders, hulls; capsules against
+// hulls and cylinders; spheres against cylinders): GJK/EPA for the normal and depth, then
+// a face-clipped manifold (convex_contact.cpp). Shapes are described in convex.hpp.
 void convex_pair(const Shape& a, const Shape& b, double margin, Points& out);
 
 // The supporting feature of shape I towards a reference face `ref` (a convex polygon,

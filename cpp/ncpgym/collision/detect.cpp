@@ -58,8 +58,6 @@ void narrow(const Model& m, int g1, const GeomPose& p1, int g2, const GeomPose& 
   if (t1 == GeomType::Capsule && t2 == GeomType::Box) return capsule_box(p1, s1[0], s1[1], p2, s2, margin, out);
   if (t1 == GeomType::Box && t2 == GeomType::Box) return box_box(p1, s1, p2, s2, margin, out);
   if (t2 == GeomType::Mesh && t1 == GeomType::Sphere) return sphere_poly(p1, s1[0], p2, m.mesh_hull[m.geom_mesh[g2]], margin, out);
-  if (t2 == GeomType::Mesh && t1 == GeomType::Capsule)
-    return capsule_poly(p1, s1[0], s1[1], p2, m.mesh_hull[m.geom_mesh[g2]], margin, out);
   convex_pair(geom_shape(m, g1, p1), geom_shape(m, g2, p2), margin, out);
 }
 

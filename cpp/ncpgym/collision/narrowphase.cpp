@@ -346,23 +346,4 @@ void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const ConvexHu
   push(out, a.pos - ra * n, p, n, ra, 0.0);
 }
 
-void capsule_poly(const GeomPose& a, double ra, double ha, const GeomPose& b, const ConvexHull& pb,
-                  double margin, Points& out) {
-  Vec3 e0, e1;
-  capsule_ends(a, ha, e0, e1);
-  const size_t first = out.size();
-  sphere_poly({e0, a.rot}, ra, b, pb, margin, out);
-  sphere_poly({e1, a.rot}, ra, b, pb, margin, out);
-  // the segment point closest to the polyhedron, when strictly between the ends
-  Vec3 p = a.pos, q, n;
-  double d;
-  for (int it = 0; it < 8; ++it) {
-    closest_on_poly(p, b, pb, q, n, d);
-    p = closest_on_segment(q, e0, e1);
-  }
-  if ((p - e0).norm() > 1e-6 * (1 + ha) && (p - e1).norm() > 1e-6 * (1 + ha))
-    sphere_poly({p, a.rot}, ra, b, pb, margin, out);
-  reduce_manifold(out, first);
-}
-
 }  // namespace ncpgym::collision

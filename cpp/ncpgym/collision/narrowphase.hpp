@@ -25,10 +25,9 @@ void sphere_box(const GeomPose& a, double ra, const GeomPose& b, const Vec3& hb,
 void capsule_box(const GeomPose& a, double ra, double ha, const GeomPose& b, const Vec3& hb, double margin, Points& out);
 void box_box(const GeomPose& a, const Vec3& ha, const GeomPose& b, const Vec3& hb, double margin, Points& out);
 
-// Sphere and capsule against a convex hull (exact closest points: face interiors, then
-// edges).
+// Sphere against a convex hull (exact closest points: face interiors, then edges).
+// Capsules against hulls go through convex_pair (convex_contact.hpp): per-end closest
+// points gave each end its own normal, up to 18 degrees off the pair's in deep overlaps.
 void sphere_poly(const GeomPose& a, double ra, const GeomPose& b, const ConvexHull& pb, double margin, Points& out);
-void capsule_poly(const GeomPose& a, double ra, double ha, const GeomPose& b, const ConvexHull& pb,
-                  double margin, Points& out);
 
 }  // namespace ncpgym::collision
