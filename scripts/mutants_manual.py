@@ -1,6 +1,8 @@
 """Hand-written mutants of the Python layer (the one-line bugs issue 14 lists), each applied
 to a scratch copy of the package and run against the task/env tests; prints KILLED or
-SURVIVED per mutant. Not in CI. Usage: python scripts/mutants_manual.py [TEST_FILE ...]"""
+SURVIVED per mutant. Not in CI. Usage: python scripts/mutants_manual.py [--only NAME ...] [TEST_FILE ...]
+(TEST_FILEs replace the default test files of the task mutants; loader/export mutants run
+their own)."""
 import os, shutil, subprocess, sys, tempfile, site
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,6 +18,7 @@ open(RUNNER, "w").write(
     "import ncpgym, pytest\n"
     f"assert ncpgym.__file__.startswith({SCRATCH!r})\n"
     "sys.exit(pytest.main(sys.argv[1:]))\n")
+LOADER = ["test_loading.py", "test_mujoco_crosscheck.py", "test_simulator_api.py", "test_equality.py"]
 M = [
  ("tasks/flagrun.py", "np.arctan2(d[:, 1], d[:, 0]) - yaw", "np.arctan2(d[:, 1], d[:, 0]) + yaw", "yaw sign"),
  ("tasks/flagrun.py", "c, s = np.cos(-yaw), np.sin(-yaw)", "c, s = np.cos(yaw), np.sin(yaw)", "velocity rotated wrong way"),
@@ -55,9 +58,26 @@ M = [
  ("vector.py", "obs[pending] = self._restart(pending)[pending]", "self._elapsed[pending] = 0", "next-step autoreset skips state reset"),
  ("wrappers.py", "reward[reset_step] = 0.0  # next-step", "pass  # next-step", "RewardTerms reward zeroing removed"),
  ("wrappers.py", "                v[reset_step] = 0.0", "                pass", "RewardTerms terms zeroing removed"),
+ # the loader and the MJCF export (their own tests)
+ ("models/loader.py", "springref=float(mjm.qpos_spring[qa]) if scalar else 0.0,", "springref=0.0,", "loader drops springref", LOADER),
+ ("models/loader.py", "kp=float(gain[0]),", "kp=0.5 * float(gain[0]),", "loader halves kp", LOADER),
+ ("models/loader.py", "gear=gear * gain[0]", "gear=gear", "loader drops the motor gain", LOADER),
+ ("models/loader.py", "contype=int(mjm.geom_contype[g]), conaffinity=int(mjm.geom_conaffinity[g]),",
+  "contype=1, conaffinity=1,", "loader forces contype/conaffinity to 1", LOADER),
+ ("models/export.py", 'friction="{_f(model.geom_friction[g])}"', 'friction="1 0.005 0.0001"', "export friction constant", LOADER),
+ ("models/export.py", "            if model.jnt_limited[j]:\n", "            if False:\n", "export drops joint limits", LOADER),
 ]
-tests = sys.argv[1:] or ["test_task_definitions.py", "test_flagrun_and_wrappers.py", "test_vector_env.py", "test_yumi.py"]
-for f, old, new, name in M:
+args = sys.argv[1:]
+only = []
+while "--only" in args:  # --only NAME: the mutants whose name contains NAME
+    k = args.index("--only")
+    only.append(args[k + 1])
+    del args[k:k + 2]
+DEFAULT = args or ["test_task_definitions.py", "test_flagrun_and_wrappers.py", "test_vector_env.py", "test_yumi.py"]
+for f, old, new, name, *own in M:
+    if only and not any(o in name for o in only):
+        continue
+    tests = own[0] if own else DEFAULT
     dst = os.path.join(SCRATCH, "ncpgym")
     shutil.rmtree(dst, ignore_errors=True)
     shutil.copytree(SRC, dst)

@@ -144,3 +144,58 @@ def test_mjcf_export_round_trip_keeps_the_dynamics():
         assert m2.ngeom == m.ngeom
         solid = m.geom_type != 0  # planes: MuJoCo stores a display size, ncpgym none
         assert np.allclose(m2.geom_size[solid], m.geom_size[solid])
+
+
+LOADER_MJCF = """
+<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1" friction="0.3 0.01 0.002" contype="2" conaffinity="4"/>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0" ref="0.1" stiffness="5" springref="0.4"
+             damping="0.3" range="-1.2 0.9" limited="true"/>
+      <geom name="link" type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"
+            friction="0.7 0.02 0.003" contype="1" conaffinity="3"/>
+      <body name="slider" pos="0.3 0 0">
+        <joint name="slide" type="slide" axis="1 0 0" range="-0.1 0.2" limited="true" stiffness="2" springref="0.05"/>
+        <geom type="box" size="0.05 0.05 0.05" mass="0.5" friction="1.1 0.005 0.0001"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <general name="motor" joint="hinge" gear="2" gainprm="3" ctrlrange="-1 1" ctrllimited="true"/>
+    <position name="servo" joint="slide" kp="40" kv="2"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_loader_and_export_keep_springs_actuator_gains_limits_friction_and_contact_bits():
+    """Against MuJoCo on an MJCF written here: passive forces with springs at springref
+    (not ref), actuator forces (a motor's gear x gain, a servo's kp and kv) at a random
+    state and control, joint limits, friction and contact bits; then all but the actuators
+    (which to_mjcf does not write) through to_mjcf and back."""
+    from ncpgym.models import from_mujoco, to_mjcf
+
+    mjm = mujoco.MjModel.from_xml_string(LOADER_MJCF)
+    mjd = mujoco.MjData(mjm)
+    rng = np.random.default_rng(7)
+    q, u, ctrl = np.array([0.25, 0.07]), rng.normal(size=2), np.array([0.6, 0.12])
+    mjd.qpos[:], mjd.qvel[:], mjd.ctrl[:] = q, u, ctrl
+    mujoco.mj_forward(mjm, mjd)
+    m = from_mujoco(mjm)
+    for model in (m, from_mujoco(mujoco.MjModel.from_xml_string(to_mjcf(m)))):
+        # springs (and damping) as MuJoCo's qfrc_passive: qacc with tau = 0 and no contact
+        expect = np.zeros((1, 2))
+        mujoco.mj_solveM(mjm, mjd, expect, (mjd.qfrc_passive - mjd.qfrc_bias)[None])
+        expect = expect[0]
+        np.testing.assert_allclose(ncpgym.dynamics.forward(model, q, u), expect, rtol=1e-9, atol=1e-9)
+        np.testing.assert_array_equal(model.jnt_limited, mjm.jnt_limited)
+        np.testing.assert_allclose(model.jnt_range, mjm.jnt_range)
+        np.testing.assert_allclose(np.asarray(model.geom_friction), mjm.geom_friction)
+        np.testing.assert_array_equal(model.geom_contype, mjm.geom_contype)
+        np.testing.assert_array_equal(model.geom_conaffinity, mjm.geom_conaffinity)
+    b = ncpgym.Batch(m, 1)  # (to_mjcf writes no actuators)
+    b.q[0], b.u[0], b.ctrl[0] = q, u, ctrl
+    b.forward()
+    np.testing.assert_allclose(b.qfrc_actuator[0], mjd.qfrc_actuator, rtol=1e-9, atol=1e-9)
