@@ -1,4 +1,5 @@
-"""Hand-written one-line mutants of the C++ core (issue 14), each built into a scratch copy
+"""Hand-written one-line mutants of the C++ core (issue 14: collision, the refresh, the
+element compliances), each built into a scratch copy
 of the source and run against the tests that should catch it; prints KILLED or SURVIVED
 per mutant and writes a JSON summary. Not in CI (a build per mutant: about 2 minutes each
 on 2 cores).
@@ -70,6 +71,9 @@ M = [
      "refresh never adds", "Narrowphase*", CONVEX_PY),
     ("cpp/ncpgym/solver/refresh.cpp", "cover = std::min(cover, 0.25 * inner_radius(m, g));",
      "cover = std::min(cover, 25 * inner_radius(m, g));", "refresh covers everything", "Narrowphase*", CONVEX_PY),
+    ("cpp/ncpgym/constraints/tet_linear.cpp", "rows.E[r] = k == 0 ? 1.0 / (3.0 * K * V) : 1.0 / (2.0 * mu * V);",
+     "rows.E[r] = k == 0 ? 1.0 / (2.0 * mu * V) : 1.0 / (2.0 * mu * V);", "tet bulk compliance from mu",
+     "Soft*", ["test_soft_physics.py"]),
     ("cpp/ncpgym/builder/hull.cpp", "if ((c.n - nrm).norm() < 1e-6 && std::abs(c.d - d) < 1e-9 * s) g = &c;",
      "if (false) g = &c;",
      "hull faces not merged", "Convex*:Narrowphase*", CONVEX_PY),

@@ -69,22 +69,34 @@ TEST(Soft, RowsMatchFiniteDifferences) {
   }
 }
 
+// The rows and compliances the solver builds for one element (Stepper::constraint_rows:
+// the element block, eq. 8's c and E) at the particle positions x = F X.
+ConstraintRows element_rows(const std::shared_ptr<const Model>& m, const Mat3& F) {
+  Stepper st(m, SolverOptions());
+  State s(*m);
+  for (int p = 0; p < m->nparticle; ++p) s.x.segment<3>(3 * p) = F * m->particle_pos0[p];
+  return st.constraint_rows(s);
+}
+
 TEST(Soft, ComplianceFormEncodesTheLinearIsotropicEnergy) {
-  // 1/2 sum c_k^2 / E_k = V (mu eps:eps + lambda/2 tr(eps)^2) with eps = S - I from an SVD
+  // 1/2 sum c_k^2 / E_k over the solver's six element rows (their E read from the solver,
+  // not restated here) = V (mu eps:eps + lambda/2 tr(eps)^2), eps = S - I from an SVD, with
+  // mu and lambda from E and nu by hand: a swapped or mis-scaled compliance shows here
   std::mt19937 rng(5);
   const Tet t = rest_tet();
-  const double young = 2e5, nu = 0.45, mu = lame_mu(young, nu), lam = lame_lambda(young, nu);
-  const double K = lam + 2 * mu / 3;
-  EXPECT_NEAR(mu, young / 2.9, 1e-9 * young);
-  EXPECT_NEAR(lam, young * 0.45 / (1.45 * 0.1), 1e-9 * young);
+  const double young = 2e5, nu = 0.45;
+  const double mu = young / (2 * (1 + nu)), lam = young * nu / ((1 + nu) * (1 - 2 * nu));
+  EXPECT_NEAR(lame_mu(young, nu), mu, 1e-9 * young);
+  EXPECT_NEAR(lame_lambda(young, nu), lam, 1e-9 * young);
+  Builder b;
+  b.add_soft_body({t.X[0], t.X[1], t.X[2], t.X[3]}, {{0, 1, 2, 3}}, 1000, young, nu);
+  const auto m = b.build();
   for (int trial = 0; trial < 10; ++trial) {
     const Mat3 F = random_rotation(rng) * (Mat3::Identity() + 0.15 * Mat3::Random());
-    Vec3 x[4];
-    deform(t, F, Vec3::Zero(), x);
-    TetRows r;
-    tet_rows(x, t.Dminv, r);
+    const ConstraintRows rows = element_rows(m, F);
+    ASSERT_EQ(rows.C.size(), 6);
     double compliance_energy = 0;
-    for (int k = 0; k < 6; ++k) compliance_energy += 0.5 * r.c[k] * r.c[k] * (k == 0 ? 3 * K * t.V : 2 * mu * t.V);
+    for (int k = 0; k < 6; ++k) compliance_energy += 0.5 * rows.C[k] * rows.C[k] / rows.E[k];
     const Eigen::JacobiSVD<Mat3> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
     const Mat3 eps = svd.matrixV() * svd.singularValues().asDiagonal() * svd.matrixV().transpose() - Mat3::Identity();
     const double strain_energy = t.V * (mu * eps.squaredNorm() + 0.5 * lam * eps.trace() * eps.trace());
@@ -262,19 +274,17 @@ TEST(Soft, PatchTestUniformStretchGivesUniformAnalyticStress) {
   F0 << 1.004, 0.001, 0.0, 0.0005, 0.998, 0.0, 0.0, 0.0002, 0.999;
   const Eigen::JacobiSVD<Mat3> svd(F0, Eigen::ComputeFullU | Eigen::ComputeFullV);
   const Mat3 eps = svd.matrixV() * svd.singularValues().asDiagonal() * svd.matrixV().transpose() - Mat3::Identity();
-  const double mu = lame_mu(young, nu), lam = lame_lambda(young, nu), K = lam + 2 * mu / 3;
+  const double mu = young / (2 * (1 + nu)), lam = young * nu / ((1 + nu) * (1 - 2 * nu));  // by hand
   const Mat3 sigma = 2 * mu * eps + lam * eps.trace() * Mat3::Identity();
   const auto& B = strain_basis();
-  for (int t = 0; t < m->ntet; ++t) {
-    Vec3 x[4];
-    for (int a = 0; a < 4; ++a) x[a] = F0 * m->particle_pos0[m->tet_p[t][a]];
-    TetRows r;
-    tet_rows(x, m->tet_Dminv[t], r);
+  const ConstraintRows rows = element_rows(m, F0);  // the solver's c and E per row
+  ASSERT_EQ(rows.C.size(), 6 * m->ntet);
+  for (int t = 0; t < m->ntet; ++t)
     for (int k = 0; k < 6; ++k) {
-      const double stress = r.c[k] * (k == 0 ? 3 * K : 2 * mu);  // c / (E V)
+      const int r = 6 * t + k;
+      const double stress = rows.C[r] / (rows.E[r] * m->tet_volume[t]);  // c / (E V)
       EXPECT_NEAR(stress, sigma.cwiseProduct(B[k]).sum(), 1e-9 * young) << "tet " << t << " row " << k;
     }
-  }
 }
 
 TEST(Soft, BuilderRejectsBadElements) {

@@ -180,12 +180,12 @@ int Stepper::prepare(const State& s, double h) {
 ConstraintRows Stepper::constraint_rows(const State& s) {
   const int nrow = prepare(s, opt_.timestep);
   evaluate_rows(s.q, s.x);
-  return {rows_.J.dense(nvall_), rows_.C.head(nrow), rows_.kind};
+  return {rows_.J.dense(nvall_), rows_.C.head(nrow), rows_.kind, rows_.E.head(nrow)};
 }
 
 ConstraintRows Stepper::constraint_rows_at(const VecX& q, const VecX& x) {
   evaluate_rows(q, x);
-  return {rows_.J.dense(nvall_), rows_.C.head(rows_.J.rows()), rows_.kind};
+  return {rows_.J.dense(nvall_), rows_.C.head(rows_.J.rows()), rows_.kind, rows_.E.head(rows_.J.rows())};
 }
 
 bool Stepper::unconstrained_solves(const State& s, double h, int nrow) {

@@ -32,11 +32,12 @@ struct SolverStats {
 
 // The constraint rows of a state, for tests and debugging: J (rows x nvall, raw
 // gradients: position rows d C / d u scaled by 1/h, friction rows the tangential point
-// velocity) and the row values C.
+// velocity), the row values C and the compliances E of eq. 8 (0 for rigid rows).
 struct ConstraintRows {
   MatX J;
   VecX C;
   std::vector<RowKind> kind;
+  VecX E;
 };
 
 class Stepper {
