@@ -1,8 +1,7 @@
 """Hand-written one-line mutants of the C++ core (issue 14: collision, the refresh, the
-element compliances), each built into a scratch copy
-of the source and run against the tests that should catch it; prints KILLED or SURVIVED
-per mutant and writes a JSON summary. Not in CI (a build per mutant: about 2 minutes each
-on 2 cores).
+element compliances), each built into a scratch copy of the source and run against the
+tests that should catch it; prints KILLED or SURVIVED per mutant and writes a JSON summary.
+Not in CI (a build and the tests per mutant: 30 s to 2 minutes each on 2 cores).
 
     python scripts/mutants_cpp.py [--only NAME ...] [--json benchmarks/results/mutants_cpp.json]
 
