@@ -25,8 +25,11 @@ def test_dynamics_match_mujoco_on_the_yumi_urdf(world):
     assert (m.nq, m.nv, m.nu, m.neq, m.nmocap) == (19, 19, 16, 2, 1)
     d = mujoco.MjData(mj)
     rng = np.random.default_rng(2)
-    for _ in range(5):
+    assert mj.njnt == mj.nq  # hinges and slides only
+    limited = mj.jnt_limited.astype(bool)
+    for _ in range(50):  # across the joint ranges, not only near home
         q = yumi.home_pose(mj) + rng.normal(0, 0.3, mj.nq)
+        q[mj.jnt_qposadr[limited]] = rng.uniform(*mj.jnt_range[limited].T)
         u = rng.normal(0, 1, mj.nv)
         d.qpos[:], d.qvel[:] = q, u
         mujoco.mj_forward(mj, d)
