@@ -21,13 +21,6 @@ const double kCosFace = std::cos(3 * M_PI / 180);  // face-aligned within 3 degr
 const double kSinSide = std::sin(3 * M_PI / 180);  // segment perpendicular within 3 degrees
 constexpr int kCapPoints = 8;                      // rim points of a cylinder cap polygon
 
-template <class V>
-V reserved(size_t n) {
-  V v;
-  v.reserve(n);
-  return v;
-}
-
 // The face of shape S whose outward normal is most aligned with world direction d:
 // returns the alignment (cos) and fills the polygon (world) and its outward normal.
 // -2 when the shape has no faces (points, segments).
@@ -49,13 +42,11 @@ double best_face(const Shape& S, const Vec3& d, std::vector<Vec3>& poly, Vec3& n
   // may lie beside the deepest vertex on an irregular hull, and would miss it).
   const Vec3 dl = S.rot.transpose() * d;
   S.hint = S.hull->support_index(dl, S.hint);
-  const int best = S.hull->face_around(S.hint, dl);
-  const double bc = S.hull->faces[best].normal.dot(dl);
-  const HullFace& F = S.hull->faces[best];
+  const HullFace& F = S.hull->faces[S.hull->face_around(S.hint, dl)];
   normal = S.rot * F.normal;
   poly.clear();
   for (int v : F.verts) poly.push_back(S.pos + S.rot * S.hull->vert[v]);
-  return bc;
+  return F.normal.dot(dl);
 }
 
 // The supporting feature of shape S towards world direction d (unit): a polygon, a
@@ -163,17 +154,8 @@ void convex_pair(const Shape& A, const Shape& B, double margin, Points& out) {
     const double d = m.dot(ref[0]);
     double rad;  // the incident side may be round (sphere, capsule, cylinder side)
     clip_to_face(ref_is_a ? B : A, ref, m, cores, rad);
-    for (const Vec3& p : cores) {
-      const double s = m.dot(p) - d;
-      if (s - rad >= margin) continue;
-      const Vec3 on_ref = p - s * m, surf = p - rad * m;
-      if (ref_is_a) push(out, on_ref, surf, n, 0.0, rad);
-      else push(out, surf, on_ref, n, rad, 0.0);
-    }
-    if (out.size() > first) {
-      reduce_manifold(out, first);
-      return;
-    }
+    push_on_face(cores, rad, m, d, ref_is_a, n, margin, out);
+    if (out.size() > first) return;
   }
   push(out, r.a, r.b, r.n, A.radius, B.radius);
 }

@@ -5,15 +5,6 @@
 
 namespace ncpgym::collision {
 
-namespace {
-template <class V>
-V reserved(size_t n) {
-  V v;
-  v.reserve(n);
-  return v;
-}
-}  // namespace
-
 // Keep at most 4 points spanning the largest area: deepest, farthest from it, then the
 // extreme points on either side of the line through both.
 void reduce_manifold(Points& pts, size_t first) {
@@ -66,23 +57,28 @@ void clip_polygon(std::vector<Vec3>& poly, const std::vector<std::pair<Vec3, dou
   }
 }
 
+void push_on_face(const std::vector<Vec3>& cores, double rad, const Vec3& m, double d, bool ref_is_a,
+                  const Vec3& n, double margin, Points& out) {
+  const size_t first = out.size();
+  for (const Vec3& p : cores) {
+    const double s = m.dot(p) - d;  // the core point's height over the reference plane
+    if (s - rad >= margin) continue;
+    const Vec3 on_ref = p - s * m, surf = p - rad * m;
+    if (ref_is_a) {
+      push(out, on_ref, surf, n, 0.0, rad);
+    } else {
+      push(out, surf, on_ref, n, rad, 0.0);
+    }
+  }
+  reduce_manifold(out, first);
+}
+
 void clip_face(const std::vector<Vec3>& incident, const std::vector<std::pair<Vec3, double>>& sides,
                const Vec3& m, double d, bool ref_is_a, const Vec3& n, double margin, Points& out) {
   thread_local std::vector<Vec3> poly = reserved<std::vector<Vec3>>(kScratchPoly);  // scratch
   poly.assign(incident.begin(), incident.end());
   clip_polygon(poly, sides);
-  const size_t first = out.size();
-  for (const Vec3& p : poly) {
-    const double sd = m.dot(p) - d;
-    if (sd >= margin) continue;
-    const Vec3 on_ref = p - sd * m;
-    if (ref_is_a) {
-      push(out, on_ref, p, n);
-    } else {
-      push(out, p, on_ref, n);
-    }
-  }
-  reduce_manifold(out, first);
+  push_on_face(poly, 0.0, m, d, ref_is_a, n, margin, out);
 }
 
 }  // namespace ncpgym::collision

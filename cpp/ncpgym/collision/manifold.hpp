@@ -14,6 +14,14 @@ namespace ncpgym::collision {
 // step must not touch the heap); polygons larger than this grow them once.
 constexpr size_t kScratchPoly = 128;
 
+// An empty vector with room for n elements (to initialise thread_local scratch).
+template <class V>
+V reserved(size_t n) {
+  V v;
+  v.reserve(n);
+  return v;
+}
+
 // Appends the witness pair (a, b) with normal n: dist = n . (a - b), core points a + ra n
 // and b - rb n.
 inline void push(Points& out, const Vec3& a, const Vec3& b, const Vec3& n, double ra = 0, double rb = 0) {
@@ -26,6 +34,13 @@ void reduce_manifold(Points& pts, size_t first);
 
 // Clips a polygon (a closed loop; in place) to the half-spaces side . x <= offset.
 void clip_polygon(std::vector<Vec3>& poly, const std::vector<std::pair<Vec3, double>>& sides);
+
+// Contacts on a reference face (outward normal m, plane m . x = d, m pointing from the
+// reference body towards the other) at the other body's core points, each grown by `rad`
+// along -m to its surface: the points within `margin` of the face, projected onto it,
+// reduced to 4. Contact normal n is from B to A; ref_is_a says which body holds the face.
+void push_on_face(const std::vector<Vec3>& cores, double rad, const Vec3& m, double d, bool ref_is_a,
+                  const Vec3& n, double margin, Points& out);
 
 // Face contact: clip the incident polygon against the side planes (normal . x <= offset)
 // of the reference face, then keep the points below the reference plane m . x = d (m

@@ -12,13 +12,6 @@ namespace ncpgym::collision {
 
 namespace {
 
-template <class V>
-V reserved(size_t n) {
-  V v;
-  v.reserve(n);
-  return v;
-}
-
 // Two spheres (centres ca, cb; radii): witness points on each surface.
 inline void spheres(const Vec3& ca, double ra, const Vec3& cb, double rb, double margin, Points& out) {
   Vec3 d = ca - cb;
