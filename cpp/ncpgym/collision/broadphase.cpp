@@ -43,11 +43,9 @@ void candidate_pairs(const Model& m, const Data& d, double margin, const double*
       planes.push_back(g);
       continue;
     }
-    const int b = m.geom_body[g];
-    const Mat3 R = d.xmat[b] * m.geom_quat[g].toRotationMatrix();
-    const Vec3 c = d.xpos[b] + d.xmat[b] * m.geom_pos[g];
-    const Vec3 e = geom_half_extents(m, g, R) + Vec3::Constant(0.5 * margin + (sweep ? sweep[g] : 0.0));
-    boxes.push_back({c - e, c + e, g});
+    const GeomPose p = geom_pose(m, d, g);
+    const Vec3 e = geom_half_extents(m, g, p.rot) + Vec3::Constant(0.5 * margin + (sweep ? sweep[g] : 0.0));
+    boxes.push_back({p.pos - e, p.pos + e, g});
   }
   // sweep along x: boxes sorted by their lower x bound (ties by geom id: deterministic)
   std::sort(boxes.begin(), boxes.end(),

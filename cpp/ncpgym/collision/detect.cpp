@@ -1,9 +1,7 @@
 #include "ncpgym/collision/detect.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -29,13 +27,9 @@ int rank(GeomType t) {
   return 6;
 }
 
-}  // namespace
-
-namespace {
-
-// Narrow phase for an ordered pair (rank(t1) <= rank(t2) below): closed-form tests where
-// they exist, closest points on a hull for spheres and capsules, and support functions
-// (GJK/EPA and face clipping) for every other convex pair.
+// Narrow phase for an ordered pair (rank(t1) <= rank(t2) above): closed-form tests where
+// they exist, closest points on a hull for spheres, and support functions (GJK/EPA and
+// face clipping) for every other convex pair.
 void narrow(const Model& m, int g1, const GeomPose& p1, int g2, const GeomPose& p2, double margin,
             collision::Points& out) {
   using namespace collision;
@@ -89,7 +83,6 @@ double geom_distance(const Model& m, const Data& d, int g1, int g2, double distm
     }
   return best;
 }
-
 
 void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt, std::vector<Contact>& out,
                      const double* sweep) {
