@@ -12,6 +12,11 @@ namespace ncpgym {
 
 inline int contact_row_count(const std::vector<Contact>& contacts) { return 3 * static_cast<int>(contacts.size()); }
 
+// The witness points of contact k at the poses in d and particle positions x: each side's
+// core point (a body-fixed point, a particle, or a point of a soft triangle) grown by its
+// radius along the normal; the contact's gap is normal . (a - b).
+void contact_witnesses(const Data& d, const VecX& x, const Contact& k, Vec3& a, Vec3& b);
+
 // Appends the rows of every contact at the iterate (d: kinematics at q; x: particle
 // positions); thickness is d of eq. 9.
 void contact_rows(const Model& m, const Data& d, const VecX& x, const std::vector<Contact>& contacts,

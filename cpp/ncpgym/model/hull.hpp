@@ -24,7 +24,6 @@ struct ConvexHull {
                                     // are adj[adj_start[i] .. adj_start[i+1])
   std::vector<int> vface_start, vface;  // CSR: faces around vertex i
   double rbound = 0;                // largest |vertex|: bounding sphere about the frame origin
-  bool empty() const { return faces.empty(); }
 
   // Among the faces around vertex v, the one whose normal is most aligned with dir (the
   // face a hull presents in direction dir near its support vertex v).

@@ -60,12 +60,12 @@ struct SolverOptions {
   // holds, e.g. a ball squeezed between soft pads creeps 0.2 mm/s with them, not without).
   // soft_soft_contacts: vertices of one soft body against another's triangles.
   bool soft_triangle_contacts = false;
+  bool soft_soft_contacts = true;
   // Contacts that follow the bodies within a step (solver/refresh.cpp): after the solve,
   // collide again at q^{n+1}; a contact deeper than refresh_depth there that no contact of
   // the step covers (a tumbling box's edge that was not in the manifold at q^n) joins the
   // step's contacts and the step is solved again. 0 turns it off.
   double refresh_depth = 1e-3;
-  bool soft_soft_contacts = true;
   // Safeguards of the damped Newton iteration (departures from the seed, measured on the
   // humanoid and the arch; docs/architecture.md "Newton safeguards"):
   // project_impulses: after each update, normal-contact and joint-limit multipliers are

@@ -16,6 +16,7 @@
 // are in docs/architecture.md "Contacts within a step".
 #include <algorithm>
 
+#include "ncpgym/constraints/contact_rows.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/solver/stepper.hpp"
 
@@ -48,8 +49,8 @@ bool Stepper::refresh_contacts(const State& s, double h) {
   kinematics(m, dk_, s.q.data(), false);
   for (size_t c = before; c < contacts_.size(); ++c) {
     Contact& k = contacts_[c];
-    const Vec3 a = dk_.xpos[k.body1] + dk_.xmat[k.body1] * k.local1 - k.radius1 * k.normal;
-    const Vec3 b = dk_.xpos[k.body2] + dk_.xmat[k.body2] * k.local2 + k.radius2 * k.normal;
+    Vec3 a, b;
+    contact_witnesses(dk_, s.x, k, a, b);
     k.dist = k.normal.dot(a - b);
   }
   return true;

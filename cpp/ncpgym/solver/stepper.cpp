@@ -67,11 +67,12 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   // entries: 8 per row, whole paths for equality rows, and room for the trees
   rows_.J.col.reserve(8 * nrow + 2 * m.nv + 2 * m.nv * (6 * m.neq));
   rows_.J.val.reserve(rows_.J.col.capacity());
-  stats_.residual.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
-  stats_.linear_iterations.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
-  stats_.linear_residual.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
-  stats_.step_size.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
-  stats_.momentum_residual.reserve(2 * opt_.newton_iterations);  // a refreshed step solves twice
+  const int per_step = 2 * opt_.newton_iterations;  // a refreshed step solves twice
+  stats_.residual.reserve(per_step);
+  stats_.linear_iterations.reserve(per_step);
+  stats_.linear_residual.reserve(per_step);
+  stats_.step_size.reserve(per_step);
+  stats_.momentum_residual.reserve(per_step);
   lin_.reserve(nrow);
 }
 
