@@ -19,6 +19,8 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from .hull import hull_triangles
+
 MODES = ("auto", "hull", "all")
 # "auto" splits a closed mesh whose volume is below this fraction of its convex hull's
 AUTO_VOLUME_RATIO = 0.9
@@ -48,19 +50,6 @@ def mesh_arrays(mjm: mujoco.MjModel, mesh: int) -> tuple[np.ndarray, np.ndarray]
     fa, fn = mjm.mesh_faceadr[mesh], mjm.mesh_facenum[mesh]
     return (np.array(mjm.mesh_vert[va:va + vn], dtype=np.float64),
             np.array(mjm.mesh_face[fa:fa + fn], dtype=np.int32))
-
-
-def hull_triangles(mjm: mujoco.MjModel, mesh: int) -> np.ndarray | None:
-    """Triangles of MuJoCo's convex hull of a mesh (indices into its vertices), or None
-    when MuJoCo computed no hull. mesh_graph holds, per mesh: numvert, numface,
-    vert_edgeadr[numvert], vert_globalid[numvert], edge_localid[numvert + 3 numface],
-    face_globalid[3 numface]."""
-    adr = int(mjm.mesh_graphadr[mesh])
-    if adr < 0:
-        return None
-    nv, nf = int(mjm.mesh_graph[adr]), int(mjm.mesh_graph[adr + 1])
-    start = adr + 2 + 3 * nv + 3 * nf
-    return np.array(mjm.mesh_graph[start:start + 3 * nf], dtype=np.int32).reshape(nf, 3)
 
 
 def is_closed(faces: np.ndarray) -> bool:

@@ -29,9 +29,20 @@ def convex_hull(vertices) -> np.ndarray:
         raise ValueError(f"convex_hull: {e}") from None
     if int(mjm.mesh_vertnum[0]) != len(v):  # indices must refer to the caller's vertices
         raise ValueError("convex_hull: MuJoCo changed the vertex count (duplicate vertices?)")
-    adr = int(mjm.mesh_graphadr[0])
-    if adr < 0:
+    tris = hull_triangles(mjm, 0)
+    if tris is None:
         raise ValueError("convex_hull: MuJoCo computed no hull for these points")
+    return tris
+
+
+def hull_triangles(mjm: mujoco.MjModel, mesh: int) -> np.ndarray | None:
+    """Triangles of MuJoCo's convex hull of a mesh (indices into its vertices), or None
+    when MuJoCo computed no hull. mesh_graph holds, per mesh: numvert, numface,
+    vert_edgeadr[numvert], vert_globalid[numvert], edge_localid[numvert + 3 numface],
+    face_globalid[3 numface]."""
+    adr = int(mjm.mesh_graphadr[mesh])
+    if adr < 0:
+        return None
     nv, nf = int(mjm.mesh_graph[adr]), int(mjm.mesh_graph[adr + 1])
-    start = adr + 2 + 3 * nv + 3 * nf  # face_globalid, after vert_edgeadr/globalid, edge_localid
+    start = adr + 2 + 3 * nv + 3 * nf
     return np.array(mjm.mesh_graph[start:start + 3 * nf], dtype=np.int32).reshape(nf, 3)

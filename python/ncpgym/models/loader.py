@@ -21,7 +21,7 @@ import numpy as np
 from .. import _core
 from ..errors import ModelError, UnsupportedFeatureError
 from . import decompose
-from .hull import convex_hull
+from .hull import convex_hull, hull_triangles
 
 log = logging.getLogger("ncpgym")
 
@@ -255,7 +255,7 @@ def _mesh_parts(b, mjm, g: int, meshes: dict, mode: str, threshold: float) -> li
             hulls = [convex_hull(v) for v in parts]
         else:  # MuJoCo's own hull of the mesh (qhull); it makes none for meshes no geom
             # collides with, so those get one from the same compiler here
-            hull = decompose.hull_triangles(mjm, mid)
+            hull = hull_triangles(mjm, mid)
             parts, hulls = [vertices], [convex_hull(vertices) if hull is None else hull]
         meshes[key] = [b.add_mesh(v, _part_name(name, k, len(parts)), hull=h)
                        for k, (v, h) in enumerate(zip(parts, hulls))]
