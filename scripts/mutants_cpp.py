@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from mutant_runner import write_runner
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,15 +122,8 @@ def run_tests(scratch: Path, src: Path, gtest: str, pyfiles: list[str]) -> tuple
     if r.returncode:
         return True, "gtest"
     pkg = package(scratch, src)
-    runner = scratch / "run_pytest.py"
-    runner.write_text(
-        "import sys\n"
-        "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in type(f).__module__]\n"
-        f"sys.path.insert(0, {str(pkg)!r})\n"
-        "import ncpgym, pytest\n"
-        f"assert ncpgym.__file__.startswith({str(pkg)!r}), ncpgym.__file__\n"
-        "sys.exit(pytest.main(sys.argv[1:]))\n")
-    r = sh([sys.executable, str(runner), "-x", "-q", "-p", "no:cacheprovider", *pyfiles],
+    runner = write_runner(scratch / "run_pytest.py", pkg)
+    r = sh([sys.executable, runner, "-x", "-q", "-p", "no:cacheprovider", *pyfiles],
            cwd=str(src / "tests" / "python"))
     if r.returncode not in (0, 1):
         raise RuntimeError(f"pytest could not run ({r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")

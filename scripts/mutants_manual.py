@@ -5,19 +5,13 @@ SURVIVED per mutant. Not in CI. Usage: python scripts/mutants_manual.py [--only 
 their own)."""
 import os, shutil, subprocess, sys, tempfile, site
 from pathlib import Path
+from mutant_runner import write_runner
 ROOT = Path(__file__).resolve().parents[1]
 SRC = str(ROOT / "python" / "ncpgym")
 T = str(ROOT / "tests" / "python")
 SCRATCH = tempfile.mkdtemp(prefix="ncpgym-mutants-")
 SO = next(so for d in site.getsitepackages() for so in Path(d).glob("ncpgym/_core*.so"))
-RUNNER = os.path.join(SCRATCH, "run_pytest.py")
-open(RUNNER, "w").write(
-    "import os, sys\n"
-    "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in type(f).__module__]\n"
-    f"sys.path.insert(0, {SCRATCH!r})\n"
-    "import ncpgym, pytest\n"
-    f"assert ncpgym.__file__.startswith({SCRATCH!r})\n"
-    "sys.exit(pytest.main(sys.argv[1:]))\n")
+RUNNER = write_runner(os.path.join(SCRATCH, "run_pytest.py"), SCRATCH)
 LOADER = ["test_loading.py", "test_mujoco_crosscheck.py", "test_simulator_api.py", "test_equality.py"]
 M = [
  ("tasks/flagrun.py", "np.arctan2(d[:, 1], d[:, 0]) - yaw", "np.arctan2(d[:, 1], d[:, 0]) + yaw", "yaw sign"),
