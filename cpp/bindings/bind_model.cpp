@@ -133,6 +133,12 @@ void bind_model(py::module_& m) {
       .def_property_readonly("tet_volume", [](const Model& m) {
         return py::array_t<double>(py::ssize_t(m.ntet), m.tet_volume.data());
       }, "(ntet,) rest volumes")
+      .def_property_readonly("soft_volume0", [](const Model& m) {
+        py::array_t<double> a(py::ssize_t(m.nsoft));
+        std::fill(a.mutable_data(), a.mutable_data() + m.nsoft, 0.0);
+        for (int t = 0; t < m.ntet; ++t) a.mutable_data()[m.particle_soft[m.tet_p[t][0]]] += m.tet_volume[t];
+        return a;
+      }, "(nsoft,) rest volume of each soft body (the sum of its tetrahedra's)")
       .def_property_readonly("particle_mass", [](const Model& s) { return arr(s.particle_mass); })
       .def_property_readonly("particle_pos0", [](const Model& s) { return vec3s(s.particle_pos0); })
       .def_property_readonly("gravity", [](const Model& s) { return Vec3(s.gravity); })

@@ -40,6 +40,7 @@ class Model:
     nactgroup: int
     tet_particles: ArrayF
     tet_volume: ArrayF
+    soft_volume0: ArrayF
     @property
     def particle_mass(self) -> ArrayF: ...
     def mesh_hull(self, mesh: int) -> dict[str, Any]: ...
@@ -260,6 +261,7 @@ class Batch:
     geom_dynamic_contact: Any
     geom_static_contact: Any
     geom_force: ArrayF
+    soft_volume: ArrayF
     ncontact: Any
 
 class Simulator:

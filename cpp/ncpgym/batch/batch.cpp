@@ -65,6 +65,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   geom_dynamic_.assign(N * m.ngeom, 0);
   geom_force_.assign(N * m.ngeom, 0.0);
   ncontact_.assign(N, 0);
+  soft_volume_.assign(N * m.nsoft, 0.0);
   root_.assign(m.nbody, 0);
   for (int b = 1; b < m.nbody; ++b) root_[b] = m.body_parent[b] == 0 ? b : root_[m.body_parent[b]];
   set_num_threads(nthread > 0 ? nthread : omp_get_max_threads());
@@ -241,6 +242,15 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     }
   }
   ncontact_[i] = active;
+  double* sv = &soft_volume_[I * m.nsoft];
+  std::fill(sv, sv + m.nsoft, 0.0);
+  for (int t = 0; t < m.ntet; ++t) {
+    const auto& p = m.tet_p[t];
+    const Vec3 x0 = s.x.segment<3>(3 * p[0]);
+    Mat3 D;
+    for (int k = 0; k < 3; ++k) D.col(k) = s.x.segment<3>(3 * p[k + 1]) - x0;
+    sv[m.particle_soft[p[0]]] += D.determinant() / 6.0;
+  }
 }
 
 void Batch::step(int substeps) {

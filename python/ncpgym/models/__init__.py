@@ -2,6 +2,6 @@
 
 from .export import to_mjcf
 from .hull import convex_hull
-from .loader import compile_urdf, from_mujoco, load_model
+from .loader import built, compile_urdf, from_mujoco, load_model, mujoco_builder
 
-__all__ = ["load_model", "from_mujoco", "compile_urdf", "to_mjcf", "convex_hull"]
+__all__ = ["load_model", "from_mujoco", "mujoco_builder", "built", "compile_urdf", "to_mjcf", "convex_hull"]

@@ -294,6 +294,29 @@ def from_mujoco(
     and ``coacd_threshold`` as in :func:`load_model`; the first part of a decomposed mesh
     keeps its geom's id and the other parts are appended after MuJoCo's geoms, so every
     geom id of MuJoCo's model means the same geom here."""
+    b = mujoco_builder(mjm, source=source, strict=strict, convex_decomposition=convex_decomposition,
+                       coacd_threshold=coacd_threshold)
+    return built(b, source)
+
+
+def built(b: _core.Builder, source: str) -> _core.Model:
+    """``b.build()`` with the builder's complaints reported as a ModelError about ``source``."""
+    try:
+        return b.build()
+    except ValueError as e:
+        raise ModelError(f"{source}: {e}") from None
+
+
+def mujoco_builder(
+    mjm: mujoco.MjModel,
+    *,
+    source: str = "<MjModel>",
+    strict: bool = True,
+    convex_decomposition: str = "auto",
+    coacd_threshold: float = 0.05,
+) -> _core.Builder:
+    """The Builder that :func:`from_mujoco` builds, before ``build()``: worlds that add
+    what MJCF cannot say (soft bodies, ncpgym.envs.allegro) to a compiled robot."""
     decompose.check_options(convex_decomposition, coacd_threshold)
     unsupported: list[str] = []
     notes: list[str] = []
@@ -429,7 +452,4 @@ def from_mujoco(
                 "drop them):\n  " + "\n  ".join(unsupported))
         for u in unsupported:
             log.warning("%s: dropped unsupported feature: %s", source, u)
-    try:
-        return b.build()
-    except ValueError as e:
-        raise ModelError(f"{source}: {e}") from None
+    return b

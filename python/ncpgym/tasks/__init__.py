@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from .allegro_squeeze import AllegroSqueezeEnv, AllegroSqueezeTask, AllegroSqueezeVectorEnv
 from .humanoid import HumanoidEnv, HumanoidTask, HumanoidVectorEnv
 from .flagrun import (
     HumanoidFlagrunEnv,
@@ -19,6 +20,7 @@ from .pneunet_grasp import PneuNetGraspEnv, PneuNetGraspTask, PneuNetGraspVector
 from .yumi_drawer import YuMiDrawerEnv, YuMiDrawerTask, YuMiDrawerVectorEnv
 
 __all__ = [
+    "AllegroSqueezeEnv", "AllegroSqueezeTask", "AllegroSqueezeVectorEnv",
     "HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv",
     "HumanoidFlagrunEnv", "HumanoidFlagrunTask", "HumanoidFlagrunVectorEnv",
     "HumanoidFlagrunHarderEnv", "HumanoidFlagrunHarderTask", "HumanoidFlagrunHarderVectorEnv",
@@ -36,6 +38,7 @@ _TASKS = {
     "ncpgym/InvertedPendulum-v0": ("inverted_pendulum", "InvertedPendulum", 1000),
     "ncpgym/PneuNetGrasp-v0": ("pneunet_grasp", "PneuNetGrasp", 200),
     "ncpgym/YuMiDrawer-v0": ("yumi_drawer", "YuMiDrawer", 500),
+    "ncpgym/AllegroSqueeze-v0": ("allegro_squeeze", "AllegroSqueeze", 90),
 }
 TASK_IDS = tuple(_TASKS)
 
