@@ -12,6 +12,11 @@ batch step / worlds). Scenes:
   finger in contact), with the task's solver options (the seed's 4 Newton iterations,
   time-step complementarity scaling, no geometric stiffness) and with the defaults
   (effective-mass scaling, geometric stiffness) at 4 and 6 iterations;
+* allegro_ball: ncpgym/AllegroSqueeze-v0's world (the Allegro hand palm up, a 384-element
+  foam ball; the seed's Allegro Ball has 427), timed while the fingers, closed by a
+  scripted 1 s ramp to HOME + 0.5 rad, hold it squeezed (about 4 % volumetric strain),
+  with the task's options (4 Newton iterations, time-step scaling, no geometric
+  stiffness), the same at the seed's 6 Newton iterations, and the defaults at 6;
 * ball_squeezed: a voxelised soft ball (r = 5 cm, 696 tets) squeezed between a fixed rigid
   plate and a 5 kg rigid plate resting on it;
 * extension_block: the seed's Fig. 13 bar held at twice its length, stable Neo-Hookean.
@@ -55,6 +60,23 @@ def grasp(mesh, activation):
     return model, warm
 
 
+def allegro_ball():
+    from ncpgym.tasks.allegro_squeeze import HOME, AllegroSqueezeTask
+
+    task = AllegroSqueezeTask()
+    model = task.build_model()
+    closed = HOME.copy()
+    closed[[1, 2, 3, 5, 6, 7, 9, 10, 11, 14, 15]] += 0.5
+
+    def warm(set_act, set_ctrl, step):
+        ctrl = np.zeros(model.nu)
+        for k in range(180):
+            ctrl[task.finger_act] = HOME + (closed - HOME) * min(1.0, k / 120)
+            set_ctrl(ctrl)
+            step()
+    return model, warm, task.home
+
+
 def ball_squeezed():
     v, t = sphere_mesh(0.05, 6, center=(0, 0, 0.05))
     b = ncpgym.Builder()
@@ -85,10 +107,14 @@ def extension_block():
     return model, x
 
 
-def prepare(world, model, warm, x0, step):
-    """Initial particle positions and the scene's warm-up on a Simulator or a Batch."""
+def prepare(world, model, warm, x0, step, q0=None):
+    """Initial particle positions (and joint positions) and the scene's warm-up on a
+    Simulator or a Batch."""
     if x0 is not None:
         world.x[:] = x0
+    if q0 is not None:
+        world.q[:] = q0
+        world.forward()
 
     def set_act(a):
         world.activation[:] = a
@@ -100,11 +126,11 @@ def prepare(world, model, warm, x0, step):
         warm(set_act, set_ctrl, step)
 
 
-def measure(name, model, warm, x0, opts, threads, worlds, steps):
+def measure(name, model, warm, x0, opts, threads, worlds, steps, q0=None):
     newton = opts["newton_iterations"]
     if worlds == 1:
         sim = ncpgym.Simulator(model, **opts)
-        prepare(sim, model, warm, x0, sim.step)
+        prepare(sim, model, warm, x0, sim.step, q0)
         newton_it, lin, contacts = [], [], []
         t = time.perf_counter()
         for _ in range(steps):
@@ -116,7 +142,7 @@ def measure(name, model, warm, x0, opts, threads, worlds, steps):
         ms = 1e3 * (time.perf_counter() - t) / steps
     else:
         batch = ncpgym.Batch(model, worlds, num_threads=threads, **opts)
-        prepare(batch, model, warm, x0, lambda: batch.step(None, 1))
+        prepare(batch, model, warm, x0, lambda: batch.step(None, 1), q0)
         t = time.perf_counter()
         batch.step(None, steps)
         ms = 1e3 * (time.perf_counter() - t) / steps / worlds
@@ -140,18 +166,25 @@ def main() -> None:
     for mesh, activation in (((14, 3, 3), 0.35), ((8, 2, 2), 0.25)):
         model, warm = grasp(mesh, activation)
         name = f"pneunet_grasp {mesh[0]}x{mesh[1]}x{mesh[2]}"
-        cases.append((name + " (task solver)", model, warm, None, task_opts))
+        cases.append((name + " (task solver)", model, warm, None, task_opts, None))
         for newton in (6, 4):
-            cases.append((name + " (defaults)", model, warm, None, {"newton_iterations": newton}))
+            cases.append((name + " (defaults)", model, warm, None, {"newton_iterations": newton}, None))
+    model, warm, q0 = allegro_ball()
+    from ncpgym.tasks.allegro_squeeze import AllegroSqueezeTask
+
+    squeeze_opts = dict(AllegroSqueezeTask.solver_options)
+    cases.append(("allegro_ball (task solver)", model, warm, None, squeeze_opts, q0))
+    cases.append(("allegro_ball (task solver, 6 Newton)", model, warm, None, {**squeeze_opts, "newton_iterations": 6}, q0))
+    cases.append(("allegro_ball (defaults)", model, warm, None, {"newton_iterations": 6}, q0))
     model, warm = ball_squeezed()
-    cases.append(("ball_squeezed", model, warm, None, {"newton_iterations": 8}))
+    cases.append(("ball_squeezed", model, warm, None, {"newton_iterations": 8}, None))
     model, x = extension_block()
-    cases.append(("extension_block", model, None, x, {"newton_iterations": 8}))
+    cases.append(("extension_block", model, None, x, {"newton_iterations": 8}, None))
     rows = []
     print(f"{'scene':44s} {'tets':>5s} {'contacts':>8s} {'newton':>6s} {'threads':>7s} {'worlds':>6s} {'ms/world-step':>14s}")
-    for name, model, warm, x0, opts in cases:
+    for name, model, warm, x0, opts, q0 in cases:
         for threads, worlds in ((1, 1), (2, 4)):
-            r = measure(name, model, warm, x0, opts, threads, worlds, args.steps)
+            r = measure(name, model, warm, x0, opts, threads, worlds, args.steps, q0)
             rows.append(r)
             print(f"{name:44s} {r['tets']:5d} {r['contacts']:8d} {opts['newton_iterations']:6d} {threads:7d} "
                   f"{worlds:6d} {r['step_ms']:14.1f}", flush=True)

@@ -1,4 +1,4 @@
-"""A still of every registered task, for the README: python scripts/gallery.py [--out DIR]
+"""A still of every registered task, for the README: python scripts/gallery.py [--out DIR] [--tasks ID ...]
 
 Tasks with a committed trained policy (benchmarks/results/training/*/final.pt, matched by
 the env id in the run's config.json) are run with that policy's deterministic actions;
@@ -27,6 +27,7 @@ STEPS = {  # env steps before the picture
     "ncpgym/InvertedPendulum-v0": 10,
     "ncpgym/PneuNetGrasp-v0": 120,
     "ncpgym/YuMiDrawer-v0": 300,
+    "ncpgym/AllegroSqueeze-v0": 60,
 }
 
 
@@ -58,12 +59,14 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=400)
     ap.add_argument("--height", type=int, default=300)
     ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--tasks", nargs="+", choices=ncpgym.TASK_IDS, default=ncpgym.TASK_IDS,
+                    help="the tasks to picture (default: all)")
     args = ap.parse_args()
     from PIL import Image
 
     args.out.mkdir(parents=True, exist_ok=True)
     policies = trained_policies()
-    for env_id in ncpgym.TASK_IDS:
+    for env_id in args.tasks:
         policy = policies.get(env_id)
         img = still(env_id, policy, args.width, args.height, args.seed)
         path = args.out / (env_id.split("/")[1] + ".png")

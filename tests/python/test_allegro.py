@@ -282,3 +282,25 @@ def test_missing_robot_package_gives_a_clear_error(monkeypatch):
     monkeypatch.setattr(md, "distribution", fake)
     with pytest.raises(ModuleNotFoundError, match=r"example-robot-data.*ncpgym\[robots\]"):
         allegro.allegro_urdf()
+
+
+def test_scripted_integral_controller_reaches_and_holds_the_target():
+    """The task is solvable as defined: closing every flexion joint by 3 (c* - c) per step
+    brings the compression within 1 % of four different targets and holds it there for the
+    last second (measured: 3 of the 4 hold it for the full last second at seed 12345, one
+    slips once, the compression jumps 1.2 % at a stick-slip event, and recovers)."""
+    from ncpgym.tasks.allegro_squeeze import scripted_actions
+
+    env = squeeze_env(4)
+    env.reset(seed=12345)
+    a = np.zeros((4, 16), np.float32)
+    errors = []
+    for _ in range(90):
+        a = scripted_actions(env.task, env.batch, a).astype(np.float32)
+        _, _, term, trunc, info = env.step(a)
+        assert not term.any()
+        errors.append(np.abs(info["strain"] - info["target_strain"]))
+    assert trunc.all()
+    assert np.sum(info["is_success"]) >= 3
+    assert np.max(np.mean(errors[-30:], axis=0)) < 0.002
+    assert np.ptp(info["target_strain"]) > 0.02  # different targets, all reached

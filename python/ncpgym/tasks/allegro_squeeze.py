@@ -222,3 +222,19 @@ def strain_colours(compression: np.ndarray, scale: float = 0.2) -> np.ndarray:
 
 
 AllegroSqueezeVectorEnv, AllegroSqueezeEnv = env_classes(AllegroSqueezeTask, "AllegroSqueeze")
+
+
+# -- a scripted baseline: integral control of the compression ---------------------------------
+
+FLEXION = np.array([1, 2, 3, 5, 6, 7, 9, 10, 11, 14, 15])  # every joint but the spreads and the thumb's rotation
+
+
+def scripted_actions(task: AllegroSqueezeTask, batch, previous: np.ndarray, gain: float = 3.0) -> np.ndarray:
+    """Actions [N, 16] of an integral controller: every flexion joint's action moves by
+    gain x (c* - c) per env step from ``previous`` (start from zeros, the HOME cage);
+    spreads and the thumb's rotation stay at HOME. Reads only c and c* (the observation's
+    entries 48 and 49)."""
+    c = task.strain(batch)
+    a = previous.copy()
+    a[:, FLEXION] = np.clip(a[:, FLEXION] + gain * (task.goal - c)[:, None], -1.0, 1.0)
+    return a
