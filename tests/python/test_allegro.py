@@ -304,3 +304,27 @@ def test_scripted_integral_controller_reaches_and_holds_the_target():
     assert np.sum(info["is_success"]) >= 3
     assert np.max(np.mean(errors[-30:], axis=0)) < 0.002
     assert np.ptp(info["target_strain"]) > 0.02  # different targets, all reached
+
+
+def test_palm_down_hand_holds_its_pose_with_the_palm_facing_down():
+    """hand_world(palm="down"): the palm face (the link's +x) points down and its fingers
+    along +x; with the thumb at its lower limit (where the URDF's palm and thumb boxes
+    overlap, an excluded pair) the servoed wrist holds the hand within 1 mm for 1 s."""
+    origin = np.array([0.0, 0.0, 0.3])
+    mj = allegro.hand_world(H, palm="down", origin=origin)
+    d = mujoco.MjData(mj)
+    mujoco.mj_forward(mj, d)
+    palm = mj.body("palm_link").id
+    R = d.xmat[palm].reshape(3, 3)
+    np.testing.assert_allclose(R[:, 0], [0, 0, -1], atol=1e-12)
+    np.testing.assert_allclose(R[:, 2], [1, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(d.xpos[palm], origin, atol=1e-12)
+    m = from_mujoco(mj)
+    sim = ncpgym.Simulator(m)
+    pose = np.zeros(16)
+    pose[12] = 0.3
+    sim.q[6:] = pose
+    sim.step(ctrl=np.r_[np.zeros(6), pose], nsteps=120)
+    assert np.abs(sim.q[:3]).max() < 1e-3 and np.abs(sim.q[3:6]).max() < 1e-2
+    with pytest.raises(ValueError, match="palm"):
+        allegro.hand_world(H, palm="sideways")

@@ -22,6 +22,9 @@ What this module adds (written for ncpgym):
   servos can apply: the fingers would never move) is dropped; ncpgym has no joint
   friction rows (the loader refuses it). Friction mu = 0.8 on every hand geom (the seed's DexNet
   value).
+- The palm and the thumb's second link do not collide: their URDF boxes overlap by up to
+  7.5 mm near the thumb's lower joint limit (starting there, the step that resolves it
+  throws the hand about).
 - The pose: palm normal (the link frame's +x) pointing up, fingers along world +x, the
   palm face at height PALM_HEIGHT.
 - The ball (``add_ball``): a ``ball_mesh`` of radius BALL_RADIUS with 6 n^3 tetrahedra
@@ -50,6 +53,8 @@ FINGER_JOINTS = [f"joint_{k}.0" for k in range(16)]
 TIPS = ["tip_0", "tip_1", "tip_2", "tip_3"]  # fingertip sphere geoms: index, middle, ring, thumb
 # the palm link frame in the world: its x (palm normal) up, its z (the fingers) along +x
 PALM_R = np.array([[0.0, 0.0, 1.0], [0.0, -1.0, 0.0], [1.0, 0.0, 0.0]])
+# palm down (grasping from above): its x down, its z along +x
+PALM_DOWN_R = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
 
 
 def allegro_urdf() -> Path:
@@ -67,9 +72,9 @@ def allegro_urdf() -> Path:
     return path
 
 
-def palm_quat() -> np.ndarray:
+def palm_quat(R: np.ndarray = PALM_R) -> np.ndarray:
     q = np.zeros(4)
-    mujoco.mju_mat2Quat(q, PALM_R.ravel())
+    mujoco.mju_mat2Quat(q, np.ascontiguousarray(R).ravel())
     return q
 
 
@@ -83,15 +88,15 @@ def ball_centre() -> np.ndarray:
     return palm_origin() + PALM_R @ np.array([PALM_FACE + BALL_RADIUS, 0.0, BALL_AT])
 
 
-def _edit(spec: mujoco.MjSpec, timestep: float) -> None:
+def _edit(spec: mujoco.MjSpec, timestep: float, R: np.ndarray, origin: np.ndarray) -> None:
     spec.option.timestep = timestep
     spec.compiler.balanceinertia = True  # the URDF's link inertias break A + B >= C
     palm = spec.worldbody.bodies[0]
-    palm.pos = palm_origin()
-    palm.quat = palm_quat()
+    palm.pos = origin
+    palm.quat = palm_quat(R)
     # the wrist: slides and hinges along the world axes (the palm's frame: R^T e_k)
     for k, name in enumerate(WRIST):
-        axis = PALM_R.T[:, k % 3]
+        axis = R.T[:, k % 3]
         jtype = mujoco.mjtJoint.mjJNT_SLIDE if k < 3 else mujoco.mjtJoint.mjJNT_HINGE
         palm.add_joint(name=name, type=jtype, axis=axis)
         kp, kv = (SLIDE_KP, SLIDE_KV) if k < 3 else (HINGE_KP, HINGE_KV)
@@ -102,6 +107,9 @@ def _edit(spec: mujoco.MjSpec, timestep: float) -> None:
             j.frictionloss = 0.0
     for name in FINGER_JOINTS:
         _servo(spec, name, FINGER_KP, FINGER_KV)
+    # the URDF's palm box and the thumb's second link overlap by up to 7.5 mm near the
+    # thumb's lower joint limit (a collision model coarser than the real hand)
+    spec.add_exclude(bodyname1=palm.name, bodyname2="link_13.0")
     for g in spec.geoms:
         g.friction = [FRICTION, 0.005, 0.0001]
         tip = g.type == mujoco.mjtGeom.mjGEOM_SPHERE  # the URDF's only spheres: the fingertips
@@ -118,19 +126,32 @@ def _servo(spec: mujoco.MjSpec, joint: str, kp: float, kv: float) -> None:
                       biastype=mujoco.mjtBias.mjBIAS_AFFINE, biasprm=[0.0, -kp, -kv] + [0.0] * 7)
 
 
-def hand_world(timestep: float, xml_out: str | Path | None = None) -> mujoco.MjModel:
+def hand_world(timestep: float, xml_out: str | Path | None = None, *, palm: str = "up", origin=None,
+               edit=None) -> mujoco.MjModel:
     """The hand on its wrist over a floor, compiled by MuJoCo (actuators: the six wrist
-    servos, then the 16 finger servos, targets in joint units). ``xml_out``: also write the
-    world as MJCF (the renderer reads it)."""
+    servos, then the 16 finger servos, targets in joint units: wrist targets are
+    displacements from the start pose). ``palm``: "up" (PALM_R, the palm face at
+    PALM_HEIGHT: the squeeze world) or "down" (PALM_DOWN_R, the palm link's origin at
+    ``origin``: grasping from above). ``edit(spec)`` adds to the world (a table, objects).
+    ``xml_out``: also write the world as MJCF (the renderer reads it)."""
     from ...models.loader import compile_urdf
 
+    if palm not in ("up", "down"):
+        raise ValueError(f"palm must be 'up' or 'down', got {palm!r}")
+    R = PALM_R if palm == "up" else PALM_DOWN_R
+    if origin is None:
+        if palm == "down":
+            raise ValueError("hand_world(palm='down') needs the palm's origin")
+        origin = palm_origin()
     captured = {}
 
-    def edit(spec):
-        _edit(spec, timestep)
+    def edit_all(spec):
+        _edit(spec, timestep, R, np.asarray(origin, float))
+        if edit is not None:
+            edit(spec)
         captured["spec"] = spec
 
-    mj = compile_urdf(allegro_urdf(), edit=edit)
+    mj = compile_urdf(allegro_urdf(), edit=edit_all)
     if xml_out is not None:
         # MjSpec.to_xml leaves out the compiler's balanceinertia: say it again for the renderer
         xml = captured["spec"].to_xml().replace('<compiler angle="radian"', '<compiler angle="radian" balanceinertia="true"', 1)
