@@ -147,3 +147,64 @@ def test_progress_reports_the_success_rate_of_tasks_that_define_it():
     rows = PPO(envs, PPOConfig(rollout_steps=16, minibatches=2, hidden=(16,), seed=0, torch_threads=1)).learn(
         total_steps=64, progress=False)
     assert np.isnan(rows[-1]["success_rate"])
+
+
+def test_training_cli_validates_its_arguments(capsys):
+    from ncpgym.train.__main__ import main
+
+    for argv, message in (([], "required: --env"), (["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "0"],
+                                                    "--num-envs: must be > 0"),
+                          (["--env", "ncpgym/InvertedPendulum-v0", "--minutes", "soon"], "expected a float"),
+                          (["--env", "ncpgym/Nope-v0"], "unknown --env"),
+                          (["--env", "ncpgym/InvertedPendulum-v0", "--gamma", "1.5"], "--gamma must be in")):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "(default: 256)" in capsys.readouterr().out  # every option shows its default
+
+
+def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
+    """SIGINT in the middle of training: the CLI stops, writes final.pt, the curve and a
+    summary marked interrupted, evaluates and exits normally. The summary of a task that
+    defines success (YuMiDrawer) carries the trained and random success rates."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "ncpgym.train", "--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "2",
+           "--minutes", "30", "--threads", "1", "--rollout-steps", "16", "--hidden", "8", "--eval-episodes", "2",
+           "--no-progress", "--out", str(out)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (out / "progress.csv").exists():
+        time.sleep(0.2)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    text, _ = p.communicate(timeout=120)
+    assert p.returncode == 0, text
+    assert "interrupted after" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["interrupted"] is True and summary["env_steps"] >= 32
+    assert (out / "final.pt").exists() and (out / "learning_curve.png").exists()
+    assert "eval_success_trained" not in summary  # the pendulum defines no success
+
+    from ncpgym.train.__main__ import main
+
+    main(["--env", "ncpgym/YuMiDrawer-v0", "--num-envs", "2", "--steps", "16", "--threads", "1",
+          "--rollout-steps", "8", "--hidden", "8", "--eval-episodes", "2", "--no-progress", "--out", str(tmp_path / "y")])
+    summary = json.loads((tmp_path / "y" / "summary.json").read_text())
+    assert summary["eval_success_trained"] == 0.0 and summary["eval_success_random"] == 0.0
+
+
+def test_learning_without_a_progress_bar_prints_log_lines(capsys):
+    envs = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2, num_threads=1)
+    agent = PPO(envs, PPOConfig(rollout_steps=8, hidden=(8,)))
+    agent.learn(total_steps=32, progress=False, log_every=0.0)
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("update ")]
+    assert len(lines) == 2 and "env steps" in lines[-1] and "32 env steps" in lines[-1]

@@ -22,33 +22,70 @@ import ncpgym
 from .ppo import PPO, PPOConfig, evaluate
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m ncpgym.train", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--env", default="ncpgym/HumanoidFlagrun-v0", help=f"task id, one of {', '.join(ncpgym.TASK_IDS)}")
-    ap.add_argument("--num-envs", type=int, default=256)
-    ap.add_argument("--minutes", type=float, default=10.0, help="wall-clock budget")
-    ap.add_argument("--steps", type=int, default=None, help="env-step budget (stops at whichever comes first)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", type=Path, default=Path("runs") / time.strftime("%Y%m%d-%H%M%S"))
-    ap.add_argument("--threads", type=int, default=0, help="physics threads (0: all cores; with --ray-workers: per worker, default 1)")
-    ap.add_argument("--ray-workers", type=int, default=0, help="shard the worlds over this many Ray actors (ncpgym.cluster)")
+def _positive(kind):
+    def parse(text: str):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {kind.__name__}, got {text!r}") from None
+        if not v > 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+        return v
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an int, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return v
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m ncpgym.train", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--env", required=True, metavar="ID", help=f"task id, one of {', '.join(ncpgym.TASK_IDS)}")
+    ap.add_argument("--num-envs", type=_positive(int), default=256, help="worlds stepped in parallel")
+    ap.add_argument("--minutes", type=_positive(float), default=10.0, help="wall-clock budget")
+    ap.add_argument("--steps", type=_positive(int), default=None, help="env-step budget (stops at whichever comes first)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the worlds and the network")
+    ap.add_argument("--out", type=Path, default=Path("runs") / time.strftime("%Y%m%d-%H%M%S"),
+                    help="output folder (progress.csv, checkpoints, final.pt, learning_curve.png, summary.json)")
+    ap.add_argument("--threads", type=_non_negative_int, default=0,
+                    help="physics threads (0: all cores; with --ray-workers: per worker, default 1)")
+    ap.add_argument("--ray-workers", type=_non_negative_int, default=0,
+                    help="shard the worlds over this many Ray actors (ncpgym.cluster)")
     ap.add_argument("--ray-address", default=None, help="Ray cluster address (e.g. auto); default: start a local instance")
-    ap.add_argument("--rollout-steps", type=int, default=PPOConfig.rollout_steps)
-    ap.add_argument("--epochs", type=int, default=PPOConfig.epochs)
-    ap.add_argument("--minibatches", type=int, default=PPOConfig.minibatches)
-    ap.add_argument("--lr", type=float, default=PPOConfig.lr)
-    ap.add_argument("--gamma", type=float, default=PPOConfig.gamma)
-    ap.add_argument("--hidden", type=int, nargs="+", default=list(PPOConfig.hidden))
-    ap.add_argument("--eval-episodes", type=int, default=16)
-    ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--rollout-steps", type=_positive(int), default=PPOConfig.rollout_steps,
+                    help="env steps per world between updates")
+    ap.add_argument("--epochs", type=_positive(int), default=PPOConfig.epochs, help="passes over each rollout")
+    ap.add_argument("--minibatches", type=_positive(int), default=PPOConfig.minibatches, help="minibatches per epoch")
+    ap.add_argument("--lr", type=_positive(float), default=PPOConfig.lr, help="Adam learning rate (annealed to 5 %%)")
+    ap.add_argument("--gamma", type=_positive(float), default=PPOConfig.gamma, help="discount")
+    ap.add_argument("--hidden", type=_positive(int), nargs="+", default=list(PPOConfig.hidden),
+                    help="hidden layer widths of the policy and value networks")
+    ap.add_argument("--eval-episodes", type=_positive(int), default=16,
+                    help="episodes of the final evaluation (trained and random; at most --num-envs)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar: a log line every 30 s instead")
     ap.add_argument("--video", action="store_true",
                     help="film the final evaluation (DIR/videos/final.mp4)")
-    ap.add_argument("--video-every", type=int, default=0, metavar="K",
-                    help="also film an episode per filmed world every K updates (within --minutes)")
-    ap.add_argument("--video-worlds", type=int, default=2, help="worlds filmed side by side")
+    ap.add_argument("--video-every", type=_non_negative_int, default=0, metavar="K",
+                    help="also film an episode per filmed world every K updates (within --minutes; 0: never)")
+    ap.add_argument("--video-worlds", type=_positive(int), default=2, help="worlds filmed side by side")
+    return ap
+
+
+def main(argv=None) -> None:
+    ap = parser()
     args = ap.parse_args(argv)
     if args.env not in ncpgym.TASK_IDS:
         ap.error(f"unknown --env {args.env!r}; registered: {', '.join(ncpgym.TASK_IDS)}")
+    if args.gamma > 1:
+        ap.error(f"--gamma must be in (0, 1], got {args.gamma}")
 
     if args.ray_workers > 0:
         from ..cluster import RayVectorEnv
@@ -87,15 +124,38 @@ def main(argv=None) -> None:
     rows = agent.learn(total_steps=args.steps, seconds=60 * args.minutes, out=args.out,
                        progress=not args.no_progress, callback=callback)
     envs.close()
+    if agent.interrupted:
+        print(f"interrupted after {agent.env_steps} env steps: {args.out / 'final.pt'} and the curve are written; "
+              "evaluating (Ctrl-C again to skip)")
+    try:
+        summary = _evaluate(args, agent, rows, film)
+    except KeyboardInterrupt:
+        last = rows[-1] if rows else {}
+        summary = {"env": args.env, "env_steps": agent.env_steps, "minutes": last.get("time_s", 0) / 60,
+                   "steps_per_s": last.get("steps_per_s"), "interrupted": True}
+        (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
+        print("evaluation skipped")
+        return
+    print(f"{agent.env_steps} env steps in {summary['minutes']:.1f} min ({summary['steps_per_s']} steps/s incl. learning)")
+    success = ""
+    if "eval_success_trained" in summary:
+        success = (f"; success rate trained {summary['eval_success_trained']:.2f}, "
+                   f"random {summary['eval_success_random']:.2f}")
+    print(f"evaluation over {summary['eval_episodes']} episodes: trained {summary['eval_return_trained']:.1f}, "
+          f"random {summary['eval_return_random']:.1f}{success}")
+    print(f"learning curve: {args.out / 'learning_curve.png'}; CSV: {args.out / 'progress.csv'}")
+
+
+def _evaluate(args, agent, rows, film) -> dict:
 
     n = min(args.eval_episodes, args.num_envs)
     if args.video:  # the evaluation episodes (same seed as below), the first worlds filmed
         film(args.out / "videos" / "final.mp4", min(args.video_worlds, n), n)
     ev = gym.make_vec(args.env, num_envs=n, num_threads=args.threads)
-    trained = evaluate(ev, lambda o: agent.act(o, deterministic=True), n)
+    trained, trained_ok = evaluate(ev, lambda o: agent.act(o, deterministic=True), n, with_success=True)
     rng = np.random.default_rng(args.seed)
     space = ev.action_space
-    random = evaluate(ev, lambda o: rng.uniform(space.low, space.high), n)
+    random, random_ok = evaluate(ev, lambda o: rng.uniform(space.low, space.high), n, with_success=True)
     ev.close()
     last = rows[-1] if rows else {}
     summary = {
@@ -103,13 +163,17 @@ def main(argv=None) -> None:
         "env_steps": agent.env_steps,
         "minutes": last.get("time_s", 0) / 60,
         "steps_per_s": last.get("steps_per_s"),
+        "eval_episodes": n,
         "eval_return_trained": float(np.mean(trained)),
         "eval_return_random": float(np.mean(random)),
     }
+    if not np.isnan(trained_ok).any():  # the task defines success
+        summary["eval_success_trained"] = float(np.mean(trained_ok))
+        summary["eval_success_random"] = float(np.mean(random_ok))
+    if agent.interrupted:
+        summary["interrupted"] = True
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
-    print(f"{agent.env_steps} env steps in {summary['minutes']:.1f} min ({summary['steps_per_s']} steps/s incl. learning)")
-    print(f"evaluation over {n} episodes: trained {summary['eval_return_trained']:.1f}, random {summary['eval_return_random']:.1f}")
-    print(f"learning curve: {args.out / 'learning_curve.png'}; CSV: {args.out / 'progress.csv'}")
+    return summary
 
 
 if __name__ == "__main__":

@@ -244,7 +244,8 @@ class PPO:
                 logp = d.log_prob(act[i]).sum(-1)
                 ratio = (logp - logp_old[i]).exp()
                 a = adv_t[i]
-                a = (a - a.mean()) / (a.std() + 1e-8)
+                # a minibatch of one sample (tiny runs) has no spread: only centre it
+                a = (a - a.mean()) / (a.std() + 1e-8) if len(i) > 1 else a - a.mean()
                 pg = -torch.min(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a).mean()
                 v_loss = 0.5 * (self.policy.value(obs[i]) - ret_t[i]).pow(2).mean()
                 ent = d.entropy().sum(-1).mean()
@@ -276,10 +277,12 @@ class PPO:
         checkpoint_every: int = 25,
         progress: bool = True,
         callback: Callable[[dict], None] | None = None,
+        log_every: float | None = 30.0,
     ) -> list[dict]:
-        """Train until `total_steps` env steps or `seconds` of wall time (whichever first).
-        With `out`, writes progress.csv (one row per update), checkpoints, final.pt and
-        learning_curve.png there. Returns the rows."""
+        """Train until `total_steps` env steps or `seconds` of wall time (whichever first)
+        or Ctrl-C (then ``self.interrupted`` is True). With `out`, writes progress.csv (one
+        row per update), checkpoints, final.pt and learning_curve.png there. Without a
+        progress bar, prints a line every `log_every` seconds (None: never). Returns the rows."""
         if total_steps is None and seconds is None:
             raise ValueError("give total_steps or seconds")
         out = Path(out) if out is not None else None
@@ -297,6 +300,8 @@ class PPO:
         t0 = time.perf_counter()
         writer = None
         fh = None
+        self.interrupted = False
+        last_log = t0
         try:
             while True:
                 elapsed = time.perf_counter() - t0
@@ -340,8 +345,16 @@ class PPO:
                 if bar is not None:
                     bar.update(per_update)
                     bar.set_postfix(ret=f"{row['episode_return']:.1f}", sps=f"{row['steps_per_s']:.0f}")
+                elif log_every is not None and time.perf_counter() - last_log >= log_every:
+                    last_log = time.perf_counter()
+                    success = "" if np.isnan(row["success_rate"]) else f", success {row['success_rate']:.2f}"
+                    print(f"update {row['update']}: {row['env_steps']} env steps in {row['time_s']:.0f} s "
+                          f"({row['steps_per_s']:.0f}/s), return {row['episode_return']:.2f}{success}", flush=True)
                 if callback is not None:
                     callback(row)
+        except KeyboardInterrupt:
+            # Ctrl-C ends training like the budget does: final.pt and the curve are written
+            self.interrupted = True
         finally:
             if bar is not None:
                 bar.close()
@@ -373,9 +386,12 @@ class PPO:
         self.obs_rms.load_state_dict(ck["obs_rms"])
 
 
-def evaluate(envs, act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: int = 12345) -> np.ndarray:
+def evaluate(envs, act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: int = 12345,
+             with_success: bool = False):
     """Returns of the first `episodes` episodes finished by `act` on a vector env (one
-    episode per world at most: worlds that finish are not counted again)."""
+    episode per world at most: worlds that finish are not counted again). With
+    `with_success`, also each episode's ``info["is_success"]`` at its last step (nan where
+    the task defines no success): (returns, successes)."""
     obs, _ = envs.reset(seed=seed)
     n = envs.num_envs
     if episodes > n:
@@ -383,12 +399,17 @@ def evaluate(envs, act: Callable[[np.ndarray], np.ndarray], episodes: int, seed:
     ret = np.zeros(n)
     finished = np.zeros(n, bool)
     out = np.full(n, np.nan)
+    success = np.full(n, np.nan)
     while not finished[:episodes].all():
-        obs, r, term, trunc, _ = envs.step(act(obs))
+        obs, r, term, trunc, info = envs.step(act(obs))
         ret += np.where(finished, 0.0, r)
         done = (term | trunc) & ~finished
         out[done] = ret[done]
+        if "is_success" in info:
+            success[done] = np.asarray(info["is_success"], float)[done]
         finished |= done
+    if with_success:
+        return out[:episodes], success[:episodes]
     return out[:episodes]
 
 
