@@ -176,6 +176,11 @@ void bind_model(py::module_& m) {
       .def_property_readonly("actuator_ctrlrange", [](const Model& s) {
         return py::array_t<double>({s.nu, 2}, s.act_ctrlrange.data());
       })
+      .def_property_readonly("actuator_type", [](const Model& s) { return enum_arr(s.act_type); },
+                             "(nu,) 0 motor (gear x ctrl), 1 position servo (kp, kv)")
+      .def_property_readonly("actuator_kp", [](const Model& s) { return arr(s.act_kp); })
+      .def_property_readonly("actuator_kv", [](const Model& s) { return arr(s.act_kv); })
+      .def_property_readonly("actuator_ctrllimited", [](const Model& s) { return arr(s.act_ctrllimited); })
       .def_property_readonly("geom_type", [](const Model& s) { return enum_arr(s.geom_type); })
       .def_property_readonly("geom_body", [](const Model& s) { return arr(s.geom_body); })
       .def_property_readonly("geom_size", [](const Model& s) { return vec3s(s.geom_size); })

@@ -328,3 +328,24 @@ def test_palm_down_hand_holds_its_pose_with_the_palm_facing_down():
     assert np.abs(sim.q[:3]).max() < 1e-3 and np.abs(sim.q[3:6]).max() < 1e-2
     with pytest.raises(ValueError, match="palm"):
         allegro.hand_world(H, palm="sideways")
+
+
+def test_exported_hand_keeps_its_servos(hand):
+    """to_mjcf of the hand world, compiled by MuJoCo: the 22 position servos give MuJoCo's
+    actuator forces of the original world at a random state and control."""
+    from ncpgym.models import to_mjcf
+
+    mj, m = hand
+    ex = mujoco.MjModel.from_xml_string(to_mjcf(m))
+    assert ex.nu == mj.nu == 22
+    rng = np.random.default_rng(3)
+    q = np.r_[rng.uniform(-0.3, 0.3, 6), rng.uniform(0.3, 1.0, 16)]
+    u, ctrl = rng.normal(size=22), rng.uniform(-0.5, 0.5, 22)
+    forces = []
+    for model in (mj, ex):
+        d = mujoco.MjData(model)
+        d.qpos[:], d.qvel[:], d.ctrl[:] = q, u, ctrl
+        mujoco.mj_forward(model, d)
+        forces.append(d.qfrc_actuator.copy())
+    assert np.abs(forces[0]).max() > 1.0
+    np.testing.assert_allclose(forces[1], forces[0], rtol=1e-12, atol=1e-12)

@@ -173,8 +173,8 @@ LOADER_MJCF = """
 def test_loader_and_export_keep_springs_actuator_gains_limits_friction_and_contact_bits():
     """Against MuJoCo on an MJCF written here: passive forces with springs at springref
     (not ref), actuator forces (a motor's gear x gain, a servo's kp and kv) at a random
-    state and control, joint limits, friction and contact bits; then all but the actuators
-    (which to_mjcf does not write) through to_mjcf and back."""
+    state and control, joint limits, friction and contact bits; then all of it through
+    to_mjcf and back (MuJoCo's own actuator forces on the exported file, too)."""
     from ncpgym.models import from_mujoco, to_mjcf
 
     mjm = mujoco.MjModel.from_xml_string(LOADER_MJCF)
@@ -195,7 +195,15 @@ def test_loader_and_export_keep_springs_actuator_gains_limits_friction_and_conta
         np.testing.assert_allclose(np.asarray(model.geom_friction), mjm.geom_friction)
         np.testing.assert_array_equal(model.geom_contype, mjm.geom_contype)
         np.testing.assert_array_equal(model.geom_conaffinity, mjm.geom_conaffinity)
-    b = ncpgym.Batch(m, 1)  # (to_mjcf writes no actuators)
-    b.q[0], b.u[0], b.ctrl[0] = q, u, ctrl
-    b.forward()
-    np.testing.assert_allclose(b.qfrc_actuator[0], mjd.qfrc_actuator, rtol=1e-9, atol=1e-9)
+    exported = mujoco.MjModel.from_xml_string(to_mjcf(m))
+    for model in (m, from_mujoco(exported)):
+        b = ncpgym.Batch(model, 1)
+        b.q[0], b.u[0], b.ctrl[0] = q, u, ctrl
+        b.forward()
+        np.testing.assert_allclose(b.qfrc_actuator[0], mjd.qfrc_actuator, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(model.actuator_ctrlrange[0], [-1, 1])
+        assert list(model.actuator_ctrllimited) == [1, 0] and list(model.actuator_type) == [0, 1]
+    d2 = mujoco.MjData(exported)
+    d2.qpos[:], d2.qvel[:], d2.ctrl[:] = q, u, ctrl
+    mujoco.mj_forward(exported, d2)
+    np.testing.assert_allclose(d2.qfrc_actuator, mjd.qfrc_actuator, rtol=1e-12, atol=1e-12)

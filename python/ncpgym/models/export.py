@@ -17,8 +17,10 @@ def _f(v) -> str:
 
 def to_mjcf(model: _core.Model, *, solref: str | None = None, solimp: str | None = None) -> str:
     """MJCF text for `model` (meshes inline as vertex lists). Angles in radians; joint damping,
-    armature, stiffness, limits and geom friction carried over; `solref` / `solimp` (e.g.
-    "0.002 1" / "0.99 0.999 0.0001") are applied to every geom when given."""
+    armature, stiffness, limits, geom friction and the actuators (motors and position
+    servos on joints, with their gear, gains and control ranges) carried over; joints are
+    named j<id>, bodies b<id>; `solref` / `solimp` (e.g. "0.002 1" / "0.99 0.999 0.0001")
+    are applied to every geom when given."""
     children: dict[int, list[int]] = {}
     for b in range(1, model.nbody):
         children.setdefault(int(model.body_parent[b]), []).append(b)
@@ -49,7 +51,7 @@ def to_mjcf(model: _core.Model, *, solref: str | None = None, solimp: str | None
                 s += f"{indent}  <freejoint/>\n"
                 continue
             dof = model.jnt_dofadr[j]
-            attrs = (f'type="{t}" pos="{_f(model.jnt_pos[j])}" axis="{_f(model.jnt_axis[j])}" '
+            attrs = (f'name="j{j}" type="{t}" pos="{_f(model.jnt_pos[j])}" axis="{_f(model.jnt_axis[j])}" '
                      f'damping="{float(model.dof_damping[dof])!r}" armature="{float(model.dof_armature[dof])!r}"')
             if t in ("hinge", "slide"):
                 attrs += (f' ref="{float(model.jnt_ref[j])!r}" stiffness="{float(model.jnt_stiffness[j])!r}" '
@@ -69,4 +71,21 @@ def to_mjcf(model: _core.Model, *, solref: str | None = None, solimp: str | None
     g = model.gravity
     return (f'<mujoco model="ncpgym">\n  <compiler angle="radian" inertiafromgeom="false"/>\n'
             f'  <option timestep="{model.timestep!r}" gravity="{_f(g)}"/>\n{assets}'
-            f"  <worldbody>\n{world}  </worldbody>\n</mujoco>\n")
+            f"  <worldbody>\n{world}  </worldbody>\n{_actuators(model)}</mujoco>\n")
+
+
+def _actuators(model: _core.Model) -> str:
+    """Motors (torque gear x ctrl: MuJoCo's gain 1 with that gear) and position servos
+    (gear (kp ctrl - kp gear q - kv gear qdot), as MuJoCo's <position kp kv>)."""
+    out = ""
+    for a in range(model.nu):
+        j = int(model.actuator_joint[a])
+        attrs = f'joint="j{j}" gear="{float(model.actuator_gear[a])!r}"'
+        if model.actuator_ctrllimited[a]:
+            attrs += f' ctrllimited="true" ctrlrange="{_f(model.actuator_ctrlrange[a])}"'
+        if int(model.actuator_type[a]) == 0:
+            out += f"    <motor {attrs}/>\n"
+        else:
+            out += (f'    <position {attrs} kp="{float(model.actuator_kp[a])!r}" '
+                    f'kv="{float(model.actuator_kv[a])!r}"/>\n')
+    return f"  <actuator>\n{out}  </actuator>\n" if out else ""
