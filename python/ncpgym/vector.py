@@ -20,6 +20,8 @@ Contract, beyond Gymnasium's:
 
 from __future__ import annotations
 
+import os
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -108,6 +110,35 @@ def _check_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
     return a
 
 
+MAX_WORLDS = 2**31 - 1  # the C++ batch indexes worlds with int
+
+
+def check_num_threads(num_threads) -> None:
+    """ValueError unless a non-negative int (0: all cores); a warning above the core count
+    (OpenMP then oversubscribes the machine: slower, results unchanged)."""
+    if isinstance(num_threads, (bool, np.bool_)) or not isinstance(num_threads, (int, np.integer)) or num_threads < 0:
+        raise ValueError(f"num_threads must be a non-negative integer (0: all cores), got {num_threads!r}")
+    cores = os.cpu_count() or 1
+    if num_threads > cores:
+        warnings.warn(f"num_threads={num_threads} is more than this machine's {cores} cores: the threads "
+                      "share them (slower; results are the same)", stacklevel=3)
+
+
+def world_bytes(model) -> int:
+    """Rough bytes of one world's state and derived arrays in a Batch (doubles)."""
+    per_body = 3 + 4 + 3 + 10 + 6 + 6
+    return 8 * (model.nq + 3 * model.nv + model.nu + 6 * model.nparticle + per_body * model.nbody
+                + 12 * model.nsite + 2 * model.ngeom + model.nsoft + 8)
+
+
+def physical_memory() -> int:
+    """Bytes of RAM (0 where the platform does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
 class _Core:
     """What the vector and single-world envs share: the batch, the task, resets, a step."""
 
@@ -115,10 +146,17 @@ class _Core:
         if not isinstance(world_offset, (int, np.integer)) or world_offset < 0:
             raise ValueError(f"world_offset must be a non-negative integer, got {world_offset!r}")
         self.world_offset = int(world_offset)
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if num_envs > MAX_WORLDS:
+            raise ValueError(f"num_envs={num_envs}: a batch holds at most {MAX_WORLDS} worlds")
+        check_num_threads(num_threads)
         self.task = task
         self.model = task.build_model()
+        need, have = int(num_envs) * world_bytes(self.model), physical_memory()
+        if have and need > have:  # refuse before the allocation: zero-filling it would swap or be OOM-killed
+            raise MemoryError(f"num_envs={num_envs}: the worlds' state needs about {need / 2**30:.1f} GiB, "
+                              f"more than this machine's {have / 2**30:.1f} GiB")
         self.batch = _core.Batch(self.model, int(num_envs), num_threads=num_threads, **task.solver_options)
         self.n = int(num_envs)
         self.single_observation_space, self.single_action_space = task.spaces(self.model)

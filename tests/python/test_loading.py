@@ -207,3 +207,18 @@ def test_loader_and_export_keep_springs_actuator_gains_limits_friction_and_conta
     d2.qpos[:], d2.qvel[:], d2.ctrl[:] = q, u, ctrl
     mujoco.mj_forward(exported, d2)
     np.testing.assert_allclose(d2.qfrc_actuator, mjd.qfrc_actuator, rtol=1e-12, atol=1e-12)
+
+
+def test_load_model_takes_mjcf_text_and_compiled_models():
+    """The loader's MJCF as text, as a compiled MjModel and as a file give the same model
+    (same dynamics at a random state); bad text names MuJoCo's reason."""
+    from ncpgym.errors import ModelError
+
+    m_text = ncpgym.load_model(LOADER_MJCF)
+    m_mj = ncpgym.load_model(mujoco.MjModel.from_xml_string(LOADER_MJCF))
+    q, u = np.array([0.3, -0.05]), np.array([0.2, -0.4])
+    for m in (m_text, m_mj):
+        assert (m.nq, m.nu, m.ngeom) == (2, 2, 3)
+        np.testing.assert_allclose(ncpgym.dynamics.forward(m, q, u), ncpgym.dynamics.forward(m_text, q, u))
+    with pytest.raises(ModelError, match="MJCF text"):
+        ncpgym.load_model("<mujoco><worldbody><geom type='nope'/></worldbody></mujoco>")

@@ -206,3 +206,39 @@ def test_observation_matches_humanoid_v5_definitions():
         theirs = ref._get_obs()
         assert theirs.shape == ours[i].shape
         np.testing.assert_allclose(ours[i], theirs, rtol=1e-9, atol=1e-9)
+
+
+def test_bad_sizes_and_thread_counts_are_refused_clearly():
+    """num_envs: a positive int (not a bool), at most what a batch indexes and what the
+    machine's memory holds (refused before allocating, naming the size); num_threads: a
+    non-negative int, with a warning above the core count (results unchanged)."""
+    import os
+    import warnings
+
+    for n in (0, -3, True, 2.0, "4"):
+        with pytest.raises(ValueError, match="num_envs must be a positive integer"):
+            gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=n)
+    with pytest.raises(ValueError, match="at most 2147483647"):
+        gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=10**12)
+    with pytest.raises(MemoryError, match=r"GiB, more than this machine"):
+        gym.make_vec("ncpgym/Humanoid-v0", num_envs=2**30)
+    for t in (-1, 1.5, False):
+        with pytest.raises(ValueError, match="num_threads must be a non-negative integer"):
+            gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2, num_threads=t)
+    from ncpgym import scenes
+
+    with pytest.raises(ValueError, match="num_threads must be >= 0"):
+        ncpgym.Batch(scenes.heavy_stack()[0], 2, num_threads=-2)
+    many = (os.cpu_count() or 1) + 1
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        a = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2, num_threads=many)
+    assert any("more than this machine" in str(x.message) for x in w)
+    b = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2, num_threads=1)
+    oa, _ = a.reset(seed=4)
+    ob, _ = b.reset(seed=4)
+    act = np.full((2, 1), 0.3, np.float32)
+    for _ in range(5):
+        oa, *_ = a.step(act)
+        ob, *_ = b.step(act)
+    assert np.array_equal(oa, ob)

@@ -21,6 +21,8 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   if (!base_) throw std::invalid_argument("Batch needs a model");
   opt_ = resolve(*base_, options);
   if (nworld < 1) throw std::invalid_argument("Batch needs at least one world, got " + std::to_string(nworld));
+  if (nthread < 0)
+    throw std::invalid_argument("num_threads must be >= 0 (0: OpenMP's default), got " + std::to_string(nthread));
   if (opt_.warm_start)
     throw std::invalid_argument("warm_start is not available in a Batch (impulses would leak between worlds)");
   const Model& m = *base_;

@@ -48,7 +48,7 @@ _INERTIA_REPAIRS = (
 
 
 def load_model(
-    path: str | os.PathLike,
+    path: str | os.PathLike | mujoco.MjModel,
     *,
     floating_base: bool = False,
     strict: bool = True,
@@ -60,7 +60,8 @@ def load_model(
     The file is compiled by MuJoCo's compiler (the ``mujoco`` package) and converted.
 
     Args:
-        path: model file.
+        path: model file; or MJCF text (a string starting with ``<``); or a compiled
+            ``mujoco.MjModel`` (converted as :func:`from_mujoco` does).
         floating_base: URDF only: give the root link a free joint (MuJoCo's URDF import
             welds it to the world otherwise).
         strict: raise :class:`UnsupportedFeatureError` for features that change the
@@ -94,6 +95,15 @@ def load_model(
         ImportError: a mesh needs decomposing and coacd is not installed.
     """
     decompose.check_options(convex_decomposition, coacd_threshold)
+    if isinstance(path, mujoco.MjModel) or (isinstance(path, str) and path.lstrip().startswith("<")):
+        if floating_base:
+            raise ValueError("floating_base applies to URDF files")
+        if isinstance(path, mujoco.MjModel):
+            mjm, source = path, "<MjModel>"
+        else:
+            mjm, source = _compile(lambda: mujoco.MjModel.from_xml_string(path), "<MJCF text>"), "<MJCF text>"
+        return from_mujoco(mjm, source=source, strict=strict, convex_decomposition=convex_decomposition,
+                           coacd_threshold=coacd_threshold)
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"model file not found: {path}")
