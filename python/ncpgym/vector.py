@@ -297,6 +297,9 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         if limit is not None and limit < 1:
             raise ValueError(f"max_episode_steps must be >= 1 or None, got {limit}")
         self.max_episode_steps = limit
+        # callables (batch, worlds) run whenever worlds reset, after the task's reset and
+        # before their first observation (wrappers.DomainRandomization)
+        self.reset_hooks: list[Any] = []
         self._elapsed = np.zeros(self.num_envs, np.int64)
         self._pending = np.zeros(self.num_envs, bool)  # next-step mode: reset at next step
         self.reset_step = np.zeros(self.num_envs, bool)
@@ -387,6 +390,10 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         returns the observations of every world (rows under the mask are the new ones)."""
         c = self._c
         c.reset_worlds(mask)
+        if self.reset_hooks:
+            worlds = np.flatnonzero(mask)
+            for hook in self.reset_hooks:
+                hook(c.batch, worlds)
         self._elapsed[mask] = 0
         fresh = c.task.observe(c.batch)
         c.obs[mask] = fresh[mask]

@@ -19,7 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 __all__ = ["StepContext", "RewardTerm", "RewardComposition", "RewardTerms", "TaskSpaceObservation",
-           "RecordVectorVideo"]
+           "RecordVectorVideo", "DomainRandomization"]
 
 
 @dataclass
@@ -243,3 +243,66 @@ class RecordVectorVideo(gym.vector.VectorWrapper):
     def close(self) -> None:
         self.stop_recording()
         super().close()
+
+
+class DomainRandomization(gym.vector.VectorWrapper):
+    """Physics parameters drawn per world at every reset (``reset()`` and autoresets):
+    ``friction`` and ``mass`` are (low, high) ranges of the batch's ``friction_scale`` and
+    ``mass_scale`` multipliers, ``gravity`` a (low, high) pair of 3-vectors (m/s^2, per
+    component). Each world draws from its own counter-based stream
+    (``Batch.uniform``), so a seed gives the same parameters whatever the batch size or
+    thread count; a parameter left None keeps its value. The current values are in
+    ``info["domain"]`` after every reset and step (``friction``, ``mass``: [N];
+    ``gravity``: [N, 3]).
+
+    ``envs = DomainRandomization(gym.make_vec("ncpgym/Humanoid-v0", 64), friction=(0.5, 1.5),
+    mass=(0.8, 1.2), gravity=((0, 0, -10.3), (0, 0, -9.3)))``
+    """
+
+    def __init__(self, env, *, friction=None, mass=None, gravity=None):
+        super().__init__(env)
+        base = env.unwrapped
+        if not hasattr(base, "reset_hooks"):
+            raise TypeError(f"DomainRandomization needs an ncpgym vector env made in this process, got "
+                            f"{type(base).__name__}")
+        self.friction = self._range("friction", friction)
+        self.mass = self._range("mass", mass)
+        self.gravity = None
+        if gravity is not None:
+            lo, hi = (np.asarray(g, float) for g in gravity)
+            if lo.shape != (3,) or hi.shape != (3,) or np.any(lo > hi) or not np.all(np.isfinite([lo, hi])):
+                raise ValueError(f"gravity: expected (low, high) 3-vectors with low <= high, got {gravity!r}")
+            self.gravity = (lo, hi)
+        self.batch = base._c.batch
+        base.reset_hooks.append(self._draw)
+
+    @staticmethod
+    def _range(name, r):
+        if r is None:
+            return None
+        lo, hi = (float(v) for v in r)
+        if not 0 < lo <= hi < np.inf:
+            raise ValueError(f"{name}: expected a range (low, high) with 0 < low <= high, got {r!r}")
+        return lo, hi
+
+    def _draw(self, batch, worlds: np.ndarray) -> None:
+        if self.friction is not None:
+            batch.friction_scale[worlds] = batch.uniform(worlds, 1, *self.friction)[:, 0]
+        if self.mass is not None:
+            batch.mass_scale[worlds] = batch.uniform(worlds, 1, *self.mass)[:, 0]
+        if self.gravity is not None:
+            lo, hi = self.gravity
+            batch.gravity[worlds] = lo + batch.uniform(worlds, 3, 0.0, 1.0) * (hi - lo)
+
+    def _info(self, info):
+        info["domain"] = {"friction": self.batch.friction_scale.copy(), "mass": self.batch.mass_scale.copy(),
+                          "gravity": self.batch.gravity.copy()}
+        return info
+
+    def reset(self, *, seed=None, options=None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        return obs, self._info(info)
+
+    def step(self, actions):
+        obs, reward, term, trunc, info = self.env.step(actions)
+        return obs, reward, term, trunc, self._info(info)

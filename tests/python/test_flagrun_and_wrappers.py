@@ -203,3 +203,47 @@ def test_harder_cube_throw_stays_finite_for_a_world_with_a_huge_state():
     cv = task._cube_v
     speed = np.linalg.norm(b.u[:2, cv:cv + 3], axis=1)
     assert np.all(np.isfinite(speed)) and np.all((18.0 < speed) & (speed < 32.0))
+
+
+def test_domain_randomization_draws_per_world_at_every_reset():
+    """Parameters within their ranges, different across worlds, the same for a seed on 1
+    and 2 threads and 3 or 5 worlds (world i's draws), different for another seed;
+    redrawn only for the worlds that reset (by reset_mask or autoreset). That the batch's
+    scales change the physics is tested with the batch (test_batch_api)."""
+    from ncpgym.wrappers import DomainRandomization
+
+    def make(n, threads, seed):
+        envs = DomainRandomization(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=n, num_threads=threads),
+                                   friction=(0.5, 1.5), mass=(0.8, 1.2),
+                                   gravity=((-0.5, 0.0, -10.3), (0.5, 0.0, -9.3)))
+        _, info = envs.reset(seed=seed)
+        return envs, info["domain"]
+
+    a, da = make(3, 1, 7)
+    b, db = make(5, 2, 7)
+    _, dc = make(3, 1, 8)
+    for k in ("friction", "mass", "gravity"):
+        np.testing.assert_array_equal(da[k], db[k][:3])
+        assert not np.array_equal(da[k], dc[k])
+    assert np.all((da["friction"] >= 0.5) & (da["friction"] <= 1.5)) and np.ptp(da["friction"]) > 0
+    assert np.all((da["mass"] >= 0.8) & (da["mass"] <= 1.2))
+    g = da["gravity"]
+    assert np.all(np.abs(g[:, 0]) <= 0.5) and np.all(g[:, 1] == 0) and np.all((g[:, 2] >= -10.3) & (g[:, 2] <= -9.3))
+    # only world 1 resets: only its parameters change
+    _, info = a.reset(options={"reset_mask": np.array([False, True, False])})
+    d = info["domain"]
+    assert d["mass"][0] == da["mass"][0] and d["mass"][2] == da["mass"][2] and d["mass"][1] != da["mass"][1]
+    # autoreset (next-step): a world whose episode ends draws anew when it restarts
+    before = d["mass"].copy()
+    act = np.zeros((3, 1), np.float32)
+    act[2] = 1.0  # push world 2's pole over
+    for _ in range(200):
+        _, _, term, trunc, info = a.step(act)
+        if a.unwrapped.reset_step[2]:
+            break
+    assert a.unwrapped.reset_step[2] and info["domain"]["mass"][2] != before[2]
+    assert info["domain"]["mass"][0] == before[0]
+    with pytest.raises(ValueError, match="friction"):
+        DomainRandomization(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2), friction=(0.0, 1.0))
+    with pytest.raises(ValueError, match="gravity"):
+        DomainRandomization(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2), gravity=((0, 0, -9), (0, 0, -10)))
