@@ -209,7 +209,7 @@ def test_domain_randomization_draws_per_world_at_every_reset():
     """Parameters within their ranges, different across worlds, the same for a seed on 1
     and 2 threads and 3 or 5 worlds (world i's draws), different for another seed;
     redrawn only for the worlds that reset (by reset_mask or autoreset). That the batch's
-    scales change the physics is tested with the batch (test_batch_api)."""
+    scales change the physics is tested in test_physics_references."""
     from ncpgym.wrappers import DomainRandomization
 
     def make(n, threads, seed):
