@@ -218,7 +218,7 @@ def test_squeeze_task_terms_and_observation_from_its_docstring():
     assert np.all(np.abs(obs0[:, 0:16] - sq.HOME) <= 0.05 + 1e-12)
     a = np.zeros((3, 16), np.float32)
     a[:, [1, 2, 3, 5, 6, 7, 9, 10, 11, 14, 15]] = [[0.2], [0.6], [1.0]]
-    a[:, 12] = -1.0  # below the thumb's range: clipped
+    a[:, 13] = -1.0  # below the thumb joint 13 range: clipped
     for _ in range(30):
         obs, reward, term, trunc, info = env.step(a)
     lo, hi = mj.jnt_range[[mj.joint(n).id for n in allegro.FINGER_JOINTS]].T
@@ -266,7 +266,12 @@ def test_squeeze_env_passes_gymnasium_checks_and_rejects_bad_kwargs():
     with pytest.raises(ValueError, match="unknown reward terms"):
         gym.make("ncpgym/AllegroSqueeze-v0", reward_weights={"grip": 1.0})
     with pytest.raises(TypeError, match="unexpected"):
-        gym.make("ncpgym/AllegroSqueeze-v0", mesh=3)
+        gym.make("ncpgym/AllegroSqueeze-v0", grip=1)
+    for mesh in (1, 9, 3.0, True):
+        with pytest.raises(ValueError, match="mesh"):
+            gym.make("ncpgym/AllegroSqueeze-v0", mesh=mesh)
+    env = gym.make_vec("ncpgym/AllegroSqueeze-v0", num_envs=1, mesh=3).unwrapped
+    assert env.batch.model.ntet == 162
 
 
 def test_missing_robot_package_gives_a_clear_error(monkeypatch):
