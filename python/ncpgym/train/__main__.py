@@ -68,6 +68,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--gamma", type=_positive(float), default=PPOConfig.gamma, help="discount")
     ap.add_argument("--hidden", type=_positive(int), nargs="+", default=list(PPOConfig.hidden),
                     help="hidden layer widths of the policy and value networks")
+    ap.add_argument("--init-log-std", type=float, default=PPOConfig.init_log_std,
+                    help="initial log standard deviation of the Gaussian policy (exploration noise)")
     ap.add_argument("--eval-episodes", type=_positive(int), default=16,
                     help="episodes of the final evaluation (trained and random; at most --num-envs)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar: a log line every 30 s instead")
@@ -95,7 +97,8 @@ def main(argv=None) -> None:
     else:
         envs = gym.make_vec(args.env, num_envs=args.num_envs, num_threads=args.threads)
     cfg = PPOConfig(rollout_steps=args.rollout_steps, epochs=args.epochs, minibatches=args.minibatches,
-                    lr=args.lr, gamma=args.gamma, hidden=tuple(args.hidden), seed=args.seed)
+                    lr=args.lr, gamma=args.gamma, hidden=tuple(args.hidden), seed=args.seed,
+                    init_log_std=args.init_log_std)
     agent = PPO(envs, cfg)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "config.json").write_text(json.dumps({**vars(args), "out": str(args.out), "ppo": cfg.__dict__}, indent=1, default=str))
