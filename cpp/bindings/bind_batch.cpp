@@ -103,6 +103,18 @@ status 1 until reset.
           "Seed world i's random stream from (seed, first_world + i): independent of num_worlds; "
           "first_world numbers the worlds of a shard of a larger batch.")
       .def(
+          "seed_worlds",
+          [](Batch& b, py::array_t<uint64_t, py::array::c_style | py::array::forcecast> seeds, int64_t first_world) {
+            if (first_world < 0) throw std::invalid_argument("first_world must be >= 0");
+            if (seeds.ndim() != 1 || seeds.size() != b.size())
+              throw std::invalid_argument("seed_worlds: expected one seed per world (" + std::to_string(b.size()) +
+                                          "), got " + std::to_string(seeds.size()));
+            for (int i = 0; i < b.size(); ++i)
+              b.set_rng_key(i, world_key(seeds.at(i), static_cast<uint64_t>(first_world + i)));
+          },
+          py::arg("seeds"), py::arg("first_world") = 0,
+          "Seed world i's random stream from (seeds[i], first_world + i): seed(s) is seed_worlds([s] * N).")
+      .def(
           "uniform",
           [](Batch& b, py::array_t<int, py::array::c_style | py::array::forcecast> worlds, int ncol, double lo,
              double hi) {

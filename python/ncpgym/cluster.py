@@ -129,11 +129,15 @@ class RayVectorEnv(gym.vector.VectorEnv):
         if self.closed:
             raise RuntimeError("this environment is closed; make a new one")
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
         self._check_open()
-        super().reset(seed=seed)
+        per_world = isinstance(seed, (list, tuple, np.ndarray))
+        if per_world and len(seed) != self.num_envs:
+            raise ValueError(f"seed: expected one non-negative integer per world ({self.num_envs}), got {seed!r}")
+        super().reset(seed=int(seed[0]) if per_world else seed)
         refs = []
         for w, (lo, hi) in zip(self._workers, self.ranges):
+            shard_seed = list(seed[lo:hi]) if per_world else seed  # each shard seeds its own worlds
             opt = options
             if options and "reset_mask" in options:
                 mask = np.asarray(options["reset_mask"])
@@ -141,7 +145,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
                     raise ValueError(f"options['reset_mask']: expected a bool array of shape ({self.num_envs},), "
                                      f"got {mask.dtype} {mask.shape}")
                 opt = dict(options, reset_mask=mask[lo:hi])
-            refs.append(w.reset.remote(seed, opt))
+            refs.append(w.reset.remote(shard_seed, opt))
         res = self._gather(refs)
         obs = np.concatenate([r[0] for r in res], axis=0)
         infos = [r[1] for r in res]

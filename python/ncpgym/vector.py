@@ -139,6 +139,10 @@ def physical_memory() -> int:
         return 0
 
 
+def _is_seed(s) -> bool:
+    return isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) and s >= 0
+
+
 class _Core:
     """What the vector and single-world envs share: the batch, the task, resets, a step."""
 
@@ -170,14 +174,23 @@ class _Core:
         if self.closed:
             raise RuntimeError("this environment is closed; make a new one")
 
-    def seed(self, seed: int | None) -> None:
+    def seed(self, seed) -> None:
+        """None (a fresh seed the first time, else keep the streams), a non-negative int
+        (world i from (seed, i)) or one such int per world (world i from (seed[i], i), so
+        [s] * N seeds exactly as s does)."""
         if seed is None:
             if self.seeded:
                 return
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        if not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        self.batch.seed(int(seed), self.world_offset)
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            seeds = list(seed)
+            if len(seeds) != self.n or not all(_is_seed(s) for s in seeds):
+                raise ValueError(f"seed: expected one non-negative integer per world ({self.n}), got {seed!r}")
+            self.batch.seed_worlds(np.array(seeds, np.uint64), self.world_offset)
+        elif _is_seed(seed):
+            self.batch.seed(int(seed), self.world_offset)
+        else:
+            raise ValueError(f"seed must be a non-negative integer or one per world, got {seed!r}")
         self.seeded = True
 
     def reset_worlds(self, mask: np.ndarray) -> None:
@@ -332,10 +345,11 @@ class NcpVectorEnv(gym.vector.VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         self._c.ensure_open()
-        if seed is not None and not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer or None, got {seed!r} (one seed seeds every world)")
-        super().reset(seed=seed)
-        self._c.seed(seed)
+        per_world = isinstance(seed, (list, tuple, np.ndarray))
+        if seed is not None and not per_world and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, one per world, or None, got {seed!r}")
+        self._c.seed(seed)  # validates (one seed seeds every world; a list seeds each world)
+        super().reset(seed=int(seed[0]) if per_world else seed)
         mask = np.ones(self.num_envs, bool)
         if options and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"])

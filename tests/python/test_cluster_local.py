@@ -53,6 +53,8 @@ def test_sharded_env_is_bitwise_the_local_env(closing):
     r1, _ = remote.reset(options={"reset_mask": mask})
     r2, _ = local.reset(options={"reset_mask": mask})
     np.testing.assert_array_equal(r1, r2)
+    seeds = [5, 6, 7, 8, 9, 10]  # one per world: each shard seeds its own
+    np.testing.assert_array_equal(remote.reset(seed=seeds)[0], local.reset(seed=seeds)[0])
     with pytest.raises(ValueError, match=r"world\(s\) \[4\]"):
         bad = np.zeros((6, 17))
         bad[4, 0] = np.nan

@@ -242,3 +242,28 @@ def test_bad_sizes_and_thread_counts_are_refused_clearly():
         oa, *_ = a.step(act)
         ob, *_ = b.step(act)
     assert np.array_equal(oa, ob)
+
+
+def test_reset_takes_one_seed_per_world_as_gymnasium_does():
+    """reset(seed=[s0, s1, ...]) seeds world i from (s_i, i): [s] * N is exactly seed=s,
+    a world's trajectory depends on its own seed only, and bad lists are refused."""
+    def rollout(seed, n=3):
+        envs = gym.make_vec("ncpgym/Humanoid-v0", num_envs=n, num_threads=1)
+        obs, _ = envs.reset(seed=seed)
+        out = [obs]
+        act = np.full((n, 17), 0.1, np.float32)
+        for _ in range(3):
+            obs, *_ = envs.step(act)
+            out.append(obs)
+        envs.close()
+        return np.array(out)
+
+    same = rollout(11)
+    assert np.array_equal(rollout([11, 11, 11]), same)
+    mixed = rollout([11, 12, 11])
+    assert np.array_equal(mixed[:, [0, 2]], same[:, [0, 2]]) and not np.array_equal(mixed[:, 1], same[:, 1])
+    assert np.array_equal(rollout(np.array([11, 12, 11])), mixed)
+    envs = gym.make_vec("ncpgym/Humanoid-v0", num_envs=3)
+    for bad in ([1, 2], [1, -2, 3], [1, 2.5, 3], [True, 1, 2]):
+        with pytest.raises(ValueError, match="one non-negative integer per world"):
+            envs.reset(seed=bad)
