@@ -267,3 +267,30 @@ def test_reset_takes_one_seed_per_world_as_gymnasium_does():
     for bad in ([1, 2], [1, -2, 3], [1, 2.5, 3], [True, 1, 2]):
         with pytest.raises(ValueError, match="one non-negative integer per world"):
             envs.reset(seed=bad)
+
+
+@pytest.mark.parametrize("env_id", ncpgym.TASK_IDS)
+def test_every_task_reports_named_reward_terms_that_reweight(env_id):
+    """Every task's info carries reward_terms; dropping the first term with reward_weights
+    lowers the reward by exactly its weight times its value, step for step, and the
+    RewardTerms wrapper accepts the env."""
+    from ncpgym.wrappers import RewardTerms
+
+    def run(**kw):
+        envs = gym.make_vec(env_id, num_envs=2, num_threads=1, **kw)
+        envs.reset(seed=3)
+        envs.action_space.seed(0)
+        out = []
+        for _ in range(3):
+            _, r, _, _, info = envs.step(envs.action_space.sample())
+            out.append((r, info["reward_terms"]))
+        return envs, out
+
+    envs, base = run()
+    task = envs.unwrapped.task
+    first = task.rewards.terms[0]
+    assert [k for k in base[0][1] if not k.startswith("_")] == task.rewards.names  # (and Gymnasium masks)
+    _, dropped = run(reward_weights={first.name: 0.0})
+    for (r, terms), (r0, terms0) in zip(base, dropped):
+        np.testing.assert_allclose(r0, r - first.weight * terms[first.name], rtol=1e-12, atol=1e-12)
+    RewardTerms(envs, weights={first.name: 2 * first.weight})

@@ -12,7 +12,17 @@ Observation (348 = 22 + 23 + 130 + 78 + 17 + 78), float64:
 Action (17), float32 in [-0.4, 0.4] (the actuators' ctrlrange; out-of-range actions are
     clipped), motor torques gear x action.
 Reward: 1.25 x_velocity of the centre of mass + 5 (healthy: 1 < torso z < 2)
-    - 0.1 |action|^2 - min(5e-7 |cfrc_ext|^2, 10).
+    - 0.1 |action|^2 - min(5e-7 |cfrc_ext|^2, 10), as named terms in
+    ``info["reward_terms"]`` (unweighted values; reweight with ``reward_weights``, add
+    with ``extra_reward_terms``):
+        forward  x_velocity of the centre of mass (m/s)                 (weight 1.25)
+        healthy  1 when 1 < torso z < 2, else 0                         (weight 5)
+        ctrl     |action|^2                                             (weight -0.1)
+        contact  min(5e-7 |cfrc_ext|^2, 10), already weighted and capped (weight -1)
+    Gymnasium's keyword arguments (``forward_reward_weight``, ``healthy_reward``,
+    ``ctrl_cost_weight``, ``contact_cost_weight``, ``contact_cost_range``) set the same,
+    and ``info`` carries Humanoid-v5's ``reward_survive``, ``reward_forward``,
+    ``reward_ctrl`` and ``reward_contact`` too.
 Termination: the torso leaves 1 < z < 2. Truncation: 1000 steps.
 Reset: qpos0 and zero velocity plus uniform noise in [-0.01, 0.01] on every coordinate
     (quaternion included, as Gymnasium does), from each world's own random stream.
@@ -26,7 +36,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterable
 
 import gymnasium as gym
 import numpy as np
@@ -34,6 +44,7 @@ import numpy as np
 from .. import _core
 from ..models import load_model
 from ..vector import Task, env_classes
+from ..wrappers import RewardComposition, RewardTerm, StepContext
 
 
 def humanoid_xml() -> str:
@@ -65,6 +76,8 @@ class HumanoidTask(Task):
         reset_noise_scale: float = 1e-2,
         frame_skip: int | None = None,
         solver_options: dict[str, Any] | None = None,
+        reward_weights: dict[str, float] | None = None,
+        extra_reward_terms: Iterable[RewardTerm] = (),
     ):
         super().__init__()
         self.xml_file = xml_file or humanoid_xml()
@@ -82,6 +95,13 @@ class HumanoidTask(Task):
             self.frame_skip = int(frame_skip)
         if solver_options is not None:
             self.solver_options = {**type(self).solver_options, **solver_options}
+        terms = [
+            RewardTerm("forward", lambda c: c.x_velocity, forward_reward_weight),
+            RewardTerm("healthy", lambda c: c.healthy.astype(np.float64), healthy_reward),
+            RewardTerm("ctrl", lambda c: np.square(c.action).sum(axis=1), -ctrl_cost_weight),
+            RewardTerm("contact", lambda c: c.contact_cost, -1.0),
+        ]
+        self.rewards = RewardComposition.configured(terms, reward_weights, extra_reward_terms)
 
     def build_model(self) -> _core.Model:
         m = _model(self.xml_file)
@@ -132,12 +152,11 @@ class HumanoidTask(Task):
         vel = (after - before) / dt
         z = batch.q[:, 2]
         healthy = (self.healthy_z_range[0] < z) & (z < self.healthy_z_range[1])
-        forward = self.forward_reward_weight * vel[:, 0]
-        survive = self.healthy_reward * healthy
-        ctrl_cost = self.ctrl_cost_weight * np.square(ctrl).sum(axis=1)
         contact = self.contact_cost_weight * np.square(batch.cfrc_ext[:, 1:]).sum(axis=(1, 2))
         contact_cost = np.clip(contact, *self.contact_cost_range)
-        reward = forward + survive - ctrl_cost - contact_cost
+        ctx = StepContext(batch, ctrl, dt, {"x_velocity": vel[:, 0], "healthy": healthy, "contact_cost": contact_cost})
+        reward, terms = self.rewards(ctx)
+        w = {t.name: t.weight for t in self.rewards.terms}
         terminated = ~healthy if self.terminate_when_unhealthy else np.zeros_like(healthy)
         q = batch.q
         info = {
@@ -146,10 +165,11 @@ class HumanoidTask(Task):
             "distance_from_origin": np.hypot(q[:, 0], q[:, 1]),
             "x_velocity": vel[:, 0],
             "y_velocity": vel[:, 1],
-            "reward_survive": survive.astype(np.float64),
-            "reward_forward": forward,
-            "reward_ctrl": -ctrl_cost,
-            "reward_contact": -contact_cost,
+            "reward_survive": w["healthy"] * terms["healthy"],
+            "reward_forward": w["forward"] * terms["forward"],
+            "reward_ctrl": w["ctrl"] * terms["ctrl"],
+            "reward_contact": w["contact"] * terms["contact"],
+            "reward_terms": terms,
         }
         return reward, terminated, info
 

@@ -3,7 +3,9 @@
 Gymnasium's ``inverted_pendulum.xml`` (cart on a rail, pole on a hinge; motor gear 100,
 ctrlrange [-3, 3]). Observation (4): qpos (cart position, pole angle), qvel. Action (1):
 float32 in [-3, 3], clipped. Reward: 1 for every step the pole stays within 0.2 rad of
-upright. Termination: |angle| > 0.2 rad. Truncation: 1000 steps. Reset: uniform noise in
+upright: the term ``survive`` in ``info["reward_terms"]`` (weight 1; reweight with
+``reward_weights``, add with ``extra_reward_terms``), also ``info["reward_survive"]`` as
+in InvertedPendulum-v5. Termination: |angle| > 0.2 rad. Truncation: 1000 steps. Reset: uniform noise in
 [-0.01, 0.01] on qpos and qvel. Control period 0.04 s (two 0.02 s steps, semi-implicit
 where MuJoCo integrates with RK4). The easy task ncpgym's training test learns.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from typing import Iterable
 
 import gymnasium as gym
 import mujoco
@@ -20,6 +23,7 @@ import numpy as np
 from .. import _core
 from ..models import load_model
 from ..vector import Task, env_classes
+from ..wrappers import RewardComposition, RewardTerm, StepContext
 
 
 @lru_cache(maxsize=2)
@@ -37,9 +41,12 @@ class InvertedPendulumTask(Task):
     solver_options: dict = {}
     max_episode_steps = 1000
 
-    def __init__(self, *, reset_noise_scale: float = 0.01):
+    def __init__(self, *, reset_noise_scale: float = 0.01, reward_weights: dict[str, float] | None = None,
+                 extra_reward_terms: Iterable[RewardTerm] = ()):
         super().__init__()
         self.reset_noise_scale = reset_noise_scale
+        terms = [RewardTerm("survive", lambda c: (~c.terminated).astype(np.float64), 1.0)]
+        self.rewards = RewardComposition.configured(terms, reward_weights, extra_reward_terms)
 
     def build_model(self):
         return _model(_xml())
@@ -72,7 +79,8 @@ class InvertedPendulumTask(Task):
 
     def evaluate(self, batch, before, ctrl, dt):
         terminated = np.abs(batch.q[:, 1]) > 0.2
-        return (~terminated).astype(np.float64), terminated, {}
+        reward, terms = self.rewards(StepContext(batch, ctrl, dt, {"terminated": terminated}))
+        return reward, terminated, {"reward_survive": terms["survive"], "reward_terms": terms}
 
 
 InvertedPendulumVectorEnv, InvertedPendulumEnv = env_classes(InvertedPendulumTask, "InvertedPendulum")

@@ -30,7 +30,8 @@ activations (3); mount displacement, velocity and servo target (3).
 
 Reward per step, with z_b the ball centre height, z_0 = 0.04 m (resting) and z* = 0.20 m:
 ``lift + hold``, lift = clip((z_b - z_0) / (z* - z_0), 0, 1), hold = 1 when |z_b - z*| <
-0.03 m (else 0). Termination: the ball leaves the workspace (horizontal distance from the
+0.03 m (else 0), both weight 1 (named terms in ``info["reward_terms"]``, reweight with
+``reward_weights``, add with ``extra_reward_terms``); ``info["is_success"]``: hold. Termination: the ball leaves the workspace (horizontal distance from the
 axis > 0.12 m). Truncation: 200 steps (4 s). Reset: ball displaced horizontally by up to
 5 mm (uniform), everything else at rest, activations zero.
 """
@@ -38,6 +39,7 @@ axis > 0.12 m). Truncation: 200 steps (4 s). Reset: ball displaced horizontally 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Iterable
 
 import gymnasium as gym
 import mujoco
@@ -45,6 +47,7 @@ import numpy as np
 
 from ..envs.pneunet import BALL_RADIUS, CHAMBERS, FINGERS, build_gripper, finger_mesh
 from ..vector import Task, env_classes
+from ..wrappers import RewardComposition, RewardTerm, StepContext
 
 A_MAX = 0.35
 LAG = 0.1
@@ -66,8 +69,11 @@ class PneuNetGraspTask(Task):
     solver_options = {"newton_iterations": 4, "rscale": "time_step", "geometric_stiffness": False}
     max_episode_steps = 200
 
-    def __init__(self, *, mesh=(8, 2, 2), ball_noise: float = 0.005):
+    def __init__(self, *, mesh=(8, 2, 2), ball_noise: float = 0.005, reward_weights: dict[str, float] | None = None,
+                 extra_reward_terms: Iterable[RewardTerm] = ()):
         super().__init__()
+        terms = [RewardTerm("lift", lambda c: c.lift, 1.0), RewardTerm("hold", lambda c: c.hold, 1.0)]
+        self.rewards = RewardComposition.configured(terms, reward_weights, extra_reward_terms)
         mesh = tuple(int(v) for v in mesh)
         if len(mesh) != 3 or min(mesh) < 1:
             raise ValueError(f"mesh: expected three positive hexahedron counts (nx, ny, nz), got {mesh}")
@@ -126,7 +132,9 @@ class PneuNetGraspTask(Task):
         lift = np.clip((z - BALL_RADIUS) / (TARGET_Z - BALL_RADIUS), 0.0, 1.0)
         hold = (np.abs(z - TARGET_Z) < HOLD_BAND).astype(np.float64)
         lost = np.hypot(batch.q[:, 1], batch.q[:, 2]) > WORKSPACE
-        return lift + hold, lost, {"ball_height": z.copy(), "lift": lift, "hold": hold}
+        reward, terms = self.rewards(StepContext(batch, action, dt, {"lift": lift, "hold": hold}))
+        return reward, lost, {"ball_height": z.copy(), "lift": lift, "hold": hold, "reward_terms": terms,
+                              "is_success": hold > 0}
 
     # -- pictures: chambers warm up from orange to red as they inflate, the stiff layer is blue
 
