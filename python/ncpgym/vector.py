@@ -75,6 +75,11 @@ class Task:
         sets those here. Default: the actions are the controls."""
         return action
 
+    def reset_info(self, batch: _core.Batch) -> dict[str, np.ndarray]:
+        """The info ``reset()`` returns, {key: [N] array} (rows of worlds not reset are
+        masked out). Default: none."""
+        return {}
+
     def before_step(self, batch: _core.Batch) -> Any:
         """Whatever the reward needs from the state before the step."""
         return None
@@ -137,6 +142,11 @@ def physical_memory() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return 0
+
+
+def _first(v: np.ndarray):
+    """World 0's entry of an [N, ...] info array: a Python scalar, or an array row."""
+    return v[0].copy() if np.ndim(v) > 1 else v[0].item()
 
 
 def _is_seed(s) -> bool:
@@ -361,7 +371,8 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         self._restart(mask)
         self._pending[mask] = False
         self._needs_reset = False
-        return self._c.obs.copy(), {}
+        info = self._c.task.reset_info(self._c.batch)
+        return self._c.obs.copy(), (_with_masks(info, mask, self.num_envs) if info else {})
 
     def step(self, actions):
         c = self._c
@@ -486,7 +497,8 @@ class NcpEnv(gym.Env):
         self._c.reset_worlds(np.ones(1, bool))
         self._c.obs = self._c.task.observe(self._c.batch)
         self._needs_reset = False
-        return self._c.obs[0].copy(), {}
+        info = self._c.task.reset_info(self._c.batch)
+        return self._c.obs[0].copy(), {k: _first(v) for k, v in info.items()}
 
     def step(self, action):
         self._c.ensure_open()
@@ -495,7 +507,7 @@ class NcpEnv(gym.Env):
         a = _check_actions(action, self.action_space.shape)
         obs, reward, terminated, diverged, info = self._c.step(a[None])
         info["diverged"] = diverged
-        info1 = {k: ({kk: vv[0].item() for kk, vv in v.items()} if isinstance(v, dict) else v[0].item())
+        info1 = {k: ({kk: _first(vv) for kk, vv in v.items()} if isinstance(v, dict) else _first(v))
                  for k, v in info.items()}
         return obs[0], float(reward[0]), bool(terminated[0]), bool(diverged[0]), info1
 

@@ -514,6 +514,32 @@ def test_humanoid_reset_noise():
     assert np.abs(q - q0).max() > 0.09
 
 
+def test_humanoid_reset_info_is_humanoid_v5s():
+    """reset() returns Humanoid-v5's reset info (x_position, y_position,
+    distance_from_origin) of each reset world, masked to the worlds a reset_mask resets;
+    the single-world env returns plain floats like Humanoid-v5."""
+    ref = gym.make("Humanoid-v5")
+    _, ref_info = ref.reset(seed=0)
+    env = gym.make_vec("ncpgym/Humanoid-v0", num_envs=3, num_threads=1)
+    _, info = env.reset(seed=0)
+    assert {k for k in info if not k.startswith("_")} == set(ref_info)
+    q = env.unwrapped.batch.q
+    np.testing.assert_array_equal(info["x_position"], q[:, 0])
+    np.testing.assert_allclose(info["distance_from_origin"], np.hypot(q[:, 0], q[:, 1]))
+    assert info["_x_position"].all()
+    d = mujoco.MjData(ref.unwrapped.model)  # the tendons from MuJoCo at each world's state
+    for i in range(3):
+        d.qpos[:], d.qvel[:] = q[i], env.unwrapped.batch.u[i]
+        mujoco.mj_forward(ref.unwrapped.model, d)
+        np.testing.assert_allclose(info["tendon_length"][i], d.ten_length, atol=1e-12)
+        np.testing.assert_allclose(info["tendon_velocity"][i], d.ten_velocity, atol=1e-12)
+    _, info = env.reset(options={"reset_mask": np.array([False, True, False])})
+    assert info["_x_position"].tolist() == [False, True, False]
+    _, one = gym.make("ncpgym/Humanoid-v0").reset(seed=0)
+    assert set(one) == set(ref_info) and isinstance(one["x_position"], float)
+    assert one["tendon_length"].shape == (2,)
+
+
 # -- InvertedPendulum-v0 against InvertedPendulum-v5 ------------------------------------------
 
 def test_inverted_pendulum_matches_inverted_pendulum_v5():

@@ -57,6 +57,24 @@ def _model(path: str) -> _core.Model:
     return load_model(path)
 
 
+@lru_cache(maxsize=4)
+def _fixed_tendons(path: str) -> dict[str, np.ndarray]:
+    """Coefficient matrices (ntendon x nq, ntendon x nv) of the file's fixed tendons, read
+    from MuJoCo's compile (length = sum of coef x qpos of its joints)."""
+    import mujoco
+
+    mj = mujoco.MjModel.from_xml_path(path)
+    Tq, Tv = np.zeros((mj.ntendon, mj.nq)), np.zeros((mj.ntendon, mj.nv))
+    for t in range(mj.ntendon):
+        for w in range(mj.tendon_adr[t], mj.tendon_adr[t] + mj.tendon_num[t]):
+            if mj.wrap_type[w] != mujoco.mjtWrap.mjWRAP_JOINT:
+                raise ValueError(f"{path}: tendon {t} is not a fixed tendon")
+            j = mj.wrap_objid[w]
+            Tq[t, mj.jnt_qposadr[j]] += mj.wrap_prm[w]
+            Tv[t, mj.jnt_dofadr[j]] += mj.wrap_prm[w]
+    return {"q": Tq, "v": Tv}
+
+
 class HumanoidTask(Task):
     frame_skip = 2
     solver_options = {"timestep": 0.0075}
@@ -107,7 +125,14 @@ class HumanoidTask(Task):
         m = _model(self.xml_file)
         self._mass = np.asarray(m.body_mass)
         self._qpos0 = np.asarray(m.qpos0)
+        self._tendons = _fixed_tendons(self.xml_file)
         return m
+
+    def _tendon_info(self, batch) -> dict[str, np.ndarray]:
+        """Humanoid-v5's tendon_length and tendon_velocity [N, ntendon]: the file's fixed
+        tendons (sums of coef x joint coordinate; they do not act on the dynamics)."""
+        T = self._tendons
+        return {"tendon_length": batch.q @ T["q"].T, "tendon_velocity": batch.u @ T["v"].T}
 
     def spaces(self, model):
         rng = np.asarray(model.actuator_ctrlrange, dtype=np.float32).reshape(-1, 2)
@@ -141,6 +166,11 @@ class HumanoidTask(Task):
             axis=1,
         )
 
+    def reset_info(self, batch):
+        q = batch.q  # Humanoid-v5's reset info
+        return {"x_position": q[:, 0].copy(), "y_position": q[:, 1].copy(), **self._tendon_info(batch),
+                "distance_from_origin": np.hypot(q[:, 0], q[:, 1])}
+
     def _mass_centre(self, batch):
         return np.einsum("b,nbk->nk", self._mass, batch.xipos[:, :, :2]) / self._mass.sum()
 
@@ -162,6 +192,7 @@ class HumanoidTask(Task):
         info = {
             "x_position": q[:, 0].copy(),
             "y_position": q[:, 1].copy(),
+            **self._tendon_info(batch),
             "distance_from_origin": np.hypot(q[:, 0], q[:, 1]),
             "x_velocity": vel[:, 0],
             "y_velocity": vel[:, 1],
