@@ -102,6 +102,22 @@ status 1 until reset.
           py::arg("seed"), py::arg("first_world") = 0,
           "Seed world i's random stream from (seed, first_world + i): independent of num_worlds; "
           "first_world numbers the worlds of a shard of a larger batch.")
+      .def_property(
+          "rng_state",
+          [](const Batch& b) {
+            py::array_t<uint64_t> out({static_cast<py::ssize_t>(b.size()), py::ssize_t(2)});
+            for (int i = 0; i < b.size(); ++i) {
+              out.mutable_at(i, 0) = b.rng_key(i);
+              out.mutable_at(i, 1) = b.rng_counter(i);
+            }
+            return out;
+          },
+          [](Batch& b, py::array_t<uint64_t, py::array::c_style | py::array::forcecast> a) {
+            if (a.ndim() != 2 || a.shape(0) != b.size() || a.shape(1) != 2)
+              throw std::invalid_argument("rng_state: expected shape (" + std::to_string(b.size()) + ", 2)");
+            for (int i = 0; i < b.size(); ++i) b.set_rng(i, a.at(i, 0), a.at(i, 1));
+          },
+          "[N, 2] uint64 (key, counter) of each world's random stream (a copy; assign to restore)")
       .def(
           "seed_worlds",
           [](Batch& b, py::array_t<uint64_t, py::array::c_style | py::array::forcecast> seeds, int64_t first_world) {

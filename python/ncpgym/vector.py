@@ -75,6 +75,18 @@ class Task:
         sets those here. Default: the actions are the controls."""
         return action
 
+    def get_state(self) -> dict[str, Any]:
+        """What the task keeps between steps (targets, goals, counters, flags): by default
+        copies of its NumPy arrays and plain numbers (ncpgym.state.task_state)."""
+        from .state import task_state
+
+        return task_state(self)
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        from .state import restore_task
+
+        restore_task(self, state)
+
     def reset_info(self, batch: _core.Batch) -> dict[str, np.ndarray]:
         """The info ``reset()`` returns, {key: [N] array} (rows of worlds not reset are
         masked out). Default: none."""
@@ -410,6 +422,41 @@ class NcpVectorEnv(gym.vector.VectorEnv):
             obs[done] = self._restart(done)[done]
         return obs, reward.astype(np.float64), terminated, truncated, infos
 
+    def get_state(self) -> dict[str, Any]:
+        """Everything the worlds need to continue bitwise identically: the batch
+        (ncpgym.state.batch_state), the task's state, the episode clocks and pending resets,
+        the last observations. A dict of copies (picklable)."""
+        from .state import batch_state
+
+        c = self._c
+        c.ensure_open()
+        return {"batch": batch_state(c.batch), "task": c.task.get_state(), "obs": c.obs.copy(),
+                "elapsed": self._elapsed.copy(), "pending": self._pending.copy(),
+                "reset_step": self.reset_step.copy(), "needs_reset": self._needs_reset, "seeded": c.seeded}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a :meth:`get_state` of an env of the same task and size."""
+        from .state import restore_batch
+
+        c = self._c
+        c.ensure_open()
+        restore_batch(c.batch, state["batch"])
+        c.task.set_state(state["task"])
+        c.obs = np.array(state["obs"], copy=True)
+        self._elapsed = np.array(state["elapsed"], copy=True)
+        self._pending = np.array(state["pending"], copy=True)
+        self.reset_step = np.array(state["reset_step"], copy=True)
+        self._needs_reset = bool(state["needs_reset"])
+        c.seeded = bool(state["seeded"])
+
+    def __reduce__(self):
+        # rebuilt by its class from the arguments it was made with, then given its state
+        made = getattr(self, "_made_with", None)
+        if made is None:
+            raise TypeError(f"{type(self).__name__} made without env_classes cannot be pickled")
+        state = None if self._c.closed else self.get_state()
+        return (_rebuild, (type(self), made, state))
+
     def _restart(self, mask: np.ndarray) -> np.ndarray:
         """Reset the masked worlds, restart their episode clocks, record their observations;
         returns the observations of every world (rows under the mask are the new ones)."""
@@ -531,6 +578,13 @@ class NcpEnv(gym.Env):
             r.close()
 
 
+def _rebuild(cls, made: dict[str, Any], state: dict[str, Any] | None):
+    env = cls(**made)
+    if state is not None:
+        env.set_state(state)
+    return env
+
+
 def env_classes(task_cls: type[Task], name: str) -> tuple[type[NcpVectorEnv], type[NcpEnv]]:
     """The Gymnasium vector env and single env classes of a task, as registered entry
     points: ``<name>VectorEnv(num_envs, *, num_threads, autoreset_mode, max_episode_steps,
@@ -545,6 +599,10 @@ def env_classes(task_cls: type[Task], name: str) -> tuple[type[NcpVectorEnv], ty
                               world_offset=world_offset, render_mode=render_mode,
                               render_worlds=render_worlds, width=width, height=height,
                               camera=camera)
+        self._made_with = dict(num_envs=num_envs, num_threads=num_threads, autoreset_mode=autoreset_mode,
+                               max_episode_steps=max_episode_steps, world_offset=world_offset,
+                               render_mode=render_mode, render_worlds=render_worlds, width=width,
+                               height=height, camera=camera, **task_kwargs)
 
     def single_init(self, *, num_threads: int = 1, render_mode: str | None = None, width=None,
                     height=None, camera=None, **task_kwargs: Any):

@@ -294,3 +294,41 @@ def test_every_task_reports_named_reward_terms_that_reweight(env_id):
     for (r, terms), (r0, terms0) in zip(base, dropped):
         np.testing.assert_allclose(r0, r - first.weight * terms[first.name], rtol=1e-12, atol=1e-12)
     RewardTerms(envs, weights={first.name: 2 * first.weight})
+
+
+@pytest.mark.parametrize("env_id", ncpgym.TASK_IDS)
+def test_saved_state_continues_bitwise_and_envs_pickle(env_id):
+    """Mid-episode (after 6 steps, an episode end included for the short pendulum cut),
+    set_state(get_state()) replays the next steps bitwise (observations, rewards, flags,
+    the task's random draws at autoreset included); a pickled copy and a deepcopy continue
+    the same way from where the original was."""
+    import copy
+    import pickle
+
+    envs = gym.make_vec(env_id, num_envs=2, num_threads=1, max_episode_steps=4)
+    envs.reset(seed=9)
+    rng = np.random.default_rng(1)
+    acts = rng.uniform(envs.single_action_space.low, envs.single_action_space.high,
+                       (12,) + envs.action_space.shape).astype(np.float32)
+
+    def play(env, a):
+        out = []
+        for x in a:
+            obs, r, term, trunc, _ = env.step(x)
+            out.append(np.concatenate([obs.ravel(), r, term, trunc]))
+        return np.array(out)
+
+    play(envs, acts[:6])
+    state = envs.get_state()
+    blob = pickle.dumps(envs)
+    twin = copy.deepcopy(envs)
+    first = play(envs, acts[6:])
+    envs.set_state(state)
+    assert np.array_equal(play(envs, acts[6:]), first)
+    assert np.array_equal(play(pickle.loads(blob), acts[6:]), first)
+    assert np.array_equal(play(twin, acts[6:]), first)
+    assert pickle.loads(pickle.dumps(state))["batch"]["q"].shape == (2, envs.unwrapped.batch.model.nq)
+    other = gym.make_vec(env_id, num_envs=3, num_threads=1)
+    other.reset(seed=0)
+    with pytest.raises(ValueError, match="worlds"):
+        other.set_state(state)

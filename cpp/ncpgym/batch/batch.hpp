@@ -45,6 +45,10 @@ class Batch {
 
   // Seeds world i's random stream with the key world_key(seed_i, i)-style value given.
   void set_rng_key(int world, uint64_t key) { key_[world] = key; counter_[world] = 0; }
+  // The whole stream position of world i (key, counter): saved and restored with a state.
+  uint64_t rng_key(int world) const { return key_[world]; }
+  uint64_t rng_counter(int world) const { return counter_[world]; }
+  void set_rng(int world, uint64_t key, uint64_t counter) { key_[world] = key; counter_[world] = counter; }
   // out[k, j] = uniform(lo, hi) from world worlds[k]'s stream, ncol numbers per world.
   void uniform(const int* worlds, int nworlds, int ncol, double lo, double hi, double* out);
   // The same from a standard normal (Box-Muller on two uniforms).

@@ -1,0 +1,58 @@
+"""Saving and restoring worlds: everything a world needs to continue bitwise identically
+(positions, velocities, particles, controls, activations, per-world parameters, mocap
+poses, equality switches and the random stream's position), for a whole
+:class:`ncpgym.Batch`, and with the task's and the episode clocks' state for an ncpgym
+vector env (``envs.get_state()`` / ``envs.set_state(state)``). States are dicts of NumPy
+arrays: they pickle, and ``copy.deepcopy`` copies them. Environments pickle by how they
+were made plus their state (``pickle.dumps(envs)``), so a pickled env continues where it
+was."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["batch_state", "restore_batch", "task_state", "restore_task"]
+
+# the writable per-world arrays of a Batch, by name
+BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "mocap_pos", "mocap_quat", "eq_active",
+                "friction_scale", "mass_scale", "gravity", "status")
+
+
+def batch_state(batch: _core.Batch) -> dict[str, np.ndarray]:
+    """Copies of the batch's per-world arrays and random streams."""
+    state = {k: np.array(getattr(batch, k), copy=True) for k in BATCH_FIELDS}
+    state["rng_state"] = batch.rng_state
+    state["num_worlds"] = np.array(batch.num_worlds)
+    return state
+
+
+def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
+    """Write a :func:`batch_state` back (same model and world count) and recompute the
+    derived quantities (poses, contacts' summaries are those of a forward pass)."""
+    if int(state.get("num_worlds", -1)) != batch.num_worlds:
+        raise ValueError(f"state of {int(state.get('num_worlds', -1))} worlds, batch of {batch.num_worlds}")
+    for k in BATCH_FIELDS:
+        dst = getattr(batch, k)
+        src = np.asarray(state[k])
+        if src.shape != dst.shape:
+            raise ValueError(f"state['{k}']: shape {src.shape}, the batch has {dst.shape}")
+        dst[...] = src
+    batch.rng_state = state["rng_state"]
+    batch.forward()
+
+
+def task_state(task) -> dict[str, Any]:
+    """The task's per-world bookkeeping: copies of its NumPy arrays and plain numbers (a
+    task keeping other state overrides ``Task.get_state``)."""
+    keep = (np.ndarray, np.generic, int, float, bool)
+    return {k: copy.deepcopy(v) for k, v in vars(task).items() if isinstance(v, keep)}
+
+
+def restore_task(task, state: dict[str, Any]) -> None:
+    for k, v in state.items():
+        setattr(task, k, copy.deepcopy(v))
