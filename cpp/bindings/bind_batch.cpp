@@ -63,7 +63,14 @@ status 1 until reset.
             }
             if (substeps < 1) throw std::invalid_argument("substeps must be >= 1");
             py::gil_scoped_release release;
-            b.step(substeps);
+            // long calls in chunks, checking for Ctrl-C between them (a world's trajectory
+            // does not depend on how its steps are chunked)
+            constexpr int kChunk = 16;
+            SignalCheck check;
+            for (int done = 0; done < substeps; done += kChunk) {
+              b.step(std::min(kChunk, substeps - done));
+              check();
+            }
           },
           py::arg("ctrl") = py::none(), py::arg("substeps") = 1,
           "Advance every world by `substeps` steps with ctrl [N, nu] held (None: keep the current ctrl).")

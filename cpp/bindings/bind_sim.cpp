@@ -239,7 +239,11 @@ void bind_sim(py::module_& mod) {
             if (nsteps < 1) throw std::invalid_argument("nsteps must be >= 1");
             s.apply();
             py::gil_scoped_release release;
-            for (int k = 0; k < nsteps; ++k) s.stepper.step(s.state);
+            SignalCheck check;
+            for (int k = 0; k < nsteps; ++k) {
+              s.stepper.step(s.state);
+              check();  // Ctrl-C between whole steps: the state stays a valid one
+            }
           },
           py::arg("ctrl") = py::none(), py::arg("nsteps") = 1,
           "Advance nsteps time steps; ctrl (nu,) is kept for later steps.")

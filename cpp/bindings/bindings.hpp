@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -14,6 +15,23 @@
 #include "ncpgym/model/model.hpp"
 
 namespace py = pybind11;
+
+// Called (without the GIL) between units of a long C++ call: every ~50 ms it takes the GIL
+// and lets Python run its signal handlers, so Ctrl-C raises KeyboardInterrupt within ~0.1 s
+// (the call stops between whole steps, leaving a valid state).
+class SignalCheck {
+ public:
+  void operator()() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(50)) return;
+    last_ = now;
+    py::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 // A writable NumPy view of a vector owned by the Python object `owner` (kept alive).
 inline py::array_t<double> view(ncpgym::VecX& v, py::handle owner) {
