@@ -42,7 +42,7 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None) -> dict:
         elif kind == "random":
             a = envs.action_space.sample()
         else:
-            a = scripted_actions(task, batch, a).astype(np.float32)
+            a = scripted_actions(task, batch).astype(np.float32)
         obs, r, term, trunc, info = envs.step(a)
         ret += np.where(live, r, 0.0)
         for i in np.flatnonzero(live):

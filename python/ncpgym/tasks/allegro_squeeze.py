@@ -21,8 +21,10 @@ Let c = 1 - V / V0 be the ball's volumetric compression (V from ``Batch.soft_vol
 computed in C++ from the tetrahedra; V0 = ``Model.soft_volume0``) and c* the episode's
 target, drawn uniformly from [0.02, 0.10].
 
-Action (16, float32 in [-1, 1], clipped): finger joint targets HOME + 0.8 rad x a,
-clipped to the joint ranges (joint order index 0-3, middle 4-7, ring 8-11, thumb 12-15).
+Action (16, float32 in [-1, 1], clipped): each finger joint's servo target moves by
+0.05 rad x a per env step (1.5 rad/s at most), kept inside the joint ranges (joint order
+index 0-3, middle 4-7, ring 8-11, thumb 12-15). Increments, not absolute targets: holding a
+squeeze is a = 0, and closing in on the target strain is a feedback law on c - c*.
 
 Observation (61, float64): finger joint positions (16, rad) and velocities (16, rad/s),
 servo targets (16), c, c*, c - c* (3), fingertip normal contact forces (4, index, middle,
@@ -63,7 +65,7 @@ from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
 
 H = 0.0083                 # the seed's time step (Table 2)
-SPAN = 0.8                 # rad of target per unit action
+STEP_RAD = 0.05            # rad of target change per unit action and env step
 TARGET_RANGE = (0.02, 0.10)
 BAND = 0.01                # |c - c*| that counts as on target
 TRACK_WIDTH = 0.15         # |c - c*| where the track reward reaches 0 (more than any target: a gradient from the start)
@@ -175,7 +177,7 @@ class AllegroSqueezeTask(Task):
 
     def apply_action(self, batch, action, dt):
         self._ensure(batch.num_worlds)
-        self.targets = np.clip(HOME + SPAN * action, self.lo, self.hi)
+        self.targets = np.clip(self.targets + STEP_RAD * action, self.lo, self.hi)
         ctrl = np.zeros((batch.num_worlds, batch.model.nu))
         ctrl[:, self.finger_act] = self.targets
         return ctrl  # the wrist servos hold 0: the palm stays where it started
@@ -238,12 +240,12 @@ AllegroSqueezeVectorEnv, AllegroSqueezeEnv = env_classes(AllegroSqueezeTask, "Al
 FLEXION = np.array([1, 2, 3, 5, 6, 7, 9, 10, 11, 14, 15])  # every joint but the spreads and the thumb's rotation
 
 
-def scripted_actions(task: AllegroSqueezeTask, batch, previous: np.ndarray, gain: float = 3.0) -> np.ndarray:
-    """Actions [N, 16] of an integral controller: every flexion joint's action moves by
-    gain x (c* - c) per env step from ``previous`` (start from zeros, the HOME cage);
-    spreads and the thumb's rotation stay at HOME. Reads only c and c* (the observation's
-    entries 48 and 49)."""
+def scripted_actions(task: AllegroSqueezeTask, batch, gain: float = 48.0) -> np.ndarray:
+    """Actions [N, 16] of an integral controller on the compression: every flexion joint's
+    target moves by 0.05 rad x clip(gain (c* - c), -1, 1) per env step (2.4 rad per unit
+    of compression error); spreads and the thumb's rotation hold. Reads only c and c* (the
+    observation's entries 48 and 49)."""
     c = task.strain(batch)
-    a = previous.copy()
-    a[:, FLEXION] = np.clip(a[:, FLEXION] + gain * (task.goal - c)[:, None], -1.0, 1.0)
+    a = np.zeros((batch.num_worlds, 16))
+    a[:, FLEXION] = np.clip(gain * (task.goal - c), -1.0, 1.0)[:, None]
     return a
