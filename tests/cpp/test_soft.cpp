@@ -161,7 +161,7 @@ void cube_mesh(int n, double size, std::vector<Vec3>& v, std::vector<std::array<
 // under a 2 kg rigid plate (a free 0.12 x 0.12 x 0.02 m box) whose centre starts at plate_z;
 // `v` receives the cube's rest vertices, whose particles come first.
 std::shared_ptr<const Model> plate_on_block(int n, double density, double poisson, double plate_z, std::vector<Vec3>& v,
-                                            int model = 0) {
+                                            int model = 0, double friction = 0.8, bool slide = false) {
   std::vector<std::array<int, 4>> tets;
   cube_mesh(n, 0.1, v, tets);
   for (auto& p : v) p += Vec3(-0.05, -0.05, 0.0);
@@ -169,15 +169,18 @@ std::shared_ptr<const Model> plate_on_block(int n, double density, double poisso
   b.set_timestep(1.0 / 120);
   GeomSpec plane;
   plane.type = GeomType::Plane;
+  if (friction == 0) plane.friction = Vec3::Zero();
   b.add_geom(0, plane);
-  b.add_soft_body(v, tets, density, 1e5, poisson, 0.0, 0.8, model);
+  b.add_soft_body(v, tets, density, 1e5, poisson, 0.0, friction, model);
   const int plate = b.add_body(0, Vec3(0, 0, plate_z), Quat::Identity(), 2.0, Vec3::Zero(), Mat3::Identity() * 2e-3);
-  JointSpec free;
-  free.type = JointType::Free;
-  b.add_joint(plate, free);
+  JointSpec joint;  // free, or a vertical slide (a frictionless plate would slide off sideways)
+  joint.type = slide ? JointType::Slide : JointType::Free;
+  joint.axis = Vec3::UnitZ();
+  b.add_joint(plate, joint);
   GeomSpec box;
   box.type = GeomType::Box;
   box.size = Vec3(0.06, 0.06, 0.01);
+  if (friction == 0) box.friction = Vec3::Zero();
   b.add_geom(plate, box);
   return b.build();
 }
@@ -369,6 +372,36 @@ TEST(Soft, RigidPlateCompressesASoftBlockByTheUniaxialValue) {
   const double expected = 2.0 * 9.81 * 0.1 / (1e5 * 0.01) + 100 * 9.81 * 0.01 / (2 * 1e5);
   EXPECT_NEAR(compression, expected, 0.1 * expected);
   EXPECT_NEAR(s.q[2], 0.1 - compression + 0.01, 1e-3);  // the plate rests on the top face
+  EXPECT_LT(s.u.norm(), 1e-2);
+}
+
+TEST(Soft, FrictionlessPlateGivesUniaxialStressWithPoissonSpread) {
+  // nu = 0.3 and frictionless plate and floor, so the block is in uniaxial stress whatever
+  // nu (where nu = 0 hides a swap of the bulk and shear moduli: 3K = 2 mu there): axial
+  // compression F L / (E A) + rho g L^2 / (2 E) and lateral spread nu x the axial strain
+  // (at mid-height, where the self-weight part is half its base value), from E and nu
+  // alone. Linear elements represent homogeneous strain exactly: within 2 %.
+  std::vector<Vec3> v;
+  const double nu = 0.3, E = 1e5, L = 0.1, rho = 100, F = 2.0 * 9.81;
+  auto m = plate_on_block(3, rho, nu, 0.11, v, 0, 0.0, true);
+  Stepper st(m, SolverOptions());
+  State s(*m);
+  for (int k = 0; k < 480; ++k) st.step(s);
+  double top = 0, bottom = 0, xmin = 1e9, xmax = -1e9;
+  int nt = 0, nb = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Vec3 x = s.x.segment<3>(3 * i);
+    if (v[i][2] > 0.099) top += x[2], ++nt;
+    if (v[i][2] < 0.001) bottom += x[2], ++nb;
+    if (std::abs(v[i][2] - 0.05) < 0.02) xmin = std::min(xmin, x[0]), xmax = std::max(xmax, x[0]);  // mid-height layer
+  }
+  const double compression = L - (top / nt - bottom / nb);
+  const double expected = F * L / (E * L * L) + rho * 9.81 * L * L / (2 * E);
+  EXPECT_NEAR(compression, expected, 0.02 * expected);
+  // lateral strain at mid-height: nu (F / (E A) + rho g (L / 2) / E)
+  const double spread = (xmax - xmin) - L;
+  const double expected_spread = nu * L * (F / (E * L * L) + rho * 9.81 * (L / 2) / E);
+  EXPECT_NEAR(spread, expected_spread, 0.05 * expected_spread);
   EXPECT_LT(s.u.norm(), 1e-2);
 }
 
