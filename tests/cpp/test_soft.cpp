@@ -378,31 +378,46 @@ TEST(Soft, RigidPlateCompressesASoftBlockByTheUniaxialValue) {
 TEST(Soft, FrictionlessPlateGivesUniaxialStressWithPoissonSpread) {
   // nu = 0.3 and frictionless plate and floor, so the block is in uniaxial stress whatever
   // nu (where nu = 0 hides a swap of the bulk and shear moduli: 3K = 2 mu there): axial
-  // compression F L / (E A) + rho g L^2 / (2 E) and lateral spread nu x the axial strain
-  // (at mid-height, where the self-weight part is half its base value), from E and nu
-  // alone. Linear elements represent homogeneous strain exactly: within 2 %.
+  // compression F L / (E A) + rho g L^2 / (2 E) and, in each horizontal layer of vertices,
+  // lateral strain nu (F / (E A) + rho g (L - z) / E), from E and nu alone. The plate is
+  // on a vertical slide (frictionless, it would slide off). Without the geometric-stiffness
+  // shift, which breaks momentum conservation on unconverged iterates and squeezes the
+  // block out sideways (docs/architecture.md, known limits). Linear elements represent
+  // homogeneous strain exactly: compression within 2 %, the inner layers' lateral strain
+  // within 5 % (the contact layers within 10 %).
   std::vector<Vec3> v;
   const double nu = 0.3, E = 1e5, L = 0.1, rho = 100, F = 2.0 * 9.81;
   auto m = plate_on_block(3, rho, nu, 0.11, v, 0, 0.0, true);
-  Stepper st(m, SolverOptions());
+  SolverOptions opt;
+  opt.geometric_stiffness = false;
+  Stepper st(m, opt);
   State s(*m);
   for (int k = 0; k < 480; ++k) st.step(s);
-  double top = 0, bottom = 0, xmin = 1e9, xmax = -1e9;
+  double top = 0, bottom = 0;
   int nt = 0, nb = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    const Vec3 x = s.x.segment<3>(3 * i);
-    if (v[i][2] > 0.099) top += x[2], ++nt;
-    if (v[i][2] < 0.001) bottom += x[2], ++nb;
-    if (std::abs(v[i][2] - 0.05) < 0.02) xmin = std::min(xmin, x[0]), xmax = std::max(xmax, x[0]);  // mid-height layer
+    if (v[i][2] > 0.099) top += s.x[3 * i + 2], ++nt;
+    if (v[i][2] < 0.001) bottom += s.x[3 * i + 2], ++nb;
   }
   const double compression = L - (top / nt - bottom / nb);
-  const double expected = F * L / (E * L * L) + rho * 9.81 * L * L / (2 * E);
-  EXPECT_NEAR(compression, expected, 0.02 * expected);
-  // lateral strain at mid-height: nu (F / (E A) + rho g (L / 2) / E)
-  const double spread = (xmax - xmin) - L;
-  const double expected_spread = nu * L * (F / (E * L * L) + rho * 9.81 * (L / 2) / E);
-  EXPECT_NEAR(spread, expected_spread, 0.05 * expected_spread);
-  EXPECT_LT(s.u.norm(), 1e-2);
+  EXPECT_NEAR(compression, F * L / (E * L * L) + rho * 9.81 * L * L / (2 * E), 0.02 * compression);
+  for (int layer = 0; layer <= 3; ++layer) {  // rotation-invariant spread: rms distance from the layer's centre
+    const double z0 = L * layer / 3;
+    Eigen::Vector2d c0 = Eigen::Vector2d::Zero(), c = Eigen::Vector2d::Zero();
+    int n = 0;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (std::abs(v[i][2] - z0) < 1e-6) c0 += v[i].head<2>(), c += s.x.segment<2>(3 * i), ++n;
+    c0 /= n, c /= n;
+    double r0 = 0, r = 0;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (std::abs(v[i][2] - z0) < 1e-6)
+        r0 += (v[i].head<2>() - c0).squaredNorm(), r += (s.x.segment<2>(3 * i) - c).squaredNorm();
+    const double lateral = std::sqrt(r / r0) - 1;
+    const double expected = nu * (F / (E * L * L) + rho * 9.81 * (L - z0) / E);
+    const double tol = (layer == 0 || layer == 3) ? 0.10 : 0.05;
+    EXPECT_NEAR(lateral, expected, tol * expected) << "layer " << layer;
+  }
+  EXPECT_LT(s.u.norm() + s.v.cwiseAbs().maxCoeff(), 1e-2);
 }
 
 TEST(Soft, MaterialExtensionNeoHookeanKeepsVolumeLinearLosesIt) {
