@@ -1,4 +1,4 @@
-"""Runtime of the O(n) dynamics against the seed's study (iwim-on-dynamics.txt §6) and
+"""Runtime of the O(n) dynamics against the seed's study (Krög et al. §6) and
 against Pinocchio, one world on one thread.
 
     python benchmarks/dynamics.py --json benchmarks/results/dynamics.json

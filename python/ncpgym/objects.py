@@ -1,5 +1,5 @@
 """Irregular, concave objects to grasp: a seeded generator in the spirit of the DexNet
-adversarial set (nonsmooth-newton-ncp.txt §10.1.3, Fig. 10: "highly irregular" objects
+adversarial set (Macklin et al. 2019 §10.1.3, Fig. 10: "highly irregular" objects
 "with many concave areas"), and a user's OBJ/STL file through the same path.
 
 Each object is one or more closed triangle surfaces (metres, in the object's frame, the

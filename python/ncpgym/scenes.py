@@ -1,4 +1,4 @@
-"""Validation scenes of nonsmooth-newton-ncp.txt built with the Builder API (rocks: written
+"""Validation scenes of Macklin et al. 2019 built with the Builder API (rocks: written
 as MJCF and compiled by MuJoCo for the hulls' mass properties), used by the tests and
 benchmarks/contact_scenes.py."""
 

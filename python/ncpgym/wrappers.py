@@ -137,7 +137,7 @@ class RewardTerms(gym.vector.VectorWrapper):
 class TaskSpaceObservation(gym.vector.VectorObservationWrapper):
     """Appends, per world, J_t M^-1 B and J_t M^-1 J_t^T for the given sites: the task-space
     response to actuator inputs and the inverse operational-space inertia, computed in C++
-    by the Implicit Inversion Method (iwim-on-dynamics.txt §5) over all worlds at once.
+    by the Implicit Inversion Method (Krög et al. §5) over all worlds at once.
     J_t is the site Jacobian [linear; angular] (6 x nv); B the actuator gear matrix
     (nv x nu). ``quantities`` picks from ("jminvb", "lambda_inv")."""
 

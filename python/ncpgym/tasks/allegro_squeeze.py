@@ -1,7 +1,7 @@
 """``ncpgym/AllegroSqueeze-v0``: an Allegro hand squeezes a soft foam ball in its upturned
 palm to a commanded volumetric strain and holds it there.
 
-The seed's Allegro Ball scene (nonsmooth-newton-ncp.txt §10.1.3, Fig. 3; Table 2: h =
+The seed's Allegro Ball scene (Macklin et al. 2019 §10.1.3, Fig. 3; Table 2: h =
 0.0083 s, 6 Newton / 50 linear iterations): articulated fingers and the ball's internal
 dynamics coupled through contact in one Newton solve.
 

@@ -1,6 +1,6 @@
 """``ncpgym/YuMiDrawer-v0``: an ABB YuMi opens a cabinet drawer with its right arm.
 
-The seed's RL example (nonsmooth-newton-ncp.txt §10.3, Fig. 15 left; Table 2 "Yumi
+The seed's RL example (Macklin et al. 2019 §10.3, Fig. 15 left; Table 2 "Yumi
 Cabinet": h = 0.0083 s, 5 Newton / 25 linear iterations): PPO learns to extend the arm,
 grasp the handle and open the drawer through implicit PD controls on the joints, the
 drawer moving only through the frictional forces of the fingers.

@@ -1,5 +1,5 @@
 """The Allegro hand (right) on a 6-DOF wrist, palm up, holding a soft foam ball: the world of
-the seed's Allegro Ball scene (nonsmooth-newton-ncp.txt §10.1.3, Fig. 3: "full coupling
+the seed's Allegro Ball scene (Macklin et al. 2019 §10.1.3, Fig. 3: "full coupling
 between the articulated fingers and the ball's internal dynamics") and of
 ncpgym/AllegroSqueeze-v0.
 

@@ -1,5 +1,5 @@
 """ABB YuMi (IRB 14000) in front of a cabinet with a drawer: the world of the seed's YuMi
-cabinet scene (nonsmooth-newton-ncp.txt §10.3, Fig. 15 left).
+cabinet scene (Macklin et al. 2019 §10.3, Fig. 15 left).
 
 The robot is the URDF and coarse STL meshes shipped in the PyPI sdist ``rtb-data==1.0.1``
 (``rtbdata/xacro/yumi_description``, BSD-2-Clause, Örebro University), compiled by MuJoCo's
