@@ -226,21 +226,24 @@ _POLYCUBES = {
 
 def _polycube(rng, size):
     name = rng.choice([*_POLYCUBES, "random"])
-    if name == "random":  # a random face-connected union of 5-7 cubes in a 3 x 3 x 2 box
-        cells = {(1, 1, 0)}
-        while len(cells) < rng.integers(5, 8):
-            c = list(cells)[rng.integers(len(cells))]
-            d = np.eye(3, dtype=int)[rng.integers(3)] * rng.choice([-1, 1])
-            n = tuple(int(x) for x in np.clip(np.array(c) + d, 0, [2, 2, 1]))
-            cells.add(n)
-    else:
-        cells = set(_POLYCUBES[name])
-    grid = np.zeros((3, 3, 2), bool)
-    for c in cells:
-        grid[c] = True
     thick = rng.uniform(0.5, 1.0)  # cubes flattened along z
-    v, f = voxel_surface(grid, size / 3)
-    return [(v * [1.0, 1.0, thick], f)]
+    for _ in range(50):
+        if name == "random":  # a random face-connected union of 5-7 cubes in a 3 x 3 x 2 box
+            cells, count = {(1, 1, 0)}, rng.integers(5, 8)
+            while len(cells) < count:
+                c = list(cells)[rng.integers(len(cells))]
+                d = np.eye(3, dtype=int)[rng.integers(3)] * rng.choice([-1, 1])
+                cells.add(tuple(int(x) for x in np.clip(np.array(c) + d, 0, [2, 2, 1])))
+        else:
+            cells = set(_POLYCUBES[name])
+        grid = np.zeros((3, 3, 2), bool)
+        for c in cells:
+            grid[c] = True
+        v, f = voxel_surface(grid, size / 3)
+        if is_closed(f):  # cubes meeting only along an edge make a non-manifold surface: draw again
+            return [(v * [1.0, 1.0, thick], f)]
+        name = "random"
+    raise RuntimeError("polycube: no manifold union in 50 draws")  # pragma: no cover
 
 
 def _star(rng, size):
