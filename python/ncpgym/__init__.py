@@ -19,14 +19,31 @@ _register_all()
 
 
 def make(id: str, **kwargs):
-    """``gymnasium.make`` for an ncpgym task id (``"ncpgym/"`` may be omitted)."""
+    """``gymnasium.make`` for an ncpgym task id (``"ncpgym/"`` may be omitted): one world,
+    a Gymnasium ``Env``.
+
+    Keyword arguments: ``num_threads`` (physics threads, default 1), ``render_mode``
+    (``"rgb_array"`` or None), ``width``/``height`` (pixels), ``camera`` (an
+    :class:`ncpgym.render.Camera`, a camera name or None), ``max_episode_steps``
+    (Gymnasium's TimeLimit), and the task's own keyword arguments (see the task class's
+    docstring, e.g. ``reward_weights``, ``extra_reward_terms``; unknown ones raise
+    TypeError)."""
     import gymnasium
 
     return gymnasium.make(_full_id(id), **kwargs)
 
 
 def make_vec(id: str, num_envs: int = 1, **kwargs):
-    """``gymnasium.make_vec`` through the task's C++ batch (never Python sub-envs)."""
+    """``gymnasium.make_vec`` through the task's C++ batch (never Python sub-envs):
+    ``num_envs`` worlds stepped together, a Gymnasium ``VectorEnv``.
+
+    Keyword arguments: ``num_threads`` (physics threads; 0, the default, uses every core),
+    ``autoreset_mode`` (``"next_step"``, Gymnasium's default, or ``"same_step"``),
+    ``max_episode_steps`` (None: the task's), ``world_offset`` (seed numbering of a shard),
+    ``render_mode`` (``"rgb_array"``), ``render_worlds`` (an index or a list: the worlds
+    ``render()`` draws), ``width``/``height``, ``camera``, and the task's own keyword
+    arguments (see the task class's docstring; unknown ones raise TypeError). The same
+    seed gives bitwise-identical trajectories whatever ``num_envs`` and ``num_threads``."""
     import gymnasium
 
     return gymnasium.make_vec(_full_id(id), num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
