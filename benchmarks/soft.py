@@ -114,7 +114,8 @@ def prepare(world, model, warm, x0, step, q0=None):
         world.x[:] = x0
     if q0 is not None:
         world.q[:] = q0
-        world.forward()
+        if hasattr(world, "forward"):  # a Batch recomputes its derived quantities
+            world.forward()
 
     def set_act(a):
         world.activation[:] = a

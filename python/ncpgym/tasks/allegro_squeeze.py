@@ -211,15 +211,21 @@ class AllegroSqueezeTask(Task):
         from ..render import Camera, SceneSpec
 
         _, xml = _hand()
-        camera = Camera(lookat=(0.0, 0.0, 0.13), distance=0.45, azimuth=90.0, elevation=-20.0)
+        camera = Camera(lookat=(0.0, 0.0, 0.13), distance=0.42, azimuth=150.0, elevation=-30.0)  # thumb side, ball in view
         # one colour class per tetrahedron, recoloured every frame by its strain
         return SceneSpec(source=xml, camera=camera, tet_class=np.arange(model.ntet),
                          class_rgba=[(0.9, 0.9, 0.85, 1.0)] * model.ntet, grid=0.05)
 
     def render_frame(self, batch, world, frame):
+        # each element's volumetric compression, smoothed over the elements sharing its
+        # vertices (volume-weighted: linear elements alternate around the mean)
         V0 = np.asarray(batch.model.tet_volume)
-        compression = 1.0 - tet_volumes(batch.x[world], self.tets) / V0
-        for t, rgba in enumerate(strain_colours(compression)):
+        V = tet_volumes(batch.x[world], self.tets)
+        vert_V, vert_V0 = np.zeros(batch.model.nparticle), np.zeros(batch.model.nparticle)
+        np.add.at(vert_V, self.tets.ravel(), np.repeat(V, 4))
+        np.add.at(vert_V0, self.tets.ravel(), np.repeat(V0, 4))
+        vertex = 1.0 - vert_V / np.where(vert_V0 > 0, vert_V0, 1.0)
+        for t, rgba in enumerate(strain_colours(vertex[self.tets].mean(axis=1))):
             frame.set_class_rgba(t, rgba)
 
 
