@@ -10,11 +10,18 @@
 #include "fixtures.hpp"
 #include "ncpgym/batch/batch.hpp"
 
-extern "C" void* __libc_malloc(size_t);
 namespace {
 std::atomic<long> g_allocations{0};
 std::atomic<bool> g_counting{false};
 }  // namespace
+
+#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer owns malloc (scripts/sanitize.sh): the counting hook cannot sit under it,
+// so these tests are skipped in that build.
+#define SKIP_WITHOUT_MALLOC_HOOK() GTEST_SKIP() << "malloc belongs to AddressSanitizer here"
+#else
+#define SKIP_WITHOUT_MALLOC_HOOK() (void)0
+extern "C" void* __libc_malloc(size_t);
 extern "C" void* malloc(size_t n) {
   if (g_counting) {
     ++g_allocations;
@@ -22,6 +29,7 @@ extern "C" void* malloc(size_t n) {
   }
   return __libc_malloc(n);
 }
+#endif
 
 namespace ncpgym {
 namespace {
@@ -36,11 +44,13 @@ long allocations(F&& f) {
 }
 
 TEST(NoAllocation, CounterSeesAllocations) {
+  SKIP_WITHOUT_MALLOC_HOOK();
   // the instrument itself works: a vector of doubles allocates
   EXPECT_GT(allocations([] { std::vector<double> v(100); v[3] = 1; }), 0);
 }
 
 TEST(NoAllocation, DynamicsAlgorithms) {
+  SKIP_WITHOUT_MALLOC_HOOK();
   for (bool floating : {true, false}) {
     auto m = test::random_tree(12, 99, floating);
     Data d(*m);
@@ -105,6 +115,7 @@ std::shared_ptr<const Model> mixed_scene(int particles) {
 }
 
 TEST(NoAllocation, StepperStepsWithoutTouchingTheHeap) {
+  SKIP_WITHOUT_MALLOC_HOOK();
   for (int particles : {0, 40}) {
     auto m = mixed_scene(particles);
     // the soft cube through the dual rows: the primal soft path's sparse factorisation
@@ -130,6 +141,7 @@ TEST(NoAllocation, StepperStepsWithoutTouchingTheHeap) {
 }
 
 TEST(NoAllocation, BatchStepsWithoutTouchingTheHeap) {
+  SKIP_WITHOUT_MALLOC_HOOK();
   auto m = mixed_scene(10);
   SolverOptions o;
   o.soft_primal = false;  // as above
