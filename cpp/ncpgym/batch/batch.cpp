@@ -192,7 +192,7 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     Eigen::Map<Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>{&site_xmat_[(I * m.nsite + k) * 9]} = d.site_xmat[k];
   }
   // actuator forces in joint space (MuJoCo's qfrc_actuator), from the held controls
-  double* qa = &qfrc_act_[I * m.nv];
+  double* qa = qfrc_act_.data() + I * m.nv;  // (nv, ngeom, nsoft may be 0: no &v[k] of an empty vector)
   std::fill(qa, qa + m.nv, 0.0);
   for (int a = 0; a < m.nu; ++a) {
     const int j = m.act_joint[a], dof = m.jnt_dofadr[j];
@@ -201,10 +201,10 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
   // contact summaries: wrench on each body about its tree's c, per-geom flags and forces
   double* fe = &cfrc_ext_[I * 6 * m.nbody];
   std::fill(fe, fe + 6 * m.nbody, 0.0);
-  uint8_t* gc = &geom_contact_[I * m.ngeom];
-  uint8_t* gs = &geom_static_[I * m.ngeom];
-  uint8_t* gd = &geom_dynamic_[I * m.ngeom];
-  double* gf = &geom_force_[I * m.ngeom];
+  uint8_t* gc = geom_contact_.data() + I * m.ngeom;
+  uint8_t* gs = geom_static_.data() + I * m.ngeom;
+  uint8_t* gd = geom_dynamic_.data() + I * m.ngeom;
+  double* gf = geom_force_.data() + I * m.ngeom;
   std::fill(gc, gc + m.ngeom, 0);
   std::fill(gs, gs + m.ngeom, 0);
   std::fill(gd, gd + m.ngeom, 0);
@@ -244,7 +244,7 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     }
   }
   ncontact_[i] = active;
-  double* sv = &soft_volume_[I * m.nsoft];
+  double* sv = soft_volume_.data() + I * m.nsoft;
   std::fill(sv, sv + m.nsoft, 0.0);
   for (int t = 0; t < m.ntet; ++t) {
     const auto& p = m.tet_p[t];
