@@ -77,7 +77,18 @@ def test_a_dead_worker_is_named_with_its_worlds(closing):
     env = RayVectorEnv(ID, num_envs=4, num_workers=2, cpus_per_worker=1)
     closing(env)
     env.reset(seed=0)
-    ray.kill(env._workers[1])
+    ray.kill(env._workers[1], no_restart=True)
+    # ray.kill is asynchronous: wait until the actor is gone (a call right after the kill can
+    # still be served, which made this test flaky)
+    import time
+
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            ray.get(env._workers[1].reset.remote(0, None), timeout=5)
+        except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+            break
+        time.sleep(0.1)
     with pytest.raises(RuntimeError, match=r"worker 1 \(worlds 2-3\)"):
         env.step(np.zeros((4, 17)))
     env.close()
