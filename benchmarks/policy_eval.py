@@ -1,0 +1,49 @@
+"""What the task evaluation scripts (yumi_drawer_eval.py, allegro_squeeze_eval.py) share:
+the three controllers compared (a trained policy, random actions, the task's scripted
+baseline) and the command line that runs them and writes the table and JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ncpgym.play import load_policy
+
+CONTROLLERS = ("trained", "scripted", "random")
+
+
+def controller(kind: str, envs, policy: Path | None, scripted: Callable[[int], np.ndarray], seed: int):
+    """act(obs, step) -> float32 actions [N, act_dim] for ``kind``; ``scripted(step)`` gives
+    the task's scripted actions (it reads the batch itself)."""
+    if kind == "trained":
+        policy_act = load_policy(policy, envs)
+        return lambda obs, k: policy_act(obs)
+    if kind == "random":
+        envs.action_space.seed(seed)
+        return lambda obs, k: envs.action_space.sample()
+    return lambda obs, k: np.asarray(scripted(k), np.float32)
+
+
+def cli(script: str, doc: str, run: Callable[[str, int, int, Path], dict],
+        columns: list[tuple[str, str, str]], argv=None) -> None:
+    """Parse --policy/--episodes/--seed/--json, evaluate every controller with
+    ``run(kind, episodes, seed, policy)``, print ``columns`` ((header, row key, format)),
+    write the rows and the command to the JSON file."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--policy", type=Path, required=True)
+    ap.add_argument("--episodes", type=int, default=32)
+    ap.add_argument("--seed", type=int, default=12345)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    rows = [run(k, args.episodes, args.seed, args.policy) for k in CONTROLLERS]
+    widths = [max(len(h) + 2, 9) for h, _, _ in columns]
+    print(f"{'controller':<10}" + "".join(f"{h:>{w}}" for (h, _, _), w in zip(columns, widths)))
+    for r in rows:
+        print(f"{r['controller']:<10}" + "".join(f"{r[key]:>{w}{fmt}}" for (_, key, fmt), w in zip(columns, widths)))
+    if args.json:
+        command = f"python benchmarks/{script} --policy {args.policy} --episodes {args.episodes} --json {args.json}"
+        args.json.write_text(json.dumps({"rows": rows, "command": command}, indent=1) + "\n")
