@@ -99,11 +99,8 @@ class HumanoidTask(Task):
     ):
         super().__init__()
         self.xml_file = xml_file or humanoid_xml()
-        self.forward_reward_weight = forward_reward_weight
-        self.ctrl_cost_weight = ctrl_cost_weight
         self.contact_cost_weight = contact_cost_weight
         self.contact_cost_range = contact_cost_range
-        self.healthy_reward = healthy_reward
         self.terminate_when_unhealthy = terminate_when_unhealthy
         self.healthy_z_range = healthy_z_range
         self.reset_noise_scale = reset_noise_scale
