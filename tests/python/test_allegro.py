@@ -187,22 +187,6 @@ def squeeze_env(n, threads=0, **kw):
     return env
 
 
-def test_squeeze_task_is_deterministic_whatever_the_threads_and_batch():
-    def rollout(threads, n):
-        env = squeeze_env(n, threads)
-        rng = np.random.default_rng(0)
-        out = []
-        for _ in range(6):
-            a = np.tile(rng.uniform(-1, 1, 16), (n, 1)).astype(np.float32)
-            a[1:] = -a[1:]
-            obs, *_ = env.step(a)
-            out.append(obs[0].copy())
-        env.close()
-        return np.array(out)
-
-    assert np.array_equal(rollout(1, 1), rollout(2, 3))
-
-
 def test_squeeze_task_terms_and_observation_from_its_docstring():
     """Observation entries, reward terms, success and termination recomputed from the
     docstring: the compression from the particle positions (numpy determinants), the

@@ -332,3 +332,24 @@ def test_saved_state_continues_bitwise_and_envs_pickle(env_id):
     other.reset(seed=0)
     with pytest.raises(ValueError, match="worlds"):
         other.set_state(state)
+
+
+@pytest.mark.parametrize("env_id", ncpgym.TASK_IDS)
+def test_every_task_is_deterministic_whatever_the_threads_and_batch(env_id):
+    """World 0's trajectory under the same actions: 1 thread and 1 world against 2 threads
+    and 3 worlds (the others doing something else), bitwise, for every task."""
+    def rollout(threads, n, steps=6):
+        envs = gym.make_vec(env_id, num_envs=n, num_threads=threads)
+        envs.reset(seed=3)
+        space = envs.single_action_space
+        rng = np.random.default_rng(0)
+        out = []
+        for _ in range(steps):
+            a = np.tile(rng.uniform(space.low, space.high), (n, 1)).astype(np.float32)
+            a[1:] = -a[1:]
+            obs, *_ = envs.step(a)
+            out.append(obs[0].copy())
+        envs.close()
+        return np.array(out)
+
+    assert np.array_equal(rollout(1, 1), rollout(2, 3))

@@ -124,24 +124,6 @@ def drawer_env(n, threads=0):
     return env
 
 
-def test_drawer_task_is_deterministic_whatever_the_threads_and_batch():
-    """World 0's trajectory under the same actions: 1 thread and 1 world against 2 threads
-    and 3 worlds (the others doing something else), bitwise."""
-    def rollout(threads, n):
-        env = drawer_env(n, threads)
-        rng = np.random.default_rng(0)
-        out = []
-        for _ in range(20):
-            a = np.tile(rng.uniform(-1, 1, 8), (n, 1)).astype(np.float32)
-            a[1:] = -a[1:]
-            obs, *_ = env.step(a)
-            out.append(obs[0].copy())
-        env.close()
-        return np.array(out)
-
-    assert np.array_equal(rollout(1, 1), rollout(2, 3))
-
-
 def test_drawer_task_terms_and_observation_from_its_docstring():
     """Observation entries and reward terms recomputed from the docstring with MuJoCo's
     kinematics of each world's state (handle centre, grip site between the pads)."""
