@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from .allegro_grasp import AllegroGraspEnv, AllegroGraspTask, AllegroGraspVectorEnv
 from .allegro_squeeze import AllegroSqueezeEnv, AllegroSqueezeTask, AllegroSqueezeVectorEnv
 from .humanoid import HumanoidEnv, HumanoidTask, HumanoidVectorEnv
 from .flagrun import (
@@ -20,6 +21,7 @@ from .pneunet_grasp import PneuNetGraspEnv, PneuNetGraspTask, PneuNetGraspVector
 from .yumi_drawer import YuMiDrawerEnv, YuMiDrawerTask, YuMiDrawerVectorEnv
 
 __all__ = [
+    "AllegroGraspEnv", "AllegroGraspTask", "AllegroGraspVectorEnv",
     "AllegroSqueezeEnv", "AllegroSqueezeTask", "AllegroSqueezeVectorEnv",
     "HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv",
     "HumanoidFlagrunEnv", "HumanoidFlagrunTask", "HumanoidFlagrunVectorEnv",
@@ -39,6 +41,7 @@ _TASKS = {
     "ncpgym/PneuNetGrasp-v0": ("pneunet_grasp", "PneuNetGrasp", 200),
     "ncpgym/YuMiDrawer-v0": ("yumi_drawer", "YuMiDrawer", 500),
     "ncpgym/AllegroSqueeze-v0": ("allegro_squeeze", "AllegroSqueeze", 90),
+    "ncpgym/AllegroGrasp-v0": ("allegro_grasp", "AllegroGrasp", 180),
 }
 TASK_IDS = tuple(_TASKS)
 

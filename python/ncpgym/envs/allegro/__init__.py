@@ -159,6 +159,37 @@ def hand_world(timestep: float, xml_out: str | Path | None = None, *, palm: str 
     return mj
 
 
+# -- the pinch synergy (palm down): one closure s for all 16 finger joints ------------------------
+# Index, middle and ring keep their spread at 0 and flex (f, g, g) from a table fitted (least
+# squares on MuJoCo's forward kinematics, offline) so that each fingertip centre stays
+# GRASP_DEPTH below the palm origin while it sweeps along the fingers from 0.100 m (s = 0) to
+# 0.021 m (s = 1) ahead of it; the thumb, rotated under the palm, sweeps towards them from
+# -0.045 m to 0.002 m at about the same depth (a straight line in joint space between two
+# poses found by a grid search). Objects are pinched between the thumb and the three
+# fingertips about GRASP_X ahead of the palm origin; s > 1 keeps closing, so the servos
+# squeeze whatever blocks them (tests check the sweep against MuJoCo's kinematics).
+GRASP_DEPTH = 0.085
+GRASP_X = 0.028
+GRASP_MAX = 1.3
+_SYNERGY_FG = np.array([[0.721, 0.099], [0.526, 0.439], [0.473, 0.606], [0.465, 0.728], [0.488, 0.822],
+                        [0.535, 0.895], [0.604, 0.949], [0.693, 0.984], [0.797, 1.001]])
+_THUMB_OPEN = np.array([1.1, 1.1, 0.407, 1.6])
+_THUMB_CLOSED = np.array([1.4, 0.5, 1.003, 0.231])
+
+
+def grasp_synergy(s) -> np.ndarray:
+    """Finger joint targets [..., 16] (FINGER_JOINTS order) at closures ``s`` [...] in
+    [0, GRASP_MAX] (clipped): 0 open around an object, 1 the fingertips meet the thumb."""
+    s = np.clip(np.asarray(s, float), 0.0, GRASP_MAX)
+    knots = np.linspace(0.0, 1.0, len(_SYNERGY_FG))
+    f = np.interp(np.minimum(s, 1.0), knots, _SYNERGY_FG[:, 0])
+    g = np.interp(np.minimum(s, 1.0), knots, _SYNERGY_FG[:, 1]) + np.maximum(s - 1.0, 0.0)
+    zero = np.zeros_like(s)
+    finger = np.stack([zero, f, g, g], axis=-1)
+    thumb = _THUMB_OPEN + s[..., None] * (_THUMB_CLOSED - _THUMB_OPEN)
+    return np.concatenate([finger, finger, finger, thumb], axis=-1)
+
+
 def add_ball(builder, *, radius: float = BALL_RADIUS, n: int = 4, young: float = 3e4, poisson: float = 0.2,
              density: float = 300.0, model: str = "neohookean", centre=None) -> tuple[int, int]:
     """Add the soft ball (a ``ball_mesh``) to ``builder`` at ``centre`` (default: resting on
