@@ -1,0 +1,184 @@
+"""ncpgym/AllegroGrasp-v0 (issue 19 part 4): the pinch synergy against MuJoCo's forward
+kinematics, the scripted pinch grasp over generated objects of both sets (lift, slip,
+contact counts, the parked objects' welds), and the task's definition recomputed from its
+docstring."""
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+import pytest
+
+import ncpgym
+from ncpgym import objects as ob
+from ncpgym.envs import allegro
+from ncpgym.tasks import allegro_grasp as ag
+
+pytest.importorskip("coacd")
+
+
+def test_pinch_synergy_sweeps_the_fingertips_at_a_fixed_depth():
+    """MuJoCo's kinematics of the palm-down hand at closures 0..1: each fingertip centre
+    stays GRASP_DEPTH below the palm origin (within 3 mm) while it moves back from 0.100 m
+    to 0.021 m ahead of it, monotonically; the thumb's tip moves forward from -0.045 m to
+    0.002 m within 8 mm of that depth; beyond 1 only the distal joints close further."""
+    origin = np.array([0.0, 0.0, 0.3])
+    mj = allegro.hand_world(0.0083, palm="down", origin=origin)
+    d = mujoco.MjData(mj)
+    tips = [mj.geom(n).id for n in allegro.TIPS]
+    fq = [mj.jnt_qposadr[mj.joint(n).id] for n in allegro.FINGER_JOINTS]
+    xs, thumbs = [], []
+    for s in np.linspace(0.0, 1.0, 21):
+        d.qpos[:] = mj.qpos0
+        d.qpos[fq] = allegro.grasp_synergy(s)
+        mujoco.mj_kinematics(mj, d)
+        p = d.geom_xpos[tips] - origin
+        np.testing.assert_allclose(p[:3, 2], -allegro.GRASP_DEPTH, atol=3e-3)
+        assert abs(p[3, 2] + allegro.GRASP_DEPTH) < 8e-3 and abs(p[3, 1]) < 0.012
+        xs.append(p[1, 0])
+        thumbs.append(p[3, 0])
+    assert xs[0] == pytest.approx(0.100, abs=2e-3) and xs[-1] == pytest.approx(0.021, abs=2e-3)
+    assert thumbs[0] == pytest.approx(-0.045, abs=3e-3) and thumbs[-1] == pytest.approx(0.002, abs=3e-3)
+    assert np.all(np.diff(xs) < 0) and np.all(np.diff(thumbs) > 0)
+    more = allegro.grasp_synergy(1.2) - allegro.grasp_synergy(1.0)
+    np.testing.assert_allclose(more[[2, 3, 6, 7, 10, 11]], 0.2, atol=1e-12)
+    np.testing.assert_allclose(more[[0, 1, 4, 5, 8, 9]], 0.0, atol=1e-12)
+    np.testing.assert_array_equal(allegro.grasp_synergy(5.0), allegro.grasp_synergy(allegro.GRASP_MAX))
+
+
+def scripted_episode(objects, n=24, seed=4):
+    env = gym.make_vec("ncpgym/AllegroGrasp-v0", num_envs=n, num_threads=2, objects=objects).unwrapped
+    env.reset(seed=seed)
+    task, batch = env.task, env.batch
+    picked = task.current.copy()
+    park0 = batch.q[:, task.object_q[:, None] + np.arange(3)].copy()  # [N, K, 3]
+    success = np.zeros(n, bool)
+    lost = np.zeros(n, bool)
+    rel = {}
+    most = 0
+    for step in range(180):
+        obs, _, term, _, info = env.step(ag.scripted_actions(task, batch, step))
+        lost |= term
+        success |= info["is_success"]
+        most = max(most, int(batch.ncontact.max()))
+        if step in (100, 160):
+            rel[step] = obs[:, 23:26].copy()  # object minus pinch point
+    q = batch.q[:, task.object_q[:, None] + np.arange(3)]
+    for i in range(n):  # the other objects stay parked, up to the welds' residual after the
+        # seed's 20 linear iterations (5-6 mm of sag measured; 0.3 mm with 100: issue 20)
+        others = [k for k in range(len(task.objects)) if k != picked[i]]
+        np.testing.assert_allclose(q[i, others], park0[i, others], atol=1e-2)
+    slip = np.linalg.norm(rel[160] - rel[100], axis=1)
+    env.close()
+    return [task.objects[k].name for k in picked], success & ~lost, slip, most
+
+
+def test_scripted_pinch_lifts_generated_objects_and_holds_them_without_slip():
+    """The scripted pinch (pinch point over the centre of mass, close, lift 12 cm) on both
+    object sets, 24 worlds each: the object is 10 cm up for 2 s in >= 90 % of the worlds;
+    at least 10 different objects are, every time they are drawn, lifted and held for 2 s
+    moving < 5 mm relative to the palm (the median is < 2 mm); the other objects stay
+    parked; the contact count per world stays bounded (the over-specified sets of CoACD
+    parts)."""
+    names, ok, slips, counts = [], [], [], []
+    for objects in ("train", "test"):
+        n, s, slip, most = scripted_episode(objects)
+        names += n
+        ok += list(s)
+        slips += list(slip)
+        counts.append(most)
+    ok, slips = np.array(ok), np.array(slips)
+    assert ok.mean() >= 0.9
+    held = ok & (slips < 5e-3)  # lifted, and moved < 5 mm in the hand over 2 s
+    always = {name for name in names if all(h for m, h in zip(names, held) if m == name)}
+    assert len(always) >= 10, sorted(always)
+    assert np.median(slips[ok]) < 2e-3
+    assert max(counts) < 200  # 27-47 measured
+
+
+def test_grasp_task_definition_from_its_docstring():
+    """Reset placement, actions, observation entries, reward terms, success and termination
+    recomputed from the docstring (objects from their vertices, the pinch point from the
+    palm body's position)."""
+    env = gym.make_vec("ncpgym/AllegroGrasp-v0", num_envs=4, num_threads=1).unwrapped
+    obs, _ = env.reset(seed=11)
+    task, batch, mj = env.task, env.batch, env.task.mj
+    assert len(set(task.current.tolist())) > 1  # worlds draw different objects
+    palm = mj.jnt_bodyid[mj.joint("wrist_x").id]
+    for i in range(4):
+        k = task.current[i]
+        a = task.object_q[k]
+        pos, quat = batch.q[i, a:a + 3], batch.q[i, a + 3:a + 7]
+        R = np.zeros(9)
+        mujoco.mju_quat2Mat(R, quat)
+        v = task.vertices[k] @ R.reshape(3, 3).T + pos
+        assert v[:, 2].min() == pytest.approx(ag.TABLE_TOP + 5e-4, abs=1e-9)  # resting on the table
+        assert abs(pos[0] - allegro.GRASP_X) <= 0.02 and abs(pos[1]) <= 0.02
+        assert quat[1] == quat[2] == 0.0  # yawed only
+        np.testing.assert_allclose(obs[i, 39:42], np.ptp(v, axis=0), atol=1e-12)
+        active = batch.eq_active[i, task.park_eq]
+        assert active.sum() == len(task.objects) - 1 and active[k] == 0
+        pinch = batch.xpos[i, palm] + [allegro.GRASP_X, 0.0, -allegro.GRASP_DEPTH]
+        np.testing.assert_allclose(obs[i, 23:26], pos - pinch, atol=1e-9)
+    assert np.all(np.abs(obs[:, 0:2]) <= 0.01) and np.all(obs[:, 6] == 0.0)
+    act = np.array([[1.0, -1.0, 1.0, 1.0], [-0.5, 0.5, -1.0, 0.3], [0, 0, 0, -1], [0.2, 0.2, 0.2, 0.2]], np.float32)
+    target, s = np.c_[obs[:, 0:2], np.zeros(4)], np.zeros(4)
+    for _ in range(12):
+        obs, reward, term, trunc, info = env.step(act)
+        target = np.clip(target + 0.01 * act[:, :3].astype(float), [-0.06, -0.06, -0.08], [0.06, 0.06, 0.14])
+        s = np.clip(s + 0.1 * act[:, 3].astype(float), 0.0, 1.3)
+    np.testing.assert_allclose(obs[:, 6], s, atol=1e-12)
+    np.testing.assert_allclose(batch.ctrl[:, task.wrist_act], target, atol=1e-12)
+    lo, hi = mj.jnt_range[[mj.joint(n).id for n in allegro.FINGER_JOINTS]].T
+    np.testing.assert_allclose(batch.ctrl[:, task.finger_act], np.clip(allegro.grasp_synergy(s), lo, hi), atol=1e-12)
+    assert np.abs(obs[0, 0:3] - target[0]).max() < 5e-3  # the wrist servos follow
+    terms = info["reward_terms"]
+    np.testing.assert_allclose(terms["reach"], 1 - np.tanh(10 * np.linalg.norm(obs[:, 23:26], axis=1)), atol=1e-12)
+    np.testing.assert_allclose(terms["action"], np.mean(act.astype(float) ** 2, axis=1))
+    tips = [mj.geom(n).id for n in allegro.TIPS]
+    np.testing.assert_allclose(obs[:, 42:46], np.tanh(batch.geom_force[:, tips] / 10.0))
+    # lift, hold, success, loss: the objects moved by hand
+    rows = np.arange(4)
+    zq = task.object_q[task.current] + 2
+    rest = batch.q[rows, zq] - obs[:, 26]
+    batch.q[rows, zq] = rest + np.array([0.05, 0.099, 0.101, 0.12])
+    xq = task.object_q[task.current]
+    batch.q[3, xq[3]] += 0.16  # 16 cm off its start: lost
+    batch.forward()
+    task.held[:] = 0
+    reward, term, info = task.evaluate(batch, None, act, env.dt)
+    t = info["reward_terms"]
+    np.testing.assert_allclose(t["lift"], [0.5, 0.99, 1.0, 1.0], atol=1e-9)
+    assert t["hold"].tolist() == [0.0, 0.0, 1.0, 1.0] and term.tolist() == [False, False, False, True]
+    assert t["failed"].tolist() == [0.0, 0.0, 0.0, 1.0]
+    np.testing.assert_allclose(reward, 0.5 * t["reach"] + 0.5 * t["touch"] + 2 * t["lift"] + 2 * t["hold"]
+                               - 0.01 * t["action"] - 10 * t["failed"], atol=1e-12)
+    for k in range(60):
+        _, _, info = task.evaluate(batch, None, act, env.dt)
+        assert info["is_success"].tolist() == [False, False, k >= 58, k >= 58]
+    batch.q[0, zq[0]] = ag.TABLE_TOP - 0.01  # under the table top: lost
+    batch.forward()
+    assert task.evaluate(batch, None, act, env.dt)[1][0]
+
+
+def test_grasp_env_rejects_bad_object_sets(tmp_path):
+    for bad in ("hard", [], ["blob"], [ob.generate("blob", 0), ob.generate("blob", 0)]):
+        with pytest.raises(ValueError, match="objects"):
+            gym.make("ncpgym/AllegroGrasp-v0", objects=bad)
+    with pytest.raises(TypeError, match="unexpected"):
+        gym.make("ncpgym/AllegroGrasp-v0", object_set="train")
+    # a user's mesh through the same path: one object, every world grasps it
+    cube = ob.MeshObject("cube", [ob.voxel_surface(np.ones((1, 1, 1), bool), 0.05)], 400.0)
+    cube = ob.load_mesh_object(_write_stl(tmp_path / "cube.stl", *cube.parts[0]))
+    env = gym.make_vec("ncpgym/AllegroGrasp-v0", num_envs=2, objects=[cube]).unwrapped
+    env.reset(seed=0)
+    assert env.task.current.tolist() == [0, 0] and env.task.size[0, 2] == pytest.approx(0.05, abs=1e-6)
+
+
+def _write_stl(path, v, f):
+    import struct
+
+    with open(path, "wb") as fh:
+        fh.write(b"\0" * 80 + struct.pack("<I", len(f)))
+        for tri in np.asarray(v)[f]:
+            fh.write(struct.pack("<12fH", 0, 0, 0, *tri.ravel(), 0))
+    return path
