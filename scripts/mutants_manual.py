@@ -12,6 +12,9 @@ T = str(ROOT / "tests" / "python")
 SCRATCH = tempfile.mkdtemp(prefix="ncpgym-mutants-")
 SO = next(so for d in site.getsitepackages() for so in Path(d).glob("ncpgym/_core*.so"))
 RUNNER = write_runner(os.path.join(SCRATCH, "run_pytest.py"), SCRATCH)
+SQUEEZE = ["test_allegro.py::test_squeeze_task_terms_and_observation_from_its_docstring"]
+GRASP = ["test_allegro_grasp.py::test_grasp_task_definition_from_its_docstring",
+         "test_allegro_grasp.py::test_pinch_synergy_sweeps_the_fingertips_at_a_fixed_depth"]
 LOADER = ["test_loading.py", "test_mujoco_crosscheck.py", "test_simulator_api.py", "test_equality.py"]
 M = [
  ("tasks/flagrun.py", "np.arctan2(d[:, 1], d[:, 0]) - yaw", "np.arctan2(d[:, 1], d[:, 0]) + yaw", "yaw sign"),
@@ -52,6 +55,22 @@ M = [
  ("vector.py", "obs[pending] = self._restart(pending)[pending]", "self._elapsed[pending] = 0", "next-step autoreset skips state reset"),
  ("wrappers.py", "reward[reset_step] = 0.0  # next-step", "pass  # next-step", "RewardTerms reward zeroing removed"),
  ("wrappers.py", "                v[reset_step] = 0.0", "                pass", "RewardTerms terms zeroing removed"),
+ # the Allegro tasks (their own definition tests)
+ ("tasks/allegro_squeeze.py", "return 1.0 - batch.soft_volume[:, 0] / self.V0", "return batch.soft_volume[:, 0] / self.V0 - 1.0", "squeeze strain sign", SQUEEZE),
+ ("tasks/allegro_squeeze.py", "1.0 - np.abs(c.error) / TRACK_WIDTH", "1.0 - np.abs(c.error) / 0.1", "squeeze track width", SQUEEZE),
+ ("tasks/allegro_squeeze.py", "self.held >= HOLD_STEPS", "self.held > HOLD_STEPS", "squeeze hold off by one", SQUEEZE),
+ ("tasks/allegro_squeeze.py", "axis=1) > DROP_DISTANCE", "axis=1) > 0.05", "squeeze drop distance", SQUEEZE),
+ ("tasks/allegro_squeeze.py", "self.targets + STEP_RAD * action, self.lo, self.hi", "self.targets + STEP_RAD * action, self.lo, 9.0", "squeeze targets unclipped", SQUEEZE),
+ ("tasks/allegro_grasp.py", "1.0 - np.tanh(10.0 * np.linalg.norm(c.offset, axis=1))", "1.0 - np.tanh(5.0 * np.linalg.norm(c.offset, axis=1))", "grasp reach scale", GRASP),
+ ("tasks/allegro_grasp.py", "np.clip(c.height / LIFT_GOAL, 0.0, 1.0)", "np.clip(c.height / 0.12, 0.0, 1.0)", "grasp lift scale", GRASP),
+ ("tasks/allegro_grasp.py", "self.held >= HOLD_STEPS", "self.held >= HOLD_STEPS - 1", "grasp hold off by one", GRASP),
+ ("tasks/allegro_grasp.py", "axis=1) > LOST)", "axis=1) > 0.2)", "grasp lost distance", GRASP),
+ ("tasks/allegro_grasp.py", "self.closure + STEP_S * action[:, 3]", "self.closure + 0.05 * action[:, 3]", "grasp closure step", GRASP),
+ ("tasks/allegro_grasp.py", "TABLE_TOP - v[:, 2].min() + 5e-4", "TABLE_TOP + 5e-4", "grasp object not on the table", GRASP),
+ ("tasks/allegro_grasp.py", "active[w, self.park_eq[pick[i]]] = 0", "pass", "grasp picked object stays welded", GRASP),
+ ("tasks/allegro_grasp.py", "self.wrist_target + STEP_M * action[:, :3], WRIST_LO, WRIST_HI", "self.wrist_target + STEP_M * action[:, :3], -1.0, 1.0", "grasp wrist targets unclipped", GRASP),
+ ("envs/allegro/__init__.py", "[0.535, 0.895], [0.604, 0.949]", "[0.535, 0.895], [0.604, 0.849]", "synergy table entry", GRASP),
+ ("envs/allegro/__init__.py", "np.maximum(s - 1.0, 0.0)", "np.maximum(s - 1.0, 0.0) * 0.5", "synergy squeeze beyond 1", GRASP),
  # the loader and the MJCF export (their own tests)
  ("models/loader.py", "springref=float(mjm.qpos_spring[qa]) if scalar else 0.0,", "springref=0.0,", "loader drops springref", LOADER),
  ("models/loader.py", "kp=float(gain[0]),", "kp=0.5 * float(gain[0]),", "loader halves kp", LOADER),
