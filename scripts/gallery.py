@@ -28,6 +28,7 @@ STEPS = {  # env steps before the picture
     "ncpgym/PneuNetGrasp-v0": 120,
     "ncpgym/YuMiDrawer-v0": 300,
     "ncpgym/AllegroSqueeze-v0": 60,
+    "ncpgym/AllegroGrasp-v0": 110,
 }
 
 
