@@ -41,3 +41,37 @@ def test_empty_scale_reads_zero_and_a_heavy_weight_stops_at_full_scale():
     needle, slide = settle(1.0)  # 1 kg > 0.04 m x 200 N/m / g = 0.815 kg
     assert slide == pytest.approx(-0.04, abs=2e-4)
     assert sc.reading(needle) == pytest.approx(0.04 * 200.0 / 9.81, rel=1e-2)
+
+
+NH_AT_REST = ("issue 20: a resting stable-Neo-Hookean tomato never settles (particles jitter at 1-10 cm/s) "
+              "and, with the geometric-stiffness shift on (the default), the scale reads 1.5x its mass "
+              "(1.10x with 30 Newton iterations): the shift's momentum leak on unconverged iterates")
+
+
+@pytest.mark.parametrize("material", ["linear", pytest.param("neohookean", marks=pytest.mark.xfail(
+    strict=True, reason=NH_AT_REST))])
+def test_soft_tomato_reads_its_mass(material):
+    """The seed's tomato (§10.1.1: Young 0.1 MPa, Poisson 0.45, 1000 kg/m^3; an ellipsoid of
+    384 tetrahedra, 7 cm wide and 5.6 cm tall) dropped onto the platform: once at rest the
+    needle reads the particles' total mass within 1 % (the soft/rigid contact carries the
+    whole weight into the scale: Newton's third law through the contacts) and the tomato is
+    at rest."""
+    from ncpgym.models import built, mujoco_builder
+    from ncpgym.soft import add_mesh, ball_mesh
+
+    h = 1 / 120
+    mj = sc.scale_world(h)
+    b = mujoco_builder(mj)
+    top = 2 * sc.HOUSING[2] + sc.PLATE_LIFT + sc.PLATE[2]
+    v, t = ball_mesh(0.035, 4)
+    v = v * [1.0, 1.0, 0.8] + [0.0, 0.0, top + 0.028 + 0.003]
+    add_mesh(b, v, t, density=1000.0, young=1e5, poisson=0.45, model=material, friction=0.75)
+    model = built(b, "test")
+    sim = ncpgym.Simulator(model)  # the default solver options
+    for _ in range(int(round(3.0 / h))):
+        sim.step()
+    mass = float(np.sum(model.particle_mass))
+    needle = float(sim.q[mj.jnt_qposadr[mj.joint("scale_needle").id]])
+    assert 0.1 < mass < 0.2
+    assert sc.reading(needle) == pytest.approx(mass, rel=1e-2)
+    assert np.abs(sim.v).max() < 0.01  # at rest
