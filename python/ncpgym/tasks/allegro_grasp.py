@@ -292,7 +292,7 @@ class AllegroGraspTask(Task):
     def render_scene(self, model):
         from ..render import Camera, SceneSpec
 
-        camera = Camera(lookat=(0.03, 0.0, 0.15), distance=0.48, azimuth=105.0, elevation=-8.0)  # from the side: thumb and fingers face each other
+        camera = Camera(lookat=(0.03, 0.0, 0.17), distance=0.6, azimuth=105.0, elevation=-10.0)  # from the side: thumb and fingers face each other
         return SceneSpec(source=self.xml, camera=camera, grid=0.05)
 
 
