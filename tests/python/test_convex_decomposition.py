@@ -1,12 +1,12 @@
 """Convex decomposition of concave meshes at load time (issue 16): an L-shaped bracket and a
 cup written as one closed mesh each, loaded with convex_decomposition="hull" / "auto", and
 stepped on ncpgym's physics; truths are the analytic resting poses. Also the disk cache
-(CoACD runs once per mesh), the error without coacd and option checking."""
+(CoACD runs once per mesh, in a worker process), the error without coacd and option
+checking; and coacd never enters the user's process (it breaks a later ray.init)."""
 
 import logging
 import sys
 
-import coacd
 import mujoco
 import numpy as np
 import pytest
@@ -32,15 +32,16 @@ def cache_dir(tmp_path, monkeypatch):
 
 @pytest.fixture
 def coacd_calls(monkeypatch):
-    """Counts calls of coacd.run_coacd (which still runs)."""
+    """Counts CoACD runs (each still runs, in the worker process)."""
     calls = []
-    real = coacd.run_coacd
+    real = decompose._worker
 
-    def counted(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
+    class Counting:
+        def submit(self, fn, *args):
+            calls.append(1)
+            return real().submit(fn, *args)
 
-    monkeypatch.setattr(coacd, "run_coacd", counted)
+    monkeypatch.setattr(decompose, "_worker", Counting)
     return calls
 
 
@@ -203,6 +204,11 @@ def test_second_load_reads_the_cache(tmp_path, cache_dir, coacd_calls, caplog):
 
 
 def test_without_coacd_concave_meshes_ask_for_the_extra(tmp_path, monkeypatch):
+    import importlib.metadata as md
+
+    real_version = md.version
+    monkeypatch.setattr(md, "version", lambda name: real_version(name) if name != "coacd" else (_ for _ in ()).throw(
+        md.PackageNotFoundError(name)))
     monkeypatch.setitem(sys.modules, "coacd", None)  # import coacd raises ImportError
     path = _scene(tmp_path, l_mesh(), "L")
     with pytest.raises(ImportError, match=r"pip install ncpgym\[decompose\]"):
@@ -231,3 +237,17 @@ def test_bad_option_names_the_valid_values(tmp_path):
     for bad in (0.0, -0.1, 2.0):
         with pytest.raises(ValueError, match=r"coacd_threshold must be in \(0, 1\]"):
             ncpgym.load_model(path, coacd_threshold=bad)
+
+
+def test_decomposition_keeps_coacd_out_of_the_process(tmp_path):
+    """Loading a concave mesh runs CoACD in a worker: importing coacd here would make a later
+    ray.init abort (std::regex_error between the two C++ runtimes)."""
+    import subprocess
+
+    path = _scene(tmp_path, l_mesh(), "L")
+    code = ("import sys, ncpgym; m = ncpgym.load_model(sys.argv[1]); "
+            "assert 'coacd' not in sys.modules, 'coacd was imported'; print(m.ngeom)")
+    r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                       env={**__import__("os").environ, "NCPGYM_CACHE_DIR": str(tmp_path / "c")})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert int(r.stdout.split()[-1]) > 2  # decomposed into parts

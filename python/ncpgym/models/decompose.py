@@ -109,17 +109,42 @@ def convex_parts(vertices: np.ndarray, faces: np.ndarray,
     Raises:
         ImportError: coacd is not installed.
     """
-    coacd = _import_coacd()
-    path = cache_dir() / f"{_cache_key(vertices, faces, threshold, coacd)}.npz"
+    version = _coacd_version()
+    path = cache_dir() / f"{_cache_key(vertices, faces, threshold, version)}.npz"
     parts = _read_cache(path)
     if parts is not None:
         return parts, True
+    result = _worker().submit(_run_coacd, np.asarray(vertices, np.float64), np.asarray(faces, np.int32),
+                              float(threshold)).result()
+    parts = [v for v in result if _is_solid(v)] or [vertices]
+    _write_cache(path, parts)
+    return parts, False
+
+
+# CoACD runs in a child process: loading its extension into the user's process breaks Ray
+# (``import coacd`` before ``ray.init`` aborts Ray's GCS client with a std::regex_error: the
+# two C++ runtimes disagree), and Ray clusters are how ncpgym scales.
+_POOL = None
+
+
+def _worker():
+    global _POOL
+    if _POOL is None:
+        import atexit
+        import concurrent.futures
+        import multiprocessing
+
+        _POOL = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        atexit.register(_POOL.shutdown)
+    return _POOL
+
+
+def _run_coacd(vertices: np.ndarray, faces: np.ndarray, threshold: float) -> list[np.ndarray]:
+    coacd = _import_coacd()
     coacd.set_log_level("error")  # CoACD logs every step of its search otherwise
     result = coacd.run_coacd(coacd.Mesh(vertices, faces), threshold=threshold, decimate=True,
                              max_ch_vertex=MAX_PART_VERTICES, seed=SEED)
-    parts = [np.asarray(v, dtype=np.float64) for v, _ in result if _is_solid(v)] or [vertices]
-    _write_cache(path, parts)
-    return parts, False
+    return [np.asarray(v, dtype=np.float64) for v, _ in result]
 
 
 def cache_dir() -> Path:
@@ -138,21 +163,23 @@ def _import_coacd():
     return coacd
 
 
-def _cache_key(vertices: np.ndarray, faces: np.ndarray, threshold: float, coacd) -> str:
+def _cache_key(vertices: np.ndarray, faces: np.ndarray, threshold: float, version: str) -> str:
     h = hashlib.sha256()
     for arr in (np.ascontiguousarray(vertices, np.float64), np.ascontiguousarray(faces, np.int32)):
         h.update(repr(arr.shape).encode())
         h.update(arr.tobytes())
-    settings = (float(threshold), MAX_PART_VERTICES, SEED, _coacd_version(coacd))
+    settings = (float(threshold), MAX_PART_VERTICES, SEED, version)
     h.update(repr(settings).encode())
     return h.hexdigest()
 
 
-def _coacd_version(coacd) -> str:
+def _coacd_version() -> str:
+    """The installed coacd's version (read without importing it); ImportError if absent."""
     try:
         return importlib.metadata.version("coacd")
     except importlib.metadata.PackageNotFoundError:
-        return getattr(coacd, "__version__", "unknown")
+        _import_coacd()  # installed without metadata, or not at all: the clear error
+        return "unknown"
 
 
 def _is_solid(vertices: np.ndarray) -> bool:
