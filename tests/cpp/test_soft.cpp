@@ -239,6 +239,83 @@ TEST(Soft, NeoHookeanPiecesMatchFiniteDifferences) {
   }
 }
 
+TEST(Soft, NeoHookeanSixRowsCarryTheForceAndTheShearStiffness) {
+  // the six stretch-tensor rows: force J^T lambda* = -dU/dx against the energy's finite
+  // differences (stretched, sheared, rotated elements), and at a stress-free rotated pose
+  // the Newton matrix sum_m L_m grad_m grad_m^T equals the energy's Hessian (finite
+  // differences of the force) and the linear model's, shear included: the three
+  // principal-stretch rows miss the shear part (their matrix has rank 3)
+  std::mt19937 rng(17);
+  const Tet t = rest_tet();
+  const double young = 1e5, nu = 0.45;
+  const NeoHookean mat(lame_mu(young, nu), lame_lambda(young, nu));
+  const double e = 1e-7;
+  auto energy = [&](const Vec3 xx[4]) {
+    Vec3 ss;
+    double dd[3][4][3];
+    principal_stretches(xx, t.Dminv, ss, dd);
+    return t.V * mat.energy(ss);
+  };
+  auto force = [&](const Vec3 xx[4]) {  // the six rows' J^T lambda* (12)
+    TetRowsNH6 r;
+    tet_rows_neohookean6(xx, t.Dminv, t.V, mat, r);
+    Eigen::Matrix<double, 12, 1> f = Eigen::Matrix<double, 12, 1>::Zero();
+    for (int m = 0; m < 6; ++m)
+      for (int a = 0; a < 4; ++a)
+        for (int d = 0; d < 3; ++d) f[3 * a + d] += r.grad[m][a][d] * (-r.c[m] / r.E[m]);
+    return f;
+  };
+  for (int trial = 0; trial < 8; ++trial) {
+    const Mat3 F = random_rotation(rng) * (Mat3::Identity() + 0.3 * Mat3::Random());
+    ASSERT_GT(F.determinant(), 0.0);
+    Vec3 x[4];
+    deform(t, F, Vec3::Zero(), x);
+    const auto f = force(x);
+    for (int a = 0; a < 4; ++a)
+      for (int d = 0; d < 3; ++d) {
+        Vec3 xp[4], xm[4];
+        for (int b = 0; b < 4; ++b) xp[b] = xm[b] = x[b];
+        xp[a][d] += e;
+        xm[a][d] -= e;
+        const double dU = (energy(xp) - energy(xm)) / (2 * e);
+        EXPECT_NEAR(f[3 * a + d], -dU, 1e-5 * (1 + std::abs(dU))) << "trial " << trial;
+      }
+  }
+  const Mat3 R = random_rotation(rng);
+  Vec3 x[4];
+  deform(t, R, Vec3(0.1, 0.2, 0.3), x);
+  Eigen::Matrix<double, 12, 12> Kfd, K6 = Eigen::Matrix<double, 12, 12>::Zero(), K3 = K6, Klin = K6;
+  for (int j = 0; j < 12; ++j) {
+    Vec3 xp[4], xm[4];
+    for (int b = 0; b < 4; ++b) xp[b] = xm[b] = x[b];
+    xp[j / 3][j % 3] += 1e-6;
+    xm[j / 3][j % 3] -= 1e-6;
+    Kfd.col(j) = -(force(xp) - force(xm)) / 2e-6;
+  }
+  TetRowsNH6 r6;
+  tet_rows_neohookean6(x, t.Dminv, t.V, mat, r6);
+  TetRowsNH r3;
+  tet_rows_neohookean(x, t.Dminv, t.V, mat, r3);
+  TetRows rl;
+  tet_rows(x, t.Dminv, rl);
+  const double mu = lame_mu(young, nu), K = lame_lambda(young, nu) + 2 * mu / 3;
+  auto vec = [](const double g[4][3]) {
+    Eigen::Matrix<double, 12, 1> v;
+    for (int a = 0; a < 4; ++a)
+      for (int d = 0; d < 3; ++d) v[3 * a + d] = g[a][d];
+    return v;
+  };
+  for (int m = 0; m < 6; ++m) {
+    K6 += vec(r6.grad[m]) * vec(r6.grad[m]).transpose() / r6.E[m];
+    Klin += vec(rl.grad[m]) * vec(rl.grad[m]).transpose() * (m == 0 ? 3 * K * t.V : 2 * mu * t.V);
+  }
+  for (int m = 0; m < 3; ++m) K3 += vec(r3.grad[m]) * vec(r3.grad[m]).transpose() / r3.E[m];
+  const double scale = Kfd.norm();
+  EXPECT_LT((K6 - Kfd).norm(), 1e-5 * scale);
+  EXPECT_LT((K6 - Klin).norm(), 1e-9 * scale);
+  EXPECT_GT((K3 - Kfd).norm(), 0.1 * scale);  // what the three rows miss
+}
+
 TEST(Soft, NeoHookeanMatchesTheLinearModelAtSmallStrain) {
   // same Young's modulus and Poisson's ratio: stress-free at rest and, for small strains,
   // the same energy as the linear model (the Lame mapping documented in soft/tet.hpp)

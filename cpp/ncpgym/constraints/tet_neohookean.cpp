@@ -4,14 +4,16 @@
 namespace ncpgym {
 
 void tet_neohookean_rows(const Model& m, int t, const VecX& x, double a, Rows& rows) {
-  // stable Neo-Hookean: three rows, compliance re-evaluated at this iterate (App. B)
+  // stable Neo-Hookean: six stretch-tensor rows, compliance re-evaluated at this iterate
+  // (App. B's energy; six rows, not its three, so that Newton sees the shear stiffness:
+  // soft/tet.hpp)
   const auto& p = m.tet_p[t];
   Vec3 xt[4];
   tet_vertices(m, t, x, xt);
-  TetRowsNH nh;
-  tet_rows_neohookean(xt, m.tet_Dminv[t], m.tet_volume[t], NeoHookean(m.tet_mu[t], m.tet_lambda[t]), nh, a);
+  TetRowsNH6 nh;
+  tet_rows_neohookean6(xt, m.tet_Dminv[t], m.tet_volume[t], NeoHookean(m.tet_mu[t], m.tet_lambda[t]), nh, a);
   int r = rows.J.rows();
-  for (int k = 0; k < 3; ++k, ++r) {
+  for (int k = 0; k < 6; ++k, ++r) {
     rows.C[r] = nh.c[k];
     rows.E[r] = nh.E[k];
     for (int v = 0; v < 4; ++v)

@@ -1,6 +1,6 @@
 // Element rows of tetrahedral soft bodies (nonsmooth-newton-ncp.txt §9.2.1): six compliant
-// strain rows per linear co-rotational element (tet_linear.cpp) or three principal-stretch
-// rows per stable Neo-Hookean element (tet_neohookean.cpp, App. B), in element order.
+// strain rows per linear co-rotational element (tet_linear.cpp) or six stretch-tensor rows
+// per stable Neo-Hookean element (tet_neohookean.cpp, App. B's energy), in element order.
 #pragma once
 
 #include "ncpgym/constraints/rows.hpp"
@@ -8,7 +8,7 @@
 
 namespace ncpgym {
 
-inline int tet_row_count(const Model& m, int t) { return m.tet_model[t] == 0 ? 6 : 3; }
+inline int tet_row_count(const Model&, int) { return 6; }  // both models: six rows
 inline int element_row_count(const Model& m) {
   int n = 0;
   for (int t = 0; t < m.ntet; ++t) n += tet_row_count(m, t);

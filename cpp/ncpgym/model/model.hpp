@@ -119,7 +119,7 @@ struct Model {
   std::vector<std::array<int, 4>> tet_p;  // particles, positively oriented at rest
   std::vector<Mat3> tet_Dminv;            // inverse rest edge matrix
   std::vector<double> tet_volume, tet_mu, tet_lambda;
-  std::vector<int> tet_model;             // 0 linear co-rotational (6 rows), 1 stable Neo-Hookean (3 rows)
+  std::vector<int> tet_model;             // 0 linear co-rotational, 1 stable Neo-Hookean (6 rows each)
   // activation groups (pneumatic chambers): tetrahedra of group g take State::act[g] as an
   // active volumetric strain a, i.e. their rest shape is scaled by 1 + a (-1: none)
   std::vector<int> tet_group;

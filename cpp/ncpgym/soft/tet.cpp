@@ -37,6 +37,8 @@ void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out) {
   const Mat3& V = eig.eigenvectors();
   const Vec3 s = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
   const Mat3 eps = V * s.asDiagonal() * V.transpose() - Mat3::Identity();
+  out.s = s;
+  out.V = V;
   const auto& B = strain_basis();
   // W_k = (V^T B_k V) / (s_i + s_j): dc_k = 2 g^T W_k f in the eigenbasis, for
   // dF = e_d g_a^T (vertex a, axis d) and f = F^T e_d.
@@ -127,6 +129,94 @@ void tet_rows_neohookean(const Vec3 x[4], const Mat3& Dminv, double volume, cons
     for (int a = 0; a < 4; ++a)
       for (int d = 0; d < 3; ++d)
         out.grad[k][a][d] = Q(0, k) * ds[0][a][d] + Q(1, k) * ds[1][a][d] + Q(2, k) * ds[2][a][d];
+  }
+}
+
+namespace {
+
+// The three principal-stretch rows and three empty ones (where the six rows do not apply).
+void principal_rows_in_six(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat,
+                           TetRowsNH6& out, double activation) {
+  TetRowsNH nh;
+  tet_rows_neohookean(x, Dminv, volume, mat, nh, activation);
+  for (int m = 0; m < 6; ++m) {
+    out.c[m] = m < 3 ? nh.c[m] : 0.0;
+    out.E[m] = m < 3 ? nh.E[m] : 1.0;
+    for (int a = 0; a < 4; ++a)
+      for (int d = 0; d < 3; ++d) out.grad[m][a][d] = m < 3 ? nh.grad[m][a][d] : 0.0;
+  }
+}
+
+}  // namespace
+
+void tet_rows_neohookean6(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat,
+                          TetRowsNH6& out, double activation) {
+  Mat3 Ds;
+  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
+  if ((Ds * Dminv).determinant() <= 0.0) {  // inverted: the principal-stretch rows
+    principal_rows_in_six(x, Dminv, volume, mat, out, activation);
+    return;
+  }
+  TetRows tr;
+  tet_rows(x, Dminv, tr);
+  const double k = 1.0 / (1.0 + activation);  // elastic stretches k s: Psi(k S), d/dS = k Psi'
+  const Vec3 se = k * tr.s;
+  const Vec3 psi = mat.gradient(se);
+  const Mat3 H = mat.hessian(se);
+  Mat3 kappa;  // the shear coefficients of the spectral Hessian
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const double ds = se[i] - se[j];
+      kappa(i, j) = std::abs(ds) > 1e-6 ? (psi[i] - psi[j]) / ds : H(i, i) - H(i, j);
+    }
+  const auto& B = strain_basis();
+  Mat3 Bh[6], HB[6];
+  Eigen::Matrix<double, 6, 1> g;
+  for (int l = 0; l < 6; ++l) {
+    Bh[l] = tr.V.transpose() * B[l] * tr.V;
+    g[l] = volume * k * Bh[l].diagonal().dot(psi);
+    const Vec3 d = H * Bh[l].diagonal();
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) HB[l](i, j) = i == j ? d[i] : kappa(i, j) * Bh[l](i, j);
+  }
+  Eigen::Matrix<double, 6, 6> N;
+  for (int a = 0; a < 6; ++a)
+    for (int b = 0; b < 6; ++b) N(a, b) = volume * k * k * Bh[a].cwiseProduct(HB[b]).sum();
+  // N = L D L^T with L unit lower triangular, unpivoted, in the fixed order of the basis:
+  // unlike an eigenbasis (five-fold degenerate at rest) the rows then change continuously
+  // with x, so the dual path's multipliers keep their meaning from one Newton iterate to
+  // the next. Where N is not positive definite (the energy is not convex under strong
+  // volumetric tension: kappa < 0) the element falls back to the principal-stretch rows,
+  // whose eigenvalue floor projects it (a floored pivot here made the KKT system fail).
+  const double floor = 1e-6 * volume * (mat.C1 + mat.D1);
+  Eigen::Matrix<double, 6, 6> L = Eigen::Matrix<double, 6, 6>::Identity();
+  Eigen::Matrix<double, 6, 1> D;
+  for (int j = 0; j < 6; ++j) {
+    double d = N(j, j);
+    for (int q = 0; q < j; ++q) d -= L(j, q) * L(j, q) * D[q];
+    if (!(d > floor)) {
+      principal_rows_in_six(x, Dminv, volume, mat, out, activation);
+      return;
+    }
+    D[j] = d;
+    for (int i = j + 1; i < 6; ++i) {
+      double v = N(i, j);
+      for (int q = 0; q < j; ++q) v -= L(i, q) * L(j, q) * D[q];
+      L(i, j) = v / D[j];
+    }
+  }
+  // rows: value (L^-1 g)_m / D_m, compliance 1 / D_m, gradient sum_k L_km de_k/dx; then
+  // lambda* = -L^-1 g and J^T lambda* = -sum_k g_k de_k/dx, sum_m D_m (..)(..)^T = J^T N J
+  const Eigen::Matrix<double, 6, 1> y = L.triangularView<Eigen::UnitLower>().solve(g);
+  for (int m = 0; m < 6; ++m) {
+    out.c[m] = y[m] / D[m];
+    out.E[m] = 1.0 / D[m];
+    for (int a = 0; a < 4; ++a)
+      for (int d = 0; d < 3; ++d) {
+        double v = 0.0;
+        for (int l = m; l < 6; ++l) v += L(l, m) * tr.grad[l][a][d];
+        out.grad[m][a][d] = v;
+      }
   }
 }
 

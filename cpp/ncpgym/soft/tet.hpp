@@ -27,6 +27,8 @@ const std::array<Mat3, 6>& strain_basis();
 struct TetRows {
   double c[6];                 // row values
   double grad[6][4][3];        // d c_k / d x_{vertex, axis}
+  Vec3 s;                      // principal stretches (eigenvalues of S, ascending)
+  Mat3 V;                      // their directions: S = V diag(s) V^T
 };
 
 // Rows of one element at vertex positions x[4], with Dminv the inverse rest edge matrix
@@ -69,5 +71,26 @@ struct TetRowsNH {
 // V Psi(s / (1 + a)), so the rows are stress-free at s = 1 + a.
 void tet_rows_neohookean(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat, TetRowsNH& out,
                          double activation = 0.0);
+
+// Six rows of a Neo-Hookean element over the six components e_k = <S - I, B_k> of the
+// stretch tensor (the linear model's rows, exact derivatives of S): with g = V dPsi/de and
+// N = V d2Psi/de2 = L D L^T (6 x 6, unpivoted, pivots floored), row m has value
+// (L^-1 g)_m / D_m, compliance 1 / D_m and gradient sum_k L_km de_k/dx, so J^T lambda = -dU/dx
+// at the solution as with three rows, and at rest the rows are the linear model's (a fixed
+// basis, not N's eigenbasis: the rows change continuously, so multipliers carry over). Why six: the three principal-stretch rows have no gradient
+// along shears of the principal frame (s changes to second order), so the Newton matrix
+// lacks the element's shear stiffness, (psi_i - psi_j) / (s_i - s_j) -> 2 mu at rest, and
+// a body at rest never settles. Here N holds it: for an isotropic Psi(S) (Lewis 1996),
+// d(dPsi/dS) = V [diag(H ds) + kappa_ij dS^_ij (i != j)] V^T in the eigenbasis, kappa_ij =
+// (psi_i - psi_j) / (s_i - s_j), H_ii - H_ij where s_i = s_j; at rest N is the linear
+// model's compliance inverse. Inverted elements (det F <= 0, where S = sqrt(F^T F) cannot
+// tell) and elements where N is not positive definite (strong volumetric tension) use the
+// three principal-stretch rows of the rotation-variant SVD, and three empty rows.
+struct TetRowsNH6 {
+  double c[6], E[6];
+  double grad[6][4][3];
+};
+void tet_rows_neohookean6(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat,
+                          TetRowsNH6& out, double activation = 0.0);
 
 }  // namespace ncpgym

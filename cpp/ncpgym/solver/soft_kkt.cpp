@@ -30,6 +30,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ncpgym/constraints/tet_rows.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/solver/stepper.hpp"
 
@@ -93,7 +94,7 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
     Eigen::Matrix<double, 6, 12> G;
     Eigen::Matrix<double, 12, 12> B;
     for (int t = 0; t < m.ntet; ++t) {
-      const int nk = m.tet_model[t] == 0 ? 6 : 3;
+      const int nk = tet_row_count(m, t);
       const int* slots = kslot_.data() + static_cast<size_t>(t) * 144;
       const int* gc = rows_.J.col.data() + rows_.J.start[r];  // 12 columns, the same for every row
       G.setZero();
