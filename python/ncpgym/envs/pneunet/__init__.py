@@ -9,8 +9,9 @@ coarse finger bends visibly under its own weight. The chambers are modelled as g
 elements with an active volumetric strain (Batch.activation), the seed's uniform internal
 volumetric stress written as a shift of the target strain, rather than as hollow cavities.
 The bottom layer is 10x stiffer than the rest. Elements are linear co-rotational by default:
-with stable Neo-Hookean elements the activated finger's Newton iterations do not converge
-(an open problem, see docs/architecture.md).
+stable Neo-Hookean fingers (``model="neohookean"``) now settle under activation at h = 1/120
+(six rows per element, issue 20), but the gripper built with them still diverges at
+PneuNetGrasp-v0's h = 0.02 (docs/architecture.md).
 """
 
 from __future__ import annotations
