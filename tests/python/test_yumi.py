@@ -174,6 +174,15 @@ def test_drawer_task_terms_and_observation_from_its_docstring():
     _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
     assert info["is_success"].tolist() == [False, True, True]
     np.testing.assert_allclose(info["reward_terms"]["open"], [0.1 / 0.3, 1.0, 1.0])
+    # grasp: both finger pads touch a moving body AND the grip point is within 3 cm of the
+    # handle centre (grip point and contact flags set by hand)
+    offsets = np.array([[0.0, 0.0, 0.029], [0.0, 0.031, 0.0], [0.01, 0.0, 0.0]])
+    task.grip = lambda b: task.handle(b) + offsets
+    flags = np.array(batch.geom_dynamic_contact)
+    flags[:, task.pads] = [[1, 1], [1, 1], [1, 0]]
+    batch.geom_dynamic_contact[:] = flags
+    _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
+    assert info["reward_terms"]["grasp"].tolist() == [1.0, 0.0, 0.0]
     assert YuMiDrawerTask().rewards.names == ["reach", "grasp", "open", "action", "velocity"]
 
 
