@@ -7,7 +7,7 @@ lifts it 12 cm and holds it 2 s, in ncpgym and in MuJoCo on the same model.
 
 One world per object (the object alone on the table, its centre of mass under the pinch
 point, no parked objects), the same open-loop script for both engines: descend to the
-task's grasp height (``tasks.allegro_grasp.grasp_height``), close the pinch synergy to
+task's grasp height (``tasks.allegro_grasp.pinch_height``), close the pinch synergy to
 s = 1.3, wait 0.3 s, lift 12 cm, hold 2 s. Per engine: objects held (10 cm up at the end
 and moved < 5 mm relative to the palm over the 2 s hold), mean and worst slip, deepest
 contact penetration over the run, most contacts in a step, time per step (one core).
@@ -47,12 +47,10 @@ def world(obj: ncpgym.objects.MeshObject):
     """(ncpgym Model, q0) of one object's world: the fingers open, the object at rest."""
     v = np.concatenate([p[0] for p in obj.parts])
     h = float(np.ptp(v[:, 2]))
-    zg = float(np.clip(h / 2 - 0.005, 0.013, 0.04))  # tasks.allegro_grasp.grasp_height
-    origin = np.array([0.0, 0.0, ag.TABLE_TOP + zg + allegro.GRASP_DEPTH + APPROACH])
+    origin = np.array([0.0, 0.0, ag.TABLE_TOP + ag.pinch_height(h) + allegro.GRASP_DEPTH + APPROACH])
 
     def edit(spec):
-        spec.worldbody.add_geom(name="table", type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.3, 0.3, ag.TABLE_TOP / 2],
-                                pos=[0, 0, ag.TABLE_TOP / 2], friction=[allegro.FRICTION, 0.005, 0.0001])
+        ag.add_table(spec)
         body = spec.worldbody.add_body(name="object", pos=[allegro.GRASP_X, 0.0, ag.TABLE_TOP - v[:, 2].min() + 5e-4])
         body.add_freejoint()
         obj.add_to(spec, body, friction=(allegro.FRICTION, 0.005, 0.0001))

@@ -18,6 +18,8 @@ that). The platform travels from TRAVEL[0] to TRAVEL[1] m (joint limits).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import mujoco
 import numpy as np
 
@@ -37,10 +39,9 @@ def add_scale(spec: mujoco.MjSpec, pos, *, prefix: str = "scale") -> None:
     and needle (hinge ``{prefix}_needle``) of a scale whose housing stands on ``pos``."""
     pos = np.asarray(pos, float)
     wb = spec.worldbody
-    top = pos[2] + 2 * HOUSING[2]
     wb.add_geom(name=f"{prefix}_housing", type=mujoco.mjtGeom.mjGEOM_BOX, size=HOUSING,
                 pos=pos + [0, 0, HOUSING[2]], rgba=[0.85, 0.85, 0.82, 1.0])
-    platform = wb.add_body(name=f"{prefix}_platform", pos=pos + [0.0, 0.0, top - pos[2] + PLATE_LIFT])
+    platform = wb.add_body(name=f"{prefix}_platform", pos=pos + [0.0, 0.0, 2 * HOUSING[2] + PLATE_LIFT])
     # the spring's rest position: the empty platform's weight balanced at q = 0
     platform.add_joint(name=f"{prefix}_slide", type=mujoco.mjtJoint.mjJNT_SLIDE, axis=[0, 0, 1],
                        stiffness=SPRING, springref=PLATFORM_MASS * GRAVITY / SPRING, damping=DAMPING,
@@ -86,7 +87,5 @@ def scale_world(timestep: float = 1 / 120, *, edit=None, xml_out=None) -> mujoco
         edit(spec)
     mj = spec.compile()
     if xml_out is not None:
-        from pathlib import Path
-
         Path(xml_out).write_text(spec.to_xml())
     return mj

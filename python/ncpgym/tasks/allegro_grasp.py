@@ -112,11 +112,16 @@ def _park(k: int) -> np.ndarray:
     return np.array([0.5 + PARK_SPACING * k, 0.0, PARK_HEIGHT])
 
 
+def add_table(spec: mujoco.MjSpec) -> None:
+    """The table: a 0.6 m square box whose top is at TABLE_TOP."""
+    spec.worldbody.add_geom(name="table", type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.3, 0.3, TABLE_TOP / 2],
+                            pos=[0, 0, TABLE_TOP / 2], friction=[allegro.FRICTION, 0.005, 0.0001],
+                            rgba=[0.62, 0.5, 0.38, 1.0])
+
+
 def _build(objs: Sequence[ob.MeshObject]):
     def edit(spec):
-        spec.worldbody.add_geom(name="table", type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.3, 0.3, TABLE_TOP / 2],
-                                pos=[0, 0, TABLE_TOP / 2], friction=[allegro.FRICTION, 0.005, 0.0001],
-                                rgba=[0.62, 0.5, 0.38, 1.0])
+        add_table(spec)
         for k, obj in enumerate(objs):
             body = spec.worldbody.add_body(name=f"object_{k}", pos=_park(k))
             body.add_freejoint()
@@ -157,7 +162,7 @@ class AllegroGraspTask(Task):
         self.objects_arg = objects
         self.objects = object_list(objects)
         self.rewards = RewardComposition.configured(default_terms(), reward_weights, extra_reward_terms)
-        # per object: its vertices (object frame) and its lowest point (to rest on the table)
+        # per object: its vertices in its frame (its resting height and size after a yaw)
         self.vertices = [np.concatenate([p[0] for p in o.parts]) for o in self.objects]
         self.wrist_target = np.zeros((0, 3))
         self.closure = np.zeros(0)
@@ -172,18 +177,11 @@ class AllegroGraspTask(Task):
         else:
             mj, model, xml = _build(self.objects)
         self.mj, self.xml = mj, xml
-        jq = lambda n: int(mj.jnt_qposadr[mj.joint(n).id])  # noqa: E731
-        jv = lambda n: int(mj.jnt_dofadr[mj.joint(n).id])  # noqa: E731
-        self.finger_q = np.array([jq(n) for n in allegro.FINGER_JOINTS])
-        self.wrist_q = np.array([jq(n) for n in allegro.WRIST[:3]])
-        self.wrist_v = np.array([jv(n) for n in allegro.WRIST[:3]])
-        names = [mj.actuator(a).name.removeprefix("act_") for a in range(mj.nu)]
-        self.finger_act = np.array([names.index(n) for n in allegro.FINGER_JOINTS])
-        self.wrist_act = np.array([names.index(n) for n in allegro.WRIST[:3]])
-        self.lo, self.hi = mj.jnt_range[[mj.joint(n).id for n in allegro.FINGER_JOINTS]].T
-        self.tips = np.array([mj.geom(n).id for n in allegro.TIPS])
+        h = allegro.hand_indices(mj)
+        self.finger_q, self.finger_act, self.lo, self.hi, self.tips = h.finger_q, h.finger_act, h.lo, h.hi, h.tips
+        # the wrist's slides (x, y, z); its hinges hold 0
+        self.wrist_q, self.wrist_v, self.wrist_act = h.wrist_q[:3], h.wrist_v[:3], h.wrist_act[:3]
         bodies = [mj.body(f"object_{k}").id for k in range(len(self.objects))]
-        self.object_body = np.array(bodies)
         self.object_q = np.array([int(mj.jnt_qposadr[mj.body_jntadr[b]]) for b in bodies])
         self.object_v = np.array([int(mj.jnt_dofadr[mj.body_jntadr[b]]) for b in bodies])
         self.park_eq = np.array([mj.equality(f"park_{k}").id for k in range(len(self.objects))])
@@ -218,9 +216,6 @@ class AllegroGraspTask(Task):
     def pinch_point(self, batch) -> np.ndarray:
         """The synergy's pinch point [N, 3] (the wrist's hinges hold the palm level)."""
         return ORIGIN + batch.q[:, self.wrist_q] + PINCH
-
-    def lift_height(self, batch) -> np.ndarray:
-        return self.object_pos(batch)[:, 2] - self.rest[:, 2]
 
     # -- hooks ----------------------------------------------------------------------------
 
@@ -306,13 +301,18 @@ def _quat_columns(q: np.ndarray) -> np.ndarray:
 AllegroGraspVectorEnv, AllegroGraspEnv = env_classes(AllegroGraspTask, "AllegroGrasp")
 
 
-# -- a scripted baseline: pinch at the widest height, lift, hold --------------------------------
+# -- a scripted baseline: pinch below the middle, lift, hold ------------------------------------
 
-def grasp_height(task: AllegroGraspTask, world: int) -> float:
-    """Fingertip height above the table for world's object: half its height, 5 mm lower
+def pinch_height(object_height: float) -> float:
+    """Fingertip height above the table for an object this tall: half its height, 5 mm lower
     (below a round object's equator), kept between 13 mm (the fingertips' 12 mm radius
     clears the table) and 40 mm."""
-    return float(np.clip(task.size[world, 2] / 2 - 0.005, 0.013, 0.04))
+    return float(np.clip(object_height / 2 - 0.005, 0.013, 0.04))
+
+
+def grasp_height(task: AllegroGraspTask, world: int) -> float:
+    """``pinch_height`` of world's current object."""
+    return pinch_height(task.size[world, 2])
 
 
 def scripted_actions(task: AllegroGraspTask, batch, step: int) -> np.ndarray:

@@ -130,17 +130,9 @@ class AllegroSqueezeTask(Task):
     def build_model(self):
         mj, model, _ = _world(self.mesh)
         self.mj = mj
-        jq = lambda n: int(mj.jnt_qposadr[mj.joint(n).id])  # noqa: E731
-        jv = lambda n: int(mj.jnt_dofadr[mj.joint(n).id])  # noqa: E731
-        self.finger_q = np.array([jq(n) for n in allegro.FINGER_JOINTS])
-        self.finger_v = np.array([jv(n) for n in allegro.FINGER_JOINTS])
-        self.wrist_q = np.array([jq(n) for n in allegro.WRIST])
-        names = [mj.actuator(a).name.removeprefix("act_") for a in range(mj.nu)]
-        self.finger_act = np.array([names.index(n) for n in allegro.FINGER_JOINTS])
-        self.wrist_act = np.array([names.index(n) for n in allegro.WRIST])
-        lo, hi = mj.jnt_range[[mj.joint(n).id for n in allegro.FINGER_JOINTS]].T
-        self.lo, self.hi = lo, hi
-        self.tips = np.array([mj.geom(n).id for n in allegro.TIPS])
+        h = allegro.hand_indices(mj)
+        self.finger_q, self.finger_v, self.finger_act, self.lo, self.hi, self.tips = (
+            h.finger_q, h.finger_v, h.finger_act, h.lo, h.hi, h.tips)
         self.tets = np.asarray(model.tet_particles, np.int64)
         self.V0 = float(model.soft_volume0[0])
         self.home = np.zeros(model.nq)

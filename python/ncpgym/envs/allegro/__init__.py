@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import importlib.metadata as md
 from pathlib import Path
+from typing import NamedTuple
 
 import mujoco
 import numpy as np
@@ -188,6 +189,33 @@ def grasp_synergy(s) -> np.ndarray:
     finger = np.stack([zero, f, g, g], axis=-1)
     thumb = _THUMB_OPEN + s[..., None] * (_THUMB_CLOSED - _THUMB_OPEN)
     return np.concatenate([finger, finger, finger, thumb], axis=-1)
+
+
+class HandIndices(NamedTuple):
+    """Where the hand lives in a compiled world: qpos and dof addresses of the finger and
+    wrist joints (FINGER_JOINTS, WRIST order), their servos' actuator indices, the finger
+    joints' ranges and the fingertip geoms (TIPS)."""
+
+    finger_q: np.ndarray
+    finger_v: np.ndarray
+    finger_act: np.ndarray
+    wrist_q: np.ndarray
+    wrist_v: np.ndarray
+    wrist_act: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    tips: np.ndarray
+
+
+def hand_indices(mj: mujoco.MjModel) -> HandIndices:
+    """The hand's indices in ``mj`` (a ``hand_world``; servos are named act_<joint>)."""
+    qadr = lambda names: np.array([int(mj.jnt_qposadr[mj.joint(n).id]) for n in names])  # noqa: E731
+    dadr = lambda names: np.array([int(mj.jnt_dofadr[mj.joint(n).id]) for n in names])  # noqa: E731
+    servos = [mj.actuator(a).name.removeprefix("act_") for a in range(mj.nu)]
+    act = lambda names: np.array([servos.index(n) for n in names])  # noqa: E731
+    lo, hi = mj.jnt_range[[mj.joint(n).id for n in FINGER_JOINTS]].T
+    return HandIndices(qadr(FINGER_JOINTS), dadr(FINGER_JOINTS), act(FINGER_JOINTS), qadr(WRIST), dadr(WRIST),
+                       act(WRIST), lo, hi, np.array([mj.geom(n).id for n in TIPS]))
 
 
 def add_ball(builder, *, radius: float = BALL_RADIUS, n: int = 4, young: float = 3e4, poisson: float = 0.2,
