@@ -41,6 +41,21 @@ void deform(const Tet& t, const Mat3& F, const Vec3& shift, Vec3 x[4]) {
   for (int a = 0; a < 4; ++a) x[a] = F * t.X[a] + shift;
 }
 
+// x with coordinate d of vertex a moved by +e (xp) and by -e (xm): central differences
+void perturbed(const Vec3 x[4], int a, int d, double e, Vec3 xp[4], Vec3 xm[4]) {
+  for (int b = 0; b < 4; ++b) xp[b] = xm[b] = x[b];
+  xp[a][d] += e;
+  xm[a][d] -= e;
+}
+
+// The Neo-Hookean element's energy V Psi(s) at vertex positions x (principal stretches)
+double nh_energy(const Tet& t, const NeoHookean& mat, const Vec3 x[4]) {
+  Vec3 s;
+  double ds[3][4][3];
+  principal_stretches(x, t.Dminv, s, ds);
+  return t.V * mat.energy(s);
+}
+
 TEST(Soft, RowsMatchFiniteDifferences) {
   std::mt19937 rng(3);
   std::normal_distribution<double> N(0, 1);
@@ -56,9 +71,7 @@ TEST(Soft, RowsMatchFiniteDifferences) {
     for (int a = 0; a < 4; ++a)
       for (int d = 0; d < 3; ++d) {
         Vec3 xp[4], xm[4];
-        for (int b = 0; b < 4; ++b) xp[b] = xm[b] = x[b];
-        xp[a][d] += e;
-        xm[a][d] -= e;
+        perturbed(x, a, d, e, xp, xm);
         TetRows rp, rm;
         tet_rows(xp, t.Dminv, rp);
         tet_rows(xm, t.Dminv, rm);
@@ -201,20 +214,12 @@ TEST(Soft, NeoHookeanPiecesMatchFiniteDifferences) {
     double ds[3][4][3];
     principal_stretches(x, t.Dminv, s, ds);
     EXPECT_NEAR(s.prod(), F.determinant(), 1e-10);  // J keeps the sign of det F
-    auto energy = [&](const Vec3 xx[4]) {
-      Vec3 ss;
-      double dd[3][4][3];
-      principal_stretches(xx, t.Dminv, ss, dd);
-      return t.V * mat.energy(ss);
-    };
     TetRowsNH rows;
     tet_rows_neohookean(x, t.Dminv, t.V, mat, rows);
     for (int a = 0; a < 4; ++a)
       for (int d = 0; d < 3; ++d) {
         Vec3 xp[4], xm[4];
-        for (int b = 0; b < 4; ++b) xp[b] = xm[b] = x[b];
-        xp[a][d] += e;
-        xm[a][d] -= e;
+        perturbed(x, a, d, e, xp, xm);
         Vec3 sp, sm;
         double dd[3][4][3];
         principal_stretches(xp, t.Dminv, sp, dd);
@@ -223,7 +228,7 @@ TEST(Soft, NeoHookeanPiecesMatchFiniteDifferences) {
         // force of the rows at their solution lambda = -c / E
         double f = 0;
         for (int k = 0; k < 3; ++k) f += rows.grad[k][a][d] * (-rows.c[k] / rows.E[k]);
-        const double dU = (energy(xp) - energy(xm)) / (2 * e);
+        const double dU = (nh_energy(t, mat, xp) - nh_energy(t, mat, xm)) / (2 * e);
         EXPECT_NEAR(f, -dU, 1e-5 * (1 + std::abs(dU))) << "trial " << trial;
       }
     const Vec3 g = mat.gradient(s);
@@ -250,12 +255,6 @@ TEST(Soft, NeoHookeanSixRowsCarryTheForceAndTheShearStiffness) {
   const double young = 1e5, nu = 0.45;
   const NeoHookean mat(lame_mu(young, nu), lame_lambda(young, nu));
   const double e = 1e-7;
-  auto energy = [&](const Vec3 xx[4]) {
-    Vec3 ss;
-    double dd[3][4][3];
-    principal_stretches(xx, t.Dminv, ss, dd);
-    return t.V * mat.energy(ss);
-  };
   auto force = [&](const Vec3 xx[4]) {  // the six rows' J^T lambda* (12)
     TetRowsNH6 r;
     tet_rows_neohookean6(xx, t.Dminv, t.V, mat, r);
@@ -274,10 +273,8 @@ TEST(Soft, NeoHookeanSixRowsCarryTheForceAndTheShearStiffness) {
     for (int a = 0; a < 4; ++a)
       for (int d = 0; d < 3; ++d) {
         Vec3 xp[4], xm[4];
-        for (int b = 0; b < 4; ++b) xp[b] = xm[b] = x[b];
-        xp[a][d] += e;
-        xm[a][d] -= e;
-        const double dU = (energy(xp) - energy(xm)) / (2 * e);
+        perturbed(x, a, d, e, xp, xm);
+        const double dU = (nh_energy(t, mat, xp) - nh_energy(t, mat, xm)) / (2 * e);
         EXPECT_NEAR(f[3 * a + d], -dU, 1e-5 * (1 + std::abs(dU))) << "trial " << trial;
       }
   }
@@ -287,9 +284,7 @@ TEST(Soft, NeoHookeanSixRowsCarryTheForceAndTheShearStiffness) {
   Eigen::Matrix<double, 12, 12> Kfd, K6 = Eigen::Matrix<double, 12, 12>::Zero(), K3 = K6, Klin = K6;
   for (int j = 0; j < 12; ++j) {
     Vec3 xp[4], xm[4];
-    for (int b = 0; b < 4; ++b) xp[b] = xm[b] = x[b];
-    xp[j / 3][j % 3] += 1e-6;
-    xm[j / 3][j % 3] -= 1e-6;
+    perturbed(x, j / 3, j % 3, 1e-6, xp, xm);
     Kfd.col(j) = -(force(xp) - force(xm)) / 2e-6;
   }
   TetRowsNH6 r6;
