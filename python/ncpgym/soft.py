@@ -102,6 +102,12 @@ def read_mesh(path) -> tuple[np.ndarray, np.ndarray]:
     return compact(verts, tets)
 
 
+def tet_volumes(x: np.ndarray, tets: np.ndarray) -> np.ndarray:
+    """Signed volumes [..., ntet] of the tetrahedra over particle positions [..., n, 3]."""
+    p = x[..., tets, :]  # [..., ntet, 4, 3]
+    return np.linalg.det(p[..., 1:, :] - p[..., :1, :]) / 6.0
+
+
 def tet_centroids(verts: np.ndarray, tets: np.ndarray) -> np.ndarray:
     """Centroids (M, 3) of the tetrahedra."""
     return np.asarray(verts)[np.asarray(tets)].mean(axis=1)

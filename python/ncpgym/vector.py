@@ -65,6 +65,11 @@ class Task:
         """Initial (q, u) rows for ``worlds``, drawn from ``batch.uniform``/``batch.normal``."""
         raise NotImplementedError
 
+    def after_reset(self, batch: _core.Batch, worlds: np.ndarray) -> None:
+        """Called after ``worlds`` were reset (kinematics computed): what the (q, u) rows
+        cannot say, such as moving a soft body's particles (``batch.x``) off their rest
+        positions, or goals read from the reset state. Default: nothing."""
+
     def observe(self, batch: _core.Batch) -> np.ndarray:
         """Observations of every world, [N, obs_dim]."""
         raise NotImplementedError
@@ -221,6 +226,7 @@ class _Core:
             return
         q, u = self.task.reset_states(self.batch, worlds)
         self.batch.reset(mask.astype(np.uint8), q, u)
+        self.task.after_reset(self.batch, worlds)
 
     def step(self, actions: np.ndarray):
         """One env step of every world: (obs, reward, terminated, diverged, info)."""

@@ -32,13 +32,19 @@ GRAVITY = 9.81
 HOUSING = np.array([0.08, 0.08, 0.03])   # half sizes (m)
 PLATE = np.array([0.07, 0.07, 0.005])
 PLATE_LIFT = 0.05           # the plate's centre above the housing top at the tare
+PLATE_TOP = 2 * HOUSING[2] + PLATE_LIFT + PLATE[2]   # the empty plate's top above the housing's base
 
 
-def add_scale(spec: mujoco.MjSpec, pos, *, prefix: str = "scale") -> None:
+def add_scale(spec: mujoco.MjSpec, pos, *, prefix: str = "scale", mocap: bool = False) -> None:
     """Housing (static), platform (slide ``{prefix}_slide``, plate geom ``{prefix}_plate``)
-    and needle (hinge ``{prefix}_needle``) of a scale whose housing stands on ``pos``."""
+    and needle (hinge ``{prefix}_needle``) of a scale whose housing stands on ``pos``.
+    ``mocap=True`` hangs it all on a mocap body ``{prefix}`` at ``pos``, so each world can
+    place its scale (``Batch.mocap_pos``)."""
     pos = np.asarray(pos, float)
     wb = spec.worldbody
+    if mocap:
+        wb = wb.add_body(name=prefix, pos=pos, mocap=True)
+        pos = np.zeros(3)
     wb.add_geom(name=f"{prefix}_housing", type=mujoco.mjtGeom.mjGEOM_BOX, size=HOUSING,
                 pos=pos + [0, 0, HOUSING[2]], rgba=[0.85, 0.85, 0.82, 1.0])
     platform = wb.add_body(name=f"{prefix}_platform", pos=pos + [0.0, 0.0, 2 * HOUSING[2] + PLATE_LIFT])
@@ -67,7 +73,7 @@ def add_scale(spec: mujoco.MjSpec, pos, *, prefix: str = "scale") -> None:
     spec.add_equality(name=f"{prefix}_gear", type=mujoco.mjtEq.mjEQ_JOINT, objtype=mujoco.mjtObj.mjOBJ_JOINT,
                       name1=f"{prefix}_needle", name2=f"{prefix}_slide", data=data)
     # the platform slides inside the housing: they do not collide
-    spec.add_exclude(bodyname1="world", bodyname2=f"{prefix}_platform")
+    spec.add_exclude(bodyname1=prefix if mocap else "world", bodyname2=f"{prefix}_platform")
 
 
 def reading(needle_angle) -> np.ndarray:

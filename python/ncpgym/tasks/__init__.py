@@ -7,6 +7,7 @@ import gymnasium as gym
 
 from .allegro_grasp import AllegroGraspEnv, AllegroGraspTask, AllegroGraspVectorEnv
 from .allegro_squeeze import AllegroSqueezeEnv, AllegroSqueezeTask, AllegroSqueezeVectorEnv
+from .fetch_tomato import FetchTomatoEnv, FetchTomatoTask, FetchTomatoVectorEnv
 from .humanoid import HumanoidEnv, HumanoidTask, HumanoidVectorEnv
 from .flagrun import (
     HumanoidFlagrunEnv,
@@ -23,6 +24,7 @@ from .yumi_drawer import YuMiDrawerEnv, YuMiDrawerTask, YuMiDrawerVectorEnv
 __all__ = [
     "AllegroGraspEnv", "AllegroGraspTask", "AllegroGraspVectorEnv",
     "AllegroSqueezeEnv", "AllegroSqueezeTask", "AllegroSqueezeVectorEnv",
+    "FetchTomatoEnv", "FetchTomatoTask", "FetchTomatoVectorEnv",
     "HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv",
     "HumanoidFlagrunEnv", "HumanoidFlagrunTask", "HumanoidFlagrunVectorEnv",
     "HumanoidFlagrunHarderEnv", "HumanoidFlagrunHarderTask", "HumanoidFlagrunHarderVectorEnv",
@@ -42,6 +44,7 @@ _TASKS = {
     "ncpgym/YuMiDrawer-v0": ("yumi_drawer", "YuMiDrawer", 500),
     "ncpgym/AllegroSqueeze-v0": ("allegro_squeeze", "AllegroSqueeze", 90),
     "ncpgym/AllegroGrasp-v0": ("allegro_grasp", "AllegroGrasp", 180),
+    "ncpgym/FetchTomato-v0": ("fetch_tomato", "FetchTomato", 300),
 }
 TASK_IDS = tuple(_TASKS)
 

@@ -62,6 +62,7 @@ import numpy as np
 
 from ..envs import allegro
 from ..models import built, mujoco_builder
+from ..soft import tet_volumes
 from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
 
@@ -102,12 +103,6 @@ def default_terms() -> list[RewardTerm]:
         RewardTerm("action", lambda c: np.mean(c.action ** 2, axis=1), -0.01),
         RewardTerm("failed", lambda c: c.failed.astype(np.float64), -20.0),
     ]
-
-
-def tet_volumes(x: np.ndarray, tets: np.ndarray) -> np.ndarray:
-    """Signed volumes [..., ntet] of the tetrahedra over particle positions [..., n, 3]."""
-    p = x[..., tets, :]  # [..., ntet, 4, 3]
-    return np.linalg.det(p[..., 1:, :] - p[..., :1, :]) / 6.0
 
 
 class AllegroSqueezeTask(Task):

@@ -49,6 +49,8 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m ncpgym.train", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--env", required=True, metavar="ID", help=f"task id, one of {', '.join(ncpgym.TASK_IDS)}")
+    ap.add_argument("--env-kwargs", type=_json_object, default={}, metavar="JSON",
+                    help='task keyword arguments, e.g. \'{"mesh": 3}\' (training, videos and evaluation)')
     ap.add_argument("--num-envs", type=_positive(int), default=256, help="worlds stepped in parallel")
     ap.add_argument("--minutes", type=_positive(float), default=10.0, help="wall-clock budget")
     ap.add_argument("--steps", type=_positive(int), default=None, help="env-step budget (stops at whichever comes first)")
@@ -81,6 +83,16 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _json_object(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise argparse.ArgumentTypeError(f"not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
+    return value
+
+
 def main(argv=None) -> None:
     ap = parser()
     args = ap.parse_args(argv)
@@ -93,9 +105,9 @@ def main(argv=None) -> None:
         from ..cluster import RayVectorEnv
 
         envs = RayVectorEnv(args.env, args.num_envs, num_workers=args.ray_workers,
-                            cpus_per_worker=max(1, args.threads), address=args.ray_address)
+                            cpus_per_worker=max(1, args.threads), address=args.ray_address, **args.env_kwargs)
     else:
-        envs = gym.make_vec(args.env, num_envs=args.num_envs, num_threads=args.threads)
+        envs = gym.make_vec(args.env, num_envs=args.num_envs, num_threads=args.threads, **args.env_kwargs)
     cfg = PPOConfig(rollout_steps=args.rollout_steps, epochs=args.epochs, minibatches=args.minibatches,
                     lr=args.lr, gamma=args.gamma, hidden=tuple(args.hidden), seed=args.seed,
                     init_log_std=args.init_log_std)
@@ -111,7 +123,7 @@ def main(argv=None) -> None:
         def film(path: Path, worlds: int, episodes: int) -> None:
             kw = dict(render_mode="rgb_array", render_worlds=list(range(worlds)), width=480,
                       height=360)
-            env = gym.make_vec(args.env, num_envs=episodes, num_threads=args.threads, **kw)
+            env = gym.make_vec(args.env, num_envs=episodes, num_threads=args.threads, **kw, **args.env_kwargs)
             try:
                 rollout(env, lambda o: agent.act(o, deterministic=True), video=path)
             finally:
@@ -154,7 +166,7 @@ def _evaluate(args, agent, rows, film) -> dict:
     n = min(args.eval_episodes, args.num_envs)
     if args.video:  # the evaluation episodes (same seed as below), the first worlds filmed
         film(args.out / "videos" / "final.mp4", min(args.video_worlds, n), n)
-    ev = gym.make_vec(args.env, num_envs=n, num_threads=args.threads)
+    ev = gym.make_vec(args.env, num_envs=n, num_threads=args.threads, **args.env_kwargs)
     trained, trained_ok = evaluate(ev, lambda o: agent.act(o, deterministic=True), n, with_success=True)
     rng = np.random.default_rng(args.seed)
     space = ev.action_space
