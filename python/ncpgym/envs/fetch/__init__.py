@@ -179,7 +179,7 @@ def rotation_error(R_goal: np.ndarray, R: np.ndarray) -> np.ndarray:
 
 
 def ik_targets(model, q: np.ndarray, idx: FetchIndices, targets: np.ndarray, pos_goal: np.ndarray,
-               R_goal: np.ndarray, grip_pos: np.ndarray, grip_R: np.ndarray, *, gain: float = 0.5,
+               R_goal: np.ndarray, grip_pos: np.ndarray, grip_R: np.ndarray, *, gain: float = 0.3,
                damping: float = 0.05, max_step: float = 0.1) -> np.ndarray:
     """The arm's servo targets [N, 7] after one resolved-rate step towards (pos_goal [N, 3],
     R_goal [N, 3, 3]) from the measured grip pose: damped least squares on the grip site's
