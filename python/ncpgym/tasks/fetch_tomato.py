@@ -28,26 +28,32 @@ Observation (41, float64): grip site position (3, m), sin and cos of the goal ya
 finger positions (2, m), arm joint positions (7) and velocities (7), tomato centre minus
 grip site (3), tomato centre velocity (3), tomato centre height above the table (1), plate
 top centre minus tomato centre (3), whether each pad touches something that moves (2),
-tanh(pad force / 10 N) (2), peak compression (1), the scale's reading over the tomato's
-mass (1), grip goal minus grip site (3), goal yaw (1).
+tanh(closing force of each finger servo / 10 N) (2), peak compression (1), the scale's
+reading over the tomato's mass (1), grip goal minus grip site (3), goal yaw (1).
 
 Let T be the tomato's mass-weighted centre, g the grip site, P the plate top's centre, d0
-the start distance |T_xy - P_xy| (0.5 m) and c the peak compression, the largest 1 - V/V0
-over its tetrahedra. Reward ``reach + grasp + lift + carry + place + release + crush +
-action`` (named terms in ``info["reward_terms"]``, reweight with ``reward_weights``):
+the start distance |T_xy - P_xy| (0.5 m), F the squeeze, the larger closing force of the
+finger servos whose pad touches something that moves (N; the force a pad presses with
+once the finger rests on the object), and c
+the peak compression, the largest 1 - V/V0 over the tomato's tetrahedra. Crushing is
+judged mainly by F: c depends on the mesh (closing the fingers fully, 25-27 N at every
+resolution, compresses the worst element by 6 %, 9.4 % and 12 % at 48, 162 and 384
+tetrahedra; the scripted grasp's 3.7 N by 1.7, 2.6 and 3.8 %), F does not.
+
+Reward ``reach + grasp + lift + carry + place + release + crush + action + failed`` (named terms in ``info["reward_terms"]``, reweight with ``reward_weights``):
     reach    -|g - T| (m)                                                   (weight 1)
     grasp    1 while both finger pads touch the tomato, else 0             (weight 0.5)
     lift     min(max(T_z - T_z0, 0) / 0.15, 1) (T_z0: its rest height)      (weight 1)
     carry    lift x (1 - min(|T_xy - P_xy| / d0, 1))                       (weight 2)
     place    1 while the tomato touches the plate with its centre over it   (weight 2)
     release  place and neither pad touching                                 (weight 2)
-    crush    max(c - 0.1, 0) (compression beyond 10 %)                      (weight -20)
+    crush    max(F - 10 N, 0) / 10 N                                        (weight -5)
     action   mean of a^2                                                    (weight -0.01)
     failed   1 on the step the episode fails (dropped or crushed)          (weight -10)
 ``info["is_success"]``: released on the plate (place, no pad touching, |v_T| < 5 cm/s) and
 the needle reading the tomato's mass within 5 %. Also ``info["compression"]`` (c),
-``info["reading"]`` (kg), ``info["tomato_mass"]``, ``info["crushed"]`` (c > 0.25),
-``info["dropped"]`` (T_z below the table top). Termination: dropped or crushed.
+``info["squeeze"]`` (F), ``info["reading"]`` (kg), ``info["tomato_mass"]``,
+``info["crushed"]`` (F > 20 N or c > 0.25), ``info["dropped"]`` (T_z below the table top). Termination: dropped or crushed.
 Truncation: 300 env steps (10 s).
 
 Reset: arm at ``envs.fetch.home_pose`` (grip site 0.22 m above the table) plus uniform
@@ -77,8 +83,9 @@ STEP_POS = 0.01
 STEP_YAW = 0.05
 WORKSPACE = (np.array([1.05, 0.40, fetch.TABLE_TOP + 0.02]), np.array([1.55, 1.10, 0.80]))
 LIFT_HEIGHT = 0.15
-SAFE_COMPRESSION = 0.10
-CRUSHED = 0.25
+SAFE_SQUEEZE = 10.0     # N
+CRUSHED = 20.0          # N
+CRUSHED_COMPRESSION = 0.25
 ARM_NOISE = 0.05
 PLACE_NOISE = 0.03
 REST_SPEED = 0.05
@@ -108,7 +115,7 @@ def default_terms() -> list[RewardTerm]:
         RewardTerm("carry", lambda c: c.lifted * (1.0 - np.minimum(c.to_plate / c.start_dist, 1.0)), 2.0),
         RewardTerm("place", lambda c: c.placed, 2.0),
         RewardTerm("release", lambda c: c.released, 2.0),
-        RewardTerm("crush", lambda c: np.maximum(c.compression - SAFE_COMPRESSION, 0.0), -20.0),
+        RewardTerm("crush", lambda c: np.maximum(c.squeeze - SAFE_SQUEEZE, 0.0) / SAFE_SQUEEZE, -5.0),
         RewardTerm("action", lambda c: np.mean(c.action ** 2, axis=1), -0.01),
         RewardTerm("failed", lambda c: c.failed.astype(np.float64), -10.0),
     ]
@@ -173,6 +180,15 @@ class FetchTomatoTask(Task):
         """Peak compression [N]: the largest 1 - V/V0 over the tomato's tetrahedra."""
         return np.max(1.0 - tet_volumes(batch.x, self.tets) / self.V0, axis=1)
 
+    def closing(self, batch) -> np.ndarray:
+        """Each finger servo's closing force [N, 2] (N)."""
+        return np.maximum(-batch.qfrc_actuator[:, self.idx.finger_v], 0.0)
+
+    def squeeze(self, batch) -> np.ndarray:
+        """The larger closing force of the fingers whose pad touches something that moves [N]
+        (a finger closing on nothing accelerates itself, and squeezes nothing)."""
+        return (self.closing(batch) * batch.geom_dynamic_contact[:, self.idx.pads]).max(axis=1)
+
     def reading(self, batch) -> np.ndarray:
         return scale.reading(batch.q[:, self.needle_q])
 
@@ -221,7 +237,7 @@ class FetchTomatoTask(Task):
             pos, np.sin(self.yaw)[:, None], np.cos(self.yaw)[:, None], batch.q[:, i.finger_q],
             batch.q[:, i.arm_q], batch.u[:, i.arm_v], T - pos, vT, T[:, 2:] - fetch.TABLE_TOP,
             self.plate_top(batch) - T, batch.geom_dynamic_contact[:, i.pads].astype(np.float64),
-            np.tanh(batch.geom_force[:, i.pads] / 10.0), self.compression(batch)[:, None],
+            np.tanh(self.closing(batch) / 10.0), self.compression(batch)[:, None],
             self.reading(batch)[:, None] / self.mass, self.goal - pos, self.yaw[:, None]], axis=1)
 
     def evaluate(self, batch, before, ctrl, dt):
@@ -231,23 +247,24 @@ class FetchTomatoTask(Task):
         P = self.plate_top(batch)
         pads = batch.geom_dynamic_contact[:, self.idx.pads].astype(bool)
         c = self.compression(batch)
+        squeeze = self.squeeze(batch)
         over = np.all(np.abs(T[:, :2] - P[:, :2]) <= scale.PLATE[:2], axis=1)
         placed = over & batch.geom_dynamic_contact[:, self.plate].astype(bool)
         released = placed & ~pads.any(axis=1)
         reading = self.reading(batch)
         dropped = T[:, 2] < fetch.TABLE_TOP
-        crushed = c > CRUSHED
+        crushed = (squeeze > CRUSHED) | (c > CRUSHED_COMPRESSION)
         failed = dropped | crushed
         ctx = StepContext(batch, ctrl, dt, {
             "reach": np.linalg.norm(pos - T, axis=1), "grasped": pads.all(axis=1).astype(np.float64),
             "lifted": np.clip((T[:, 2] - self.rest_z) / LIFT_HEIGHT, 0.0, 1.0),
             "to_plate": np.linalg.norm(T[:, :2] - P[:, :2], axis=1), "start_dist": self.start_dist,
             "placed": placed.astype(np.float64), "released": released.astype(np.float64),
-            "compression": c, "failed": failed})
+            "squeeze": squeeze, "failed": failed})
         reward, terms = self.rewards(ctx)
         success = (released & (np.linalg.norm(vT, axis=1) < REST_SPEED)
                    & (np.abs(reading - self.mass) <= READING_TOLERANCE * self.mass))
-        info = {"reward_terms": terms, "is_success": success, "compression": c, "reading": reading,
+        info = {"reward_terms": terms, "is_success": success, "compression": c, "squeeze": squeeze, "reading": reading,
                 "tomato_mass": np.full(batch.num_worlds, self.mass), "crushed": crushed, "dropped": dropped}
         return reward, failed, info
 

@@ -124,6 +124,7 @@ class FetchIndices:
     arm_v: np.ndarray
     arm_act: np.ndarray
     finger_q: np.ndarray
+    finger_v: np.ndarray
     finger_act: np.ndarray
     act_q: np.ndarray      # every servo's joint qpos address
     arm_lo: np.ndarray
@@ -142,7 +143,7 @@ def indices(mj: mujoco.MjModel) -> FetchIndices:
     limited = mj.jnt_limited[[mj.joint(n).id for n in ARM]].astype(bool)
     lo = np.where(limited, rng[:, 0], -np.pi)
     hi = np.where(limited, rng[:, 1], np.pi)
-    return FetchIndices(qadr(ARM), dadr(ARM), act(ARM), qadr(FINGERS), act(FINGERS), qadr(servos), lo, hi,
+    return FetchIndices(qadr(ARM), dadr(ARM), act(ARM), qadr(FINGERS), dadr(FINGERS), act(FINGERS), qadr(servos), lo, hi,
                         mj.site(GRIP_SITE).id, np.array([mj.geom(g).id for g in PADS]),
                         np.array([mj.geom(g).bodyid for g in PADS]))
 
