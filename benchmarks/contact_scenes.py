@@ -15,7 +15,11 @@ fields: "rest_penetration_m" (deepest contact over the last second, against the 
 maximum of max_penetration_m) and "contacts" (contact points with a gap of at most 1 mm
 at the last step; the seed reports 936 for its table pile), stiff_chain (16 links of 3 g
 with 250 N m/rad springs; drift = error of the static tip deflection against the
-analytic value), humanoid (Gymnasium's humanoid.xml dropped, random torques), and the
+analytic value), fetch_beam (the seed's Fetch beam, §10.1.2: the same links on 2 cm
+bent 5 mm by a support through contact, springs as rows at the seed's 6 Newton / 50 linear
+iterations, per linear solver, with "angle_error" against the springs' statics; plus the
+Newton convergence of one step per solver, the seed's Fig. 18, in
+convergence_fetch_beam.png), humanoid (Gymnasium's humanoid.xml dropped, random torques), and the
 equality scenes weld_chain (20 links on ball joints closed into a hanging loop by a
 connect), fourbar (a four-bar linkage closed by a connect) and weld_link (a box welded to a
 swinging link), 10 s each, with "max_violation_m" (largest gap of an equality over the run;
@@ -292,6 +296,114 @@ def run_equality(scene: str, engine: str, seconds: float = 10.0, **opts):
     return dict(max_violation_m=worst, drift_m=end, max_penetration_m=0.0, stable=stable, step_us=elapsed / n * 1e6)
 
 
+# ---------------------------------------------------------------- the Fetch beam
+# The seed's Fig. 18 claim (§10.1.2): relaxation cannot make 250 N m/rad joints on 3 g links
+# stiff within a step, PCR can. scenes.fetch_beam with its support raised 5 mm into the
+# last link over 0.5 s and held for 1 s; the error is the joints' largest deviation from
+# the statics of the springs (scenes.fetch_beam_angles) over the largest angle. MuJoCo runs
+# the exported model with its default (semi-implicit Euler) integrator, with implicitfast,
+# and with implicitfast and the stiff contact settings.
+BEAM_LIFT, BEAM_SECONDS = 0.005, 1.5
+BEAM_BUDGET = dict(newton_iterations=6, linear_iterations=50)  # the seed's, Table 2
+
+
+def _support_height(k, z0):
+    touch = -scenes.BEAM["thickness"] / 2 - 0.005
+    return z0 + min(1.0, k / int(round(0.5 / H))) * (touch + BEAM_LIFT - z0)
+
+
+def run_fetch_beam(engine: str, **opts):
+    m = scenes.fetch_beam(timestep=H)
+    ref, _ = scenes.fetch_beam_angles(BEAM_LIFT)
+    n = int(round(BEAM_SECONDS / H))
+    pen, stable, elapsed, done = 0.0, True, 0.0, 0
+    if engine.startswith("ncpgym"):
+        sim = ncpgym.Simulator(m, **opts)
+        z0 = float(sim.mocap_pos[0, 2])
+
+        def step(k):
+            sim.mocap_pos[0, 2] = _support_height(k, z0)
+            sim.step()
+            d = sim.contacts["dist"]
+            return -d.min() if len(d) else 0.0
+        angles = lambda: sim.q[:16]  # noqa: E731
+    else:
+        mj = mujoco.MjModel.from_xml_string(ncpgym.models.to_mjcf(
+            m, solref=STIFF_SOLREF if engine == "mujoco-stiff" else None,
+            solimp=STIFF_SOLIMP if engine == "mujoco-stiff" else None))
+        mj.opt.timestep = H
+        if engine != "mujoco-default":  # MuJoCo's implicit-in-velocity integrator for the stiff springs
+            mj.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+        d = mujoco.MjData(mj)
+        mujoco.mj_forward(mj, d)
+        z0 = float(d.mocap_pos[0, 2])
+
+        def step(k):
+            d.mocap_pos[0, 2] = _support_height(k, z0)
+            mujoco.mj_step(mj, d)
+            return -float(d.contact.dist[: d.ncon].min()) if d.ncon else 0.0
+        angles = lambda: d.qpos[:16]  # noqa: E731
+    try:
+        for k in range(n):
+            t1 = time.perf_counter()
+            deepest = step(k)
+            elapsed += time.perf_counter() - t1
+            done += 1
+            pen = max(pen, deepest)
+    except RuntimeError as e:
+        stable = False
+        print(f"  fetch_beam: {engine} stopped at step {done} of {n}: {e}")
+    q = np.array(angles())
+    err = float(np.abs(q - ref).max() / np.abs(ref).max()) if np.isfinite(q).all() else float("inf")
+    stable = stable and err < 0.05
+    return dict(angle_error=err, max_penetration_m=float(pen), drift_m=err, stable=stable,
+                step_us=elapsed / max(done, 1) * 1e6)
+
+
+BEAM_ENGINES = [(f"ncpgym-{s}", dict(BEAM_BUDGET, implicit_springs=False, linear=s))
+                for s in ("pcr", "pcg", "jacobi", "gauss_seidel", "ldlt")] + [
+    ("ncpgym-pcr-implicit-springs", dict(BEAM_BUDGET)),
+    ("ncpgym-jacobi-implicit-springs", dict(BEAM_BUDGET, linear="jacobi")),
+    ("mujoco-default", {}), ("mujoco-implicitfast", {}), ("mujoco-stiff", {})]
+
+
+def beam_convergence(out_dir: Path):
+    """The seed's Fig. 18: the NCP residual per Newton iteration of one step of the loaded
+    beam (springs as rows), per linear solver at 50 iterations."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    m = scenes.fetch_beam(timestep=H)
+    settle = ncpgym.Simulator(m, implicit_springs=False)
+    z0 = float(settle.mocap_pos[0, 2])
+    for k in range(int(round(BEAM_SECONDS / H))):
+        settle.mocap_pos[0, 2] = _support_height(k, z0)
+        settle.step()
+    curves = {}
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for label in ("pcr", "pcg", "jacobi", "gauss_seidel", "ldlt"):
+        sim = ncpgym.Simulator(m, newton_iterations=20, linear_iterations=50, implicit_springs=False, linear=label)
+        sim.q[:], sim.u[:], sim.mocap_pos[:] = settle.q, settle.u, settle.mocap_pos
+        try:
+            sim.step()
+        except RuntimeError:
+            pass
+        r = np.maximum(np.array(sim.solver_stats["residual"])[:20], 1e-16)
+        curves[f"fetch_beam:{label}"] = r.tolist()
+        ax.semilogy(np.minimum(r, 1e8), label=label + (" (diverges)" if r.max() > 1e8 else ""))
+    ax.set_ylim(1e-14, 1e9)
+    ax.set_xlabel("Newton iteration")
+    ax.set_ylabel("max |NCP residual|")
+    ax.set_title("Fetch beam, springs as rows (50 linear iterations)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out_dir / "convergence_fetch_beam.png", dpi=120)
+    plt.close(fig)
+    return curves
+
+
 # ---------------------------------------------------------------- convergence plots
 def convergence(out_dir: Path):
     import matplotlib
@@ -345,13 +457,13 @@ def _print_row(r):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "contact_scenes.json")
-    ap.add_argument("--scenes", nargs="+", choices=[*SECONDS, *EQUALITY_SCENES], metavar="SCENE",
-                    help="run only these scenes (contact: " + ", ".join(SECONDS) + "; equality: "
+    ap.add_argument("--scenes", nargs="+", choices=[*SECONDS, "fetch_beam", *EQUALITY_SCENES], metavar="SCENE",
+                    help="run only these scenes (contact: " + ", ".join(SECONDS) + ", fetch_beam; equality: "
                     + ", ".join(EQUALITY_SCENES) + "); their rows replace the same scenes' rows "
                     "in an existing --json file, whose other rows, humanoid seeds and "
                     "convergence curves are kept (those two run only without --scenes)")
     args = ap.parse_args(argv)
-    chosen = set(args.scenes or [*SECONDS, *EQUALITY_SCENES])
+    chosen = set(args.scenes or [*SECONDS, "fetch_beam", *EQUALITY_SCENES])
     rows = []
     print(f"{'scene':<12}{'engine':<26}{'max_pen_m':>11}{'drift_m':>11}{'stable':>8}{'step_us':>9}")
     for scene, secs in SECONDS.items():
@@ -374,6 +486,14 @@ def main(argv=None):
             r = dict(scene=scene, engine=engine, **fn())
             rows.append(r)
             _print_row(r)
+    if "fetch_beam" in chosen:
+        print(f"{'scene':<12}{'engine':<32}{'angle_err':>11}{'max_pen_m':>11}{'stable':>8}{'step_us':>9}")
+        for engine, opts in BEAM_ENGINES:
+            r = dict(scene="fetch_beam", engine=engine, **run_fetch_beam(engine, **opts))
+            rows.append(r)
+            print(f"{'fetch_beam':<12}{engine:<32}{r['angle_error']:>11.2e}{r['max_penetration_m']:>11.2e}"
+                  f"{str(r['stable']):>8}{r['step_us']:>9.0f}")
+        beam_curves = beam_convergence(args.json.parent)
     if chosen & set(EQUALITY_SCENES):
         print(f"{'scene':<12}{'engine':<26}{'max_viol_m':>11}{'end_viol':>11}{'stable':>8}{'step_us':>9}")
     for scene in EQUALITY_SCENES:
@@ -392,9 +512,12 @@ def main(argv=None):
     if args.scenes:  # merge into the existing results: replace the chosen scenes' rows only
         old = json.loads(args.json.read_text()) if args.json.is_file() else {"scenes": []}
         kept = [r for r in old["scenes"] if r["scene"] not in chosen]
-        order = [*SECONDS, *EQUALITY_SCENES]  # scene order of a full run
+        order = [*SECONDS, "fetch_beam", *EQUALITY_SCENES]  # scene order of a full run
         old["scenes"] = sorted(kept + rows, key=lambda r: order.index(r["scene"]))
-        old.setdefault("meta", meta)["partial_runs"] = old["meta"].get("partial_runs", []) + [
+        if "fetch_beam" in chosen:
+            old.setdefault("convergence", {}).update(beam_curves)
+        old.setdefault("meta", meta)
+        old["meta"]["partial_runs"] = old["meta"].get("partial_runs", []) + [
             f"python benchmarks/contact_scenes.py --scenes {' '.join(args.scenes)} "
             f"(ncpgym {ncpgym.__version__}, mujoco {mujoco.__version__})"]
         args.json.write_text(json.dumps(old, indent=1) + "\n")
@@ -407,7 +530,7 @@ def main(argv=None):
         seeds[name] = pens
         print(f"humanoid seeds 0-11, {name:<12} max penetration per seed (mm): "
               + " ".join(f"{p * 1e3:.2f}" for p in pens) + f" | worst {max(pens) * 1e3:.2f}")
-    curves = convergence(args.json.parent)
+    curves = {**convergence(args.json.parent), **beam_curves}
     args.json.write_text(json.dumps({"scenes": rows, "convergence": curves,
                                      "humanoid_seeds_max_penetration_m": seeds, "meta": meta},
                                     indent=1) + "\n")

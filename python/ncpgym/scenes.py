@@ -84,6 +84,58 @@ def stiff_chain_deflection(n=16, mass=0.003, stiffness=250.0, link=0.05, g=9.81)
     return float(np.sum(moments / stiffness * (L - x)))
 
 
+BEAM = dict(n=16, mass=0.003, stiffness=250.0, link=0.02, width=0.01, thickness=0.005)
+
+
+def fetch_beam(n=16, mass=0.003, stiffness=250.0, link=0.02, width=0.01, thickness=0.005,
+               support_x=None, tip_mass=0.0, timestep=1 / 120, gravity=9.81):
+    """The seed's Fetch Beam without the robot (Macklin et al. 2019 §10.1.2: 16 rigid
+    bodies of 3 g joined with 250 N m/rad bending springs): a horizontal cantilever of `n`
+    box links (`link` long, `width` x `thickness` in section) along +x from a clamp at the
+    origin, each joined to the previous (the first to the world) by a hinge about y with a
+    torsional spring, the joints at the links' inner ends. Under the beam a support (a
+    capsule across it, radius 5 mm, a mocap body) that a benchmark or test raises into the
+    underside of the link above it at `support_x` (default: the last link's middle) to
+    bend the beam against its springs through contact. Site 'tip' marks the free end;
+    `tip_mass` > 0 hangs a point mass there (a body fixed to the last link: a tip load)."""
+    b = Builder()
+    b.set_timestep(timestep)
+    b.set_gravity(np.array([0.0, 0.0, -gravity]))
+    parent = 0
+    half = np.array([link / 2, width / 2, thickness / 2])
+    for i in range(n):
+        body = b.add_body(parent, pos=[0.0 if i == 0 else link, 0, 0], mass=mass, com=[link / 2, 0, 0],
+                          inertia=_box_inertia(mass, half), name=f"beam{i}")
+        b.add_joint(body, "hinge", axis=[0, 1, 0], stiffness=stiffness, name=f"bend{i}")
+        b.add_geom(body, "box", size=half, pos=[link / 2, 0, 0], friction=[0.5, 0, 0], name=f"beam{i}")
+        parent = body
+    b.add_site(parent, pos=[link, 0, 0], name="tip")
+    if tip_mass > 0:
+        b.add_body(parent, pos=[link, 0, 0], mass=tip_mass, inertia=np.eye(3) * 1e-9, name="tip_load")
+    x = link * (n - 0.5) if support_x is None else float(support_x)
+    support = b.add_body(0, pos=[x, 0.0, -thickness / 2 - 0.005 - 0.01], mass=1.0, name="support")
+    b.set_mocap(support)
+    b.add_geom(support, "capsule", size=[0.005, 2 * width, 0], quat=_quat_x(np.pi / 2), friction=[0.5, 0, 0],
+               name="support")
+    return b.build()
+
+
+def fetch_beam_angles(lift, n=16, mass=0.003, stiffness=250.0, link=0.02, support_x=None, g=9.81):
+    """Static joint coordinates (rad; a hinge about +y turns +x towards -z, so lifting the
+    beam is negative) of fetch_beam when the support
+    lifts the beam's underside at `support_x` by `lift` (m) above where the unloaded,
+    gravity-free beam would be, and the support's force F (N), from small-deflection
+    statics: joint i at x_i = i l lifts by (F (x_s - x_i) - G_i) / k, G_i = sum over the
+    links j >= i of m g (x_j + l/2 - x_i), and the angles of the joints inboard of x_s lift
+    the point x_s by sum_i theta_i (x_s - x_i) = lift, which fixes F."""
+    x = link * np.arange(n)
+    xs = link * (n - 0.5) if support_x is None else float(support_x)
+    G = np.array([mass * g * np.sum(x[i:] + link / 2 - x[i]) for i in range(n)])
+    arm = np.maximum(xs - x, 0.0)
+    F = (stiffness * lift + np.sum(G * arm)) / np.sum(arm * arm)
+    return -(F * arm - G) / stiffness, float(F)
+
+
 def pile(n=50, seed=0, mu=0.5, timestep=1 / 120):
     """`n` boxes and capsules (alternating, random sizes and orientations) dropped in a
     loose column above the ground, inside four walls. Returns the model and qpos."""
