@@ -56,7 +56,7 @@ the needle reading the tomato's mass within 5 %. Also ``info["compression"]`` (c
 ``info["crushed"]`` (F > 20 N or c > 0.25), ``info["dropped"]`` (T_z below the table top). Termination: dropped or crushed.
 Truncation: 300 env steps (10 s).
 
-Reset: arm at ``envs.fetch.home_pose`` (grip site 0.22 m above the table) plus uniform
+Reset: arm at ``envs.fetch.home_pose`` (grip site about 0.23 m above the table) plus uniform
 noise in [-0.05, 0.05] rad on each arm joint; fingers open; the grip goal at the grip
 site, yaw 0; the tomato at rest in its rest shape, shifted by uniform [-0.03, 0.03] m in x
 and y from (1.25, 0.50); the scale shifted likewise from (1.25, 1.00).

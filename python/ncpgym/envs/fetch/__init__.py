@@ -16,7 +16,7 @@ compiler; nothing of it is copied here. What this module changes, through ``mujo
   bound. The servos bound the force by their gains. The mocap body and its weld are removed.
 - The mobile base is fixed at Gymnasium-Robotics' start (its three slide joints, damped by
   1e11 to hold it still in MuJoCo, are removed); torso lift and head joints hold their
-  start through servos.
+  start through servos (the torso's stiff: kp 1e5 N/m).
 - The fingers: Gymnasium-Robotics' finger servos (kp 30,000 N/m on 4 kg fingers with
   100 kg of armature, tuned for MuJoCo's explicit integrator) squeeze with 1,000 N when
   closed on a 7 cm object. Here each finger has kp = GRIP_KP, kv = GRIP_KV and armature
@@ -43,7 +43,8 @@ FINGERS = ["robot0:r_gripper_finger_joint", "robot0:l_gripper_finger_joint"]
 PADS = ["robot0:r_gripper_finger_link", "robot0:l_gripper_finger_link"]
 GRIP_SITE = "robot0:grip"
 ARM_KP, ARM_KV = 2000.0, 200.0
-HOLD_KP, HOLD_KV = 5000.0, 500.0
+HOLD_KP, HOLD_KV = 5000.0, 500.0          # head joints
+TORSO_KP, TORSO_KV = 1e5, 1e4              # N/m, N s/m: the lift carries ~25 kg, 2.5 mm of sag
 GRIP_KP, GRIP_KV = 1000.0, 100.0
 FINGER_RANGE = (0.0, 0.05)
 PAD_FRICTION = 0.75
@@ -53,8 +54,8 @@ TABLE_TOP = float(TABLE_POS[2] + TABLE_HALF[2])
 # the gripper pointing down (gripper x to -z), fingers closing along world y: Gymnasium-
 # Robotics' gripper orientation (quaternion 0.707 0 0.707 0)
 DOWN = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
-# arm joints of the start pose: grip site 0.25 m above the table centre's near half, pointing down
-HOME_ARM = (0.0, -1.15, 0.0, 1.99, 0.0, 0.73, 0.0)
+# arm joints of the start pose: grip site 0.23 m above the table, 5 cm short of its centre, pointing down
+HOME_ARM = (0.0, -0.97, 0.0, 2.02, 0.0, 0.52, 0.0)
 HOME_TORSO = 0.15
 
 
@@ -94,7 +95,8 @@ def fetch_spec(timestep: float) -> mujoco.MjSpec:
         _servo(spec, j, ARM_KP, ARM_KV)
     for j in HOLD:
         spec.joint(j).damping = [0.0, 0.0, 0.0]
-        _servo(spec, j, HOLD_KP, HOLD_KV)
+        torso = j == "robot0:torso_lift_joint"
+        _servo(spec, j, TORSO_KP if torso else HOLD_KP, TORSO_KV if torso else HOLD_KV)
     for j in FINGERS:
         joint = spec.joint(j)
         joint.armature, joint.damping = 0.1, [0.0, 0.0, 0.0]
