@@ -7,6 +7,7 @@ import gymnasium as gym
 
 from .allegro_grasp import AllegroGraspEnv, AllegroGraspTask, AllegroGraspVectorEnv
 from .allegro_squeeze import AllegroSqueezeEnv, AllegroSqueezeTask, AllegroSqueezeVectorEnv
+from .fetch_beam_insert import FetchBeamInsertEnv, FetchBeamInsertTask, FetchBeamInsertVectorEnv
 from .fetch_tomato import FetchTomatoEnv, FetchTomatoTask, FetchTomatoVectorEnv
 from .humanoid import HumanoidEnv, HumanoidTask, HumanoidVectorEnv
 from .flagrun import (
@@ -24,6 +25,7 @@ from .yumi_drawer import YuMiDrawerEnv, YuMiDrawerTask, YuMiDrawerVectorEnv
 __all__ = [
     "AllegroGraspEnv", "AllegroGraspTask", "AllegroGraspVectorEnv",
     "AllegroSqueezeEnv", "AllegroSqueezeTask", "AllegroSqueezeVectorEnv",
+    "FetchBeamInsertEnv", "FetchBeamInsertTask", "FetchBeamInsertVectorEnv",
     "FetchTomatoEnv", "FetchTomatoTask", "FetchTomatoVectorEnv",
     "HumanoidEnv", "HumanoidTask", "HumanoidVectorEnv",
     "HumanoidFlagrunEnv", "HumanoidFlagrunTask", "HumanoidFlagrunVectorEnv",
@@ -45,6 +47,7 @@ _TASKS = {
     "ncpgym/AllegroSqueeze-v0": ("allegro_squeeze", "AllegroSqueeze", 90),
     "ncpgym/AllegroGrasp-v0": ("allegro_grasp", "AllegroGrasp", 180),
     "ncpgym/FetchTomato-v0": ("fetch_tomato", "FetchTomato", 300),
+    "ncpgym/FetchBeamInsert-v0": ("fetch_beam_insert", "FetchBeamInsert", 150),
 }
 TASK_IDS = tuple(_TASKS)
 

@@ -7,7 +7,7 @@ The seed's Fetch Tomato scene (Macklin et al. 2019 §10.1.1, Fig. 1; Table 2: h 
 needle, driven through rigid bodies and joints, reads its weight.
 
 World (``ncpgym.envs.fetch``): Gymnasium-Robotics' Fetch (installed package) with implicit
-PD servos on its arm (kp 2000 N m/rad, kv 200) and fingers (kp 1000 N/m, kv 100), its
+PD servos on its arm (kp 10,000 N m/rad, kv 200) and fingers (kp 1000 N/m, kv 100), its
 table (top 0.40 m above the floor), the tomato (384 stable Neo-Hookean tetrahedra, an
 ellipsoid 7 cm wide and 5.6 cm tall, 0.14 kg) and the scale of ``ncpgym.envs.scale``
 (spring 200 N/m, needle geared 30 rad/m; its plate top 0.115 m above the table).
@@ -218,12 +218,13 @@ class FetchTomatoTask(Task):
 
     def apply_action(self, batch, action, dt):
         self._ensure(batch.num_worlds)
-        self.goal = np.clip(self.goal + STEP_POS * action[:, :3], *WORKSPACE)
+        goal = np.clip(self.goal + STEP_POS * action[:, :3], *WORKSPACE)
+        step, self.goal = goal - self.goal, goal
         self.yaw = np.clip(self.yaw + STEP_YAW * action[:, 3], -np.pi / 2, np.pi / 2)
         pos, R = self.grip(batch)
         self.targets[:, self.idx.arm_act] = fetch.ik_targets(
             batch.model, batch.q, self.idx, self.targets[:, self.idx.arm_act], self.goal, fetch.yaw_frame(self.yaw),
-            pos, R)
+            pos, R, goal_step=step)
         self.targets[:, self.idx.finger_act] = 0.025 * (action[:, 4:5] + 1.0)
         return self.targets.copy()
 
