@@ -17,6 +17,10 @@ batch step / worlds). Scenes:
   scripted 1 s ramp to HOME + 0.5 rad, hold it squeezed (about 4 % volumetric strain),
   with the task's options (4 Newton iterations, time-step scaling, no geometric
   stiffness), the same at the seed's 6 Newton iterations, and the defaults at 6;
+* fetch_tomato: ncpgym/FetchTomato-v0's world (Fetch, the 384-element Neo-Hookean tomato,
+  the scale; the seed's Fetch Tomato has 319), timed while the fingers hold the tomato
+  lifted mid-carry (the scripted pick-and-place's step 150), with the task's 8 Newton
+  iterations and the seed's 4 / 50;
 * ball_squeezed: a voxelised soft ball (r = 5 cm, 696 tets) squeezed between a fixed rigid
   plate and a 5 kg rigid plate resting on it;
 * extension_block: the seed's Fig. 13 bar held at twice its length, stable Neo-Hookean.
@@ -75,6 +79,29 @@ def allegro_ball():
             set_ctrl(ctrl)
             step()
     return model, warm, task.home
+
+
+def fetch_tomato():
+    """ncpgym/FetchTomato-v0's world (Fetch, 384-tet Neo-Hookean tomato, scale) at env step
+    150 of the scripted pick-and-place (the tomato lifted and carried in the fingers), the
+    servo targets then held: (model, warm-up, q, x)."""
+    from ncpgym.tasks import fetch_tomato as ft
+
+    env = ft.FetchTomatoVectorEnv(num_envs=1)
+    env.reset(seed=0)
+    task, b = env.task, env.batch
+    start, plate = task.tomato(b).copy(), task.plate_top(b).copy()
+    for k in range(150):
+        env.step(ft.scripted_actions(task, b, k, start, plate).astype(np.float32))
+    q0, x0, ctrl = b.q[0].copy(), b.x[0].copy(), task.targets[0].copy()
+    model = b.model
+    env.close()
+
+    def warm(set_act, set_ctrl, step):
+        for _ in range(20):
+            set_ctrl(ctrl)
+            step()
+    return model, warm, q0, x0
 
 
 def ball_squeezed():
@@ -177,6 +204,10 @@ def main() -> None:
     cases.append(("allegro_ball (task solver)", model, warm, None, squeeze_opts, q0))
     cases.append(("allegro_ball (task solver, 6 Newton)", model, warm, None, {**squeeze_opts, "newton_iterations": 6}, q0))
     cases.append(("allegro_ball (defaults)", model, warm, None, {"newton_iterations": 6}, q0))
+    model, warm, q0, x0 = fetch_tomato()
+    cases.append(("fetch_tomato (task solver: 8 Newton)", model, warm, x0, {"newton_iterations": 8}, q0))
+    cases.append(("fetch_tomato (the seed's 4 Newton / 50 linear)", model, warm, x0,
+                  {"newton_iterations": 4, "linear_iterations": 50}, q0))
     model, warm = ball_squeezed()
     cases.append(("ball_squeezed", model, warm, None, {"newton_iterations": 8}, None))
     model, x = extension_block()

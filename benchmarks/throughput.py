@@ -18,6 +18,11 @@ Rows: {"engine", "task", "num_envs", "threads", "physics_dt", "control_dt",
   user-level baseline (one Python env per world).
 * envpool: ``envpool.make("Humanoid-v4", env_type="gymnasium")`` if envpool imports.
 
+``--robot-tasks`` measures ncpgym/FetchTomato-v0 and ncpgym/FetchBeamInsert-v0 instead (no
+peer runs them) through a whole scripted episode: env steps/s and core milliseconds per
+world and physics step, against the seed's Table 2 per-step times on its GPU; merged into
+the JSON under "robot_tasks".
+
 Every configuration is timed for about ``--seconds`` after a warm-up; the figure is the
 median of ``--repeats`` such runs.
 """
@@ -75,14 +80,16 @@ def _timed(loop, seconds: float, repeats: int):
     return rates[k], extras[k]
 
 
-def bench_ncpgym(num_envs: int, threads: int, seconds: float, repeats: int) -> dict:
-    env = gym.make_vec("ncpgym/Humanoid-v0", num_envs=num_envs, num_threads=threads)
+def bench_ncpgym(num_envs: int, threads: int, seconds: float, repeats: int, task: str = "Humanoid-v0") -> dict:
+    env = gym.make_vec(f"ncpgym/{task}", num_envs=num_envs, num_threads=threads)
     env.reset(seed=0)
     core = env.unwrapped._c
     timed = _TimedBatch(core.batch)
     core.batch = timed
     rng = np.random.default_rng(0)
-    actions = rng.uniform(-0.4, 0.4, (64, num_envs, 17)).astype(np.float32)
+    high = 0.4 if task == "Humanoid-v0" else 1.0
+    dim = env.single_action_space.shape[0]
+    actions = rng.uniform(-high, high, (64, num_envs, dim)).astype(np.float32)
 
     def loop(n):
         object.__setattr__(timed, "elapsed", 0.0)
@@ -97,7 +104,7 @@ def bench_ncpgym(num_envs: int, threads: int, seconds: float, repeats: int) -> d
     b = core.task
     return {
         "engine": "ncpgym",
-        "task": "Humanoid-v0",
+        "task": task,
         "num_envs": num_envs,
         "threads": threads,
         "physics_dt": timed.timestep,
@@ -191,7 +198,12 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=1.5, help="timed seconds per run")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--gym-max-envs", type=int, default=256, help="largest N for the sync Gymnasium baseline")
+    ap.add_argument("--robot-tasks", action="store_true",
+                    help="instead: the Fetch tasks' scripted episodes (no peer runs them), N = 1 and 16, rows "
+                    "merged into --json under 'robot_tasks' (the humanoid rows are kept)")
     args = ap.parse_args()
+    if args.robot_tasks:
+        return robot_tasks(args)
 
     ncp_dt = ncpgym.tasks.HumanoidTask.solver_options["timestep"]
     rows = []
@@ -241,6 +253,71 @@ def main() -> None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=1))
         print("wrote", args.json)
+
+
+SEED_MS = {"FetchTomato-v0": 12.65, "FetchBeamInsert-v0": 18.8}  # Table 2, per step on the seed's GPU
+
+
+def _scripted_episode(task_id: str, num_envs: int, threads: int, solver: dict | None):
+    """One scripted episode (the task's scripted_actions: grasp-carry-place, insertion) of
+    num_envs worlds: (env steps/s, core ms per world and physics step)."""
+    from ncpgym.tasks import fetch_beam_insert as fb
+    from ncpgym.tasks import fetch_tomato as ft
+
+    mod = ft if task_id == "FetchTomato-v0" else fb
+    cls = ft.FetchTomatoTask if mod is ft else fb.FetchBeamInsertTask
+    saved = cls.solver_options
+    if solver is not None:
+        cls.solver_options = solver
+    try:
+        env = gym.make_vec(f"ncpgym/{task_id}", num_envs=num_envs, num_threads=threads)
+    finally:
+        cls.solver_options = saved
+    env.reset(seed=0)
+    core = env.unwrapped._c
+    task, batch = core.task, core.batch
+    timed = _TimedBatch(batch)
+    core.batch = timed
+    if mod is ft:
+        start, plate = task.tomato(batch).copy(), task.plate_top(batch).copy()
+        act = lambda k: ft.scripted_actions(task, batch, k, start, plate)  # noqa: E731
+    else:
+        act = lambda k: fb.scripted_actions(task, batch, k)  # noqa: E731
+    steps = cls.max_episode_steps
+    t = time.perf_counter()
+    for k in range(steps):
+        env.step(np.asarray(act(k), np.float32))
+    total = time.perf_counter() - t
+    env.close()
+    return steps * num_envs / total, 1e3 * timed.elapsed * threads / (steps * task.frame_skip * num_envs)
+
+
+def robot_tasks(args) -> None:
+    """The Fetch tasks through a whole scripted episode (the robot grasps, carries and
+    places the tomato; inserts the beam): env steps/s and the core time of one physics
+    step per world (wall time of the batch step x threads / worlds), with the tasks'
+    solver options and, for the tomato, the seed's 4 Newton / 50 linear. Anchor: the seed's
+    Table 2, 12.65 ms (Fetch Tomato, 4 Newton / 50 linear) and 18.8 ms (Fetch Beam, 6 / 50)
+    per step on its GPU, h = 0.0083 s."""
+    rows = []
+    cases = [("FetchTomato-v0", None, "task: 8 Newton"),
+             ("FetchTomato-v0", {"newton_iterations": 4, "linear_iterations": 50}, "seed: 4 Newton / 50 linear"),
+             ("FetchBeamInsert-v0", None, "task = seed: 6 Newton / 50 linear, springs as rows")]
+    for task_id, solver, label in cases:
+        for n, t in ((1, 1), (16, 2)):
+            rate, ms = _scripted_episode(task_id, n, t, solver)
+            r = {"engine": "ncpgym", "task": task_id, "solver": label, "num_envs": n, "threads": t,
+                 "env_steps_per_s": rate, "ms_per_world_step": ms, "seed_gpu_ms_per_step": SEED_MS[task_id]}
+            rows.append(r)
+            print(f"ncpgym {task_id:20s} {label:48s} N={n:3d} threads={t}  {rate:8.1f} env-steps/s  "
+                  f"{ms:6.2f} ms per world-step (core time; seed GPU {SEED_MS[task_id]} ms)", flush=True)
+    if args.json:
+        old = json.loads(args.json.read_text()) if args.json.is_file() else {}
+        old["robot_tasks"] = rows
+        old["robot_tasks_command"] = f"python benchmarks/throughput.py --robot-tasks --json {args.json}"
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(old, indent=1))
+        print("updated", args.json)
 
 
 if __name__ == "__main__":

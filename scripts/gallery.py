@@ -29,6 +29,8 @@ STEPS = {  # env steps before the picture
     "ncpgym/YuMiDrawer-v0": 300,
     "ncpgym/AllegroSqueeze-v0": 60,
     "ncpgym/AllegroGrasp-v0": 110,
+    "ncpgym/FetchTomato-v0": 180,
+    "ncpgym/FetchBeamInsert-v0": 60,
 }
 
 

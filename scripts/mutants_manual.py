@@ -15,6 +15,8 @@ RUNNER = write_runner(os.path.join(SCRATCH, "run_pytest.py"), SCRATCH)
 SQUEEZE = ["test_allegro.py::test_squeeze_task_terms_and_observation_from_its_docstring"]
 GRASP = ["test_allegro_grasp.py::test_grasp_task_definition_from_its_docstring",
          "test_allegro_grasp.py::test_pinch_synergy_sweeps_the_fingertips_at_a_fixed_depth"]
+TOMATO = ["test_fetch_tomato.py"]
+BEAM = ["test_fetch_beam.py"]
 LOADER = ["test_loading.py", "test_mujoco_crosscheck.py", "test_simulator_api.py", "test_equality.py"]
 M = [
  ("tasks/flagrun.py", "np.arctan2(d[:, 1], d[:, 0]) - yaw", "np.arctan2(d[:, 1], d[:, 0]) + yaw", "yaw sign"),
@@ -71,6 +73,26 @@ M = [
  ("tasks/allegro_grasp.py", "self.wrist_target + STEP_M * action[:, :3], WRIST_LO, WRIST_HI", "self.wrist_target + STEP_M * action[:, :3], -1.0, 1.0", "grasp wrist targets unclipped", GRASP),
  ("envs/allegro/__init__.py", "[0.535, 0.895], [0.604, 0.949]", "[0.535, 0.895], [0.604, 0.849]", "synergy table entry", GRASP),
  ("envs/allegro/__init__.py", "np.maximum(s - 1.0, 0.0)", "np.maximum(s - 1.0, 0.0) * 0.5", "synergy squeeze beyond 1", GRASP),
+ # the Fetch tasks (their own tests)
+ ("tasks/fetch_tomato.py", "np.minimum(c.to_plate / c.start_dist, 1.0)", "np.minimum(c.to_plate / 0.5, 1.0)", "tomato carry scale", TOMATO),
+ ("tasks/fetch_tomato.py", "np.maximum(c.squeeze - SAFE_SQUEEZE, 0.0) / SAFE_SQUEEZE", "np.maximum(c.squeeze - SAFE_SQUEEZE, 0.0) / 20.0", "tomato crush scale", TOMATO),
+ ("tasks/fetch_tomato.py", "crushed = (squeeze > CRUSHED) | (c > CRUSHED_COMPRESSION)", "crushed = c > CRUSHED_COMPRESSION", "tomato crush ignores the squeeze", TOMATO),
+ ("tasks/fetch_tomato.py", "(self.closing(batch) * batch.geom_dynamic_contact[:, self.idx.pads]).max(axis=1)", "self.closing(batch).max(axis=1)", "tomato squeeze without contact", TOMATO),
+ ("tasks/fetch_tomato.py", "released = placed & ~pads.any(axis=1)", "released = placed", "tomato release ignores the pads", TOMATO),
+ ("tasks/fetch_tomato.py", "& (np.abs(reading - self.mass) <= READING_TOLERANCE * self.mass))", ")", "tomato success ignores the reading", TOMATO),
+ ("tasks/fetch_tomato.py", "x[worlds, :, :2] += shift[:, None, :]", "pass", "tomato not shifted at reset", TOMATO),
+ ("tasks/fetch_tomato.py", "self.yaw + STEP_YAW * action[:, 3]", "self.yaw + 0.1 * action[:, 3]", "tomato yaw step", TOMATO),
+ ("tasks/fetch_tomato.py", "dropped = T[:, 2] < fetch.TABLE_TOP", "dropped = T[:, 2] < 0.0", "tomato drop height", TOMATO),
+ ("envs/fetch/__init__.py", "        err[:, :3] += goal_step", "        pass", "fetch ik feed-forward dropped", TOMATO),
+ ("envs/fetch/__init__.py", "spec.geom(g).friction = [PAD_FRICTION, 0.005, 0.0001]", "spec.geom(g).friction = [1.0, 0.005, 0.0001]", "fetch pad friction", TOMATO),
+ ("tasks/fetch_beam_insert.py", "quat_angle(batch.xquat[:, self.handle], batch.xquat[:, self.last])", "quat_angle(batch.xquat[:, self.handle + 1], batch.xquat[:, self.last])", "beam bend from link 0", BEAM),
+ ("tasks/fetch_tomato.py", "(pads.all(axis=1) & (reach < GRASP_RADIUS))", "pads.all(axis=1)", "tomato grasp without the tomato", TOMATO),
+ ("tasks/fetch_tomato.py", "placed = over & on_plate & batch", "placed = over & batch", "tomato place without the tomato on it", TOMATO),
+ ("tasks/fetch_beam_insert.py", "< beam.HOLE / 2, axis=1)", "< beam.HOLE, axis=1)", "beam hole outline", BEAM),
+ ("tasks/fetch_beam_insert.py", "np.clip(c.depth / INSERT_GOAL, 0.0, 1.0)", "np.clip(c.depth / 0.04, 0.0, 1.0)", "beam insert scale", BEAM),
+ ("tasks/fetch_beam_insert.py", '"is_success": (depth >= INSERT_GOAL) & (bend < STRAIGHT)', '"is_success": depth >= INSERT_GOAL', "beam success ignores the bend", BEAM),
+ ("tasks/fetch_beam_insert.py", 'RewardTerm("reach", lambda c: -c.reach, 5.0)', 'RewardTerm("reach", lambda c: -c.reach, 1.0)', "beam reach weight", BEAM),
+ ("scenes.py", "F = (stiffness * lift + np.sum(G * arm)) / np.sum(arm * arm)", "F = stiffness * lift / np.sum(arm * arm)", "beam statics without gravity", BEAM),
  # the loader and the MJCF export (their own tests)
  ("models/loader.py", "springref=float(mjm.qpos_spring[qa]) if scalar else 0.0,", "springref=0.0,", "loader drops springref", LOADER),
  ("models/loader.py", "kp=float(gain[0]),", "kp=0.5 * float(gain[0]),", "loader halves kp", LOADER),

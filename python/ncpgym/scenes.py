@@ -84,13 +84,14 @@ def stiff_chain_deflection(n=16, mass=0.003, stiffness=250.0, link=0.05, g=9.81)
     return float(np.sum(moments / stiffness * (L - x)))
 
 
-BEAM = dict(n=16, mass=0.003, stiffness=250.0, link=0.02, width=0.01, thickness=0.005)
+BEAM = dict(n=16, mass=0.003, stiffness=250.0, link=0.0125, width=0.006, thickness=0.006)  # FetchBeamInsert-v0's
 
 
-def fetch_beam(n=16, mass=0.003, stiffness=250.0, link=0.02, width=0.01, thickness=0.005,
+def fetch_beam(n=16, mass=0.003, stiffness=250.0, link=0.0125, width=0.006, thickness=0.006,
                support_x=None, tip_mass=0.0, timestep=1 / 120, gravity=9.81):
     """The seed's Fetch Beam without the robot (Macklin et al. 2019 §10.1.2: 16 rigid
-    bodies of 3 g joined with 250 N m/rad bending springs): a horizontal cantilever of `n`
+    bodies of 3 g joined with 250 N m/rad bending springs; the link size of
+    FetchBeamInsert-v0's beam, bending in one plane): a horizontal cantilever of `n`
     box links (`link` long, `width` x `thickness` in section) along +x from a clamp at the
     origin, each joined to the previous (the first to the world) by a hinge about y with a
     torsional spring, the joints at the links' inner ends. Under the beam a support (a
@@ -120,7 +121,7 @@ def fetch_beam(n=16, mass=0.003, stiffness=250.0, link=0.02, width=0.01, thickne
     return b.build()
 
 
-def fetch_beam_angles(lift, n=16, mass=0.003, stiffness=250.0, link=0.02, support_x=None, g=9.81):
+def fetch_beam_angles(lift, n=16, mass=0.003, stiffness=250.0, link=0.0125, support_x=None, g=9.81):
     """Static joint coordinates (rad; a hinge about +y turns +x towards -z, so lifting the
     beam is negative) of fetch_beam when the support
     lifts the beam's underside at `support_x` by `lift` (m) above where the unloaded,
@@ -134,6 +135,22 @@ def fetch_beam_angles(lift, n=16, mass=0.003, stiffness=250.0, link=0.02, suppor
     arm = np.maximum(xs - x, 0.0)
     F = (stiffness * lift + np.sum(G * arm)) / np.sum(arm * arm)
     return -(F * arm - G) / stiffness, float(F)
+
+
+def fetch_tomato(n=4, model="neohookean", timestep=0.0083, drop=0.003):
+    """The seed's Fetch Tomato without the robot (Macklin et al. 2019 §10.1.1): the
+    mechanical scale of ncpgym.envs.scale on a floor and the seed's FEM tomato
+    (ncpgym.envs.fetch.add_tomato: Young 0.1 MPa, Poisson 0.45, 1000 kg/m^3, 6 n^3
+    tetrahedra) released `drop` m above its plate. Once at rest the needle reads the
+    tomato's mass (tests/python/test_scale.py)."""
+    from .envs import fetch
+    from .envs import scale as sc
+    from .models import built, mujoco_builder
+
+    mj = sc.scale_world(timestep)
+    b = mujoco_builder(mj, source="ncpgym.scenes.fetch_tomato")
+    fetch.add_tomato(b, n=n, model=model, centre=[0.0, 0.0, sc.PLATE_TOP + fetch.TOMATO_RADII[2] + drop])
+    return built(b, "ncpgym.scenes.fetch_tomato")
 
 
 def pile(n=50, seed=0, mu=0.5, timestep=1 / 120):

@@ -83,10 +83,12 @@ def test_resolved_rate_control_reaches_a_pose_mujoco_measures(robot):
     assert np.linalg.norm(err) < 0.01
 
 
-def run_scripted(n, seed=0, mesh=4):
+def run_scripted(n, seed=0, mesh=4, gravity=None):
     env = ft.FetchTomatoVectorEnv(num_envs=n, num_threads=2, mesh=mesh)
     env.reset(seed=seed)
     task, b = env.task, env.batch
+    if gravity is not None:  # per-world gravity (m/s^2, downwards)
+        b.gravity[:, 2] = -np.asarray(gravity)
     start, plate = task.tomato(b).copy(), task.plate_top(b).copy()
     rec = {"start": start, "plate": plate, "peak": np.zeros(n)}
     for k in range(300):
@@ -101,8 +103,9 @@ def run_scripted(n, seed=0, mesh=4):
             rec["squeeze"] = np.maximum(rec.get("squeeze", 0.0), info["squeeze"])
         if k == 150:
             rec["carry"] = (info["reward_terms"]["carry"].copy(), task.tomato(b).copy(), task.plate_top(b).copy())
-        if k == 258:
+        if k == 258:  # on the plate, still held
             rec["R_carried"] = R.copy()
+            rec["held_terms"] = {t: v.copy() for t, v in info["reward_terms"].items()}
         assert not term.any()
     rec.update(info=info, end=task.tomato(b).copy(), b=b, task=task, env=env, reward=reward)
     return rec
@@ -113,7 +116,7 @@ def test_scripted_pick_carry_place_turns_the_wrist_and_the_scale_reads_the_tomat
     placements' noise) through a 90 degree wrist turn without slipping more than 5 mm in the
     fingers or being compressed past 10 % anywhere, let go on the plate, and once at rest
     the needle reads the particles' total mass within 1 %."""
-    r = run_scripted(2)
+    r = run_scripted(2, gravity=[9.81, 1.1 * 9.81])
     b, task, info = r["b"], r["task"], r["info"]
     travel = np.linalg.norm((r["end"] - r["start"])[:, :2], axis=1)
     assert np.all(travel > 0.44) and np.all(travel < 0.56), travel
@@ -123,8 +126,13 @@ def test_scripted_pick_carry_place_turns_the_wrist_and_the_scale_reads_the_tomat
     assert np.all(r["peak"] < 0.10) and np.all(r["squeeze"] < 10.0), (r["peak"], r["squeeze"])
     mass = float(np.sum(b.model.particle_mass))
     reading = sc.reading(b.q[:, task.needle_q])
-    np.testing.assert_allclose(reading, mass, rtol=1e-2)
-    assert np.all(info["is_success"]) and np.all(info["reward_terms"]["release"] == 1.0)
+    # the dial is printed for g = 9.81 and tared for the platform: under 10 % more gravity
+    # the spring carries 1.1 (m + platform) g and shows 1.1 m + 0.1 platform
+    np.testing.assert_allclose(reading, [mass, 1.1 * mass + 0.1 * sc.PLATFORM_MASS], rtol=1e-2)
+    assert list(info["is_success"]) == [True, False]  # world 1's reading is off by 10 %
+    assert np.all(info["reward_terms"]["release"] == 1.0)
+    held = r["held_terms"]  # on the plate but still in the fingers: placed, not released
+    assert np.all(held["place"] == 1.0) and np.all(held["release"] == 0.0) and np.all(held["grasp"] == 1.0)
     # carry, by hand from its definition: lift x (1 - |T_xy - P_xy| / d0)
     carry, T, P = r["carry"]
     d0 = np.linalg.norm((r["start"] - r["plate"])[:, :2], axis=1)
@@ -199,6 +207,24 @@ def test_fetch_tomato_is_a_gymnasium_env_and_deterministic():
         e.close()
     np.testing.assert_array_equal(runs[0][0], runs[1][0])
     np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
+def test_a_tomato_off_the_table_is_dropped_and_ends_the_episode():
+    """World 0's tomato moved 1 m beyond the table's far edge at reset falls: once its
+    centre is below the table top the episode terminates with dropped and failed = 1;
+    world 1 carries on."""
+    env = ft.FetchTomatoVectorEnv(num_envs=2, num_threads=1, mesh=2)
+    env.reset(seed=0)
+    b = env.batch
+    x = b.x
+    x[0, :, 0] += 1.0
+    for _ in range(30):
+        _, _, term, _, info = env.step(np.zeros((2, 5), np.float32))
+        if term[0]:
+            break
+    assert term[0] and info["dropped"][0] and info["reward_terms"]["failed"][0] == 1.0
+    assert not term[1] and not info["dropped"][1]
+    env.close()
 
 
 @pytest.mark.parametrize("bad", [1, 7, 2.5, True, "4"])

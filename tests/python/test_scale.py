@@ -70,3 +70,20 @@ def test_soft_tomato_reads_its_mass(material):
     assert 0.1 < mass < 0.2
     assert sc.reading(needle) == pytest.approx(mass, rel=1e-2)
     assert np.abs(sim.v).max() < 0.01  # at rest
+
+
+def test_fetch_tomato_scene_is_this_tomato_on_this_scale():
+    """scenes.fetch_tomato (the benchmark scene) holds the tomato built above from the
+    seed's numbers: same particles, masses (0.1-0.2 kg in all) and elements."""
+    from ncpgym import scenes
+    from ncpgym.soft import ball_mesh
+
+    m = scenes.fetch_tomato()
+    v, t = ball_mesh(0.035, 4)
+    top = 2 * sc.HOUSING[2] + sc.PLATE_LIFT + sc.PLATE[2]
+    v = v * [1.0, 1.0, 0.8] + [0.0, 0.0, top + 0.028 + 0.003]
+    np.testing.assert_allclose(np.asarray(m.particle_pos0), v, atol=1e-12)
+    np.testing.assert_array_equal(np.asarray(m.tet_particles), t)
+    assert m.ntet == 384 and 0.1 < float(np.sum(m.particle_mass)) < 0.2
+    vol = np.linalg.det(v[t[:, 1:]] - v[t[:, :1]]).sum() / 6.0
+    assert float(np.sum(m.particle_mass)) == pytest.approx(1000.0 * vol, rel=1e-12)

@@ -16,7 +16,8 @@ square hole (4 mm of clearance around the beam). h = 0.0083 s, 4 physics steps p
 step (30.1 Hz), the seed's 6 Newton / 50 linear iterations.
 
 Action (3, float32 in [-1, 1], clipped): the grip goal moves by 0.005 m x a (world x, y,
-z; kept in x 1.05-1.55, y 0.40-1.10, z 0.45-0.85 m); the fingers stay on the handle.
+z; kept in x 1.05-1.55, y 0.40-1.10, z 0.624-0.85 m: the tip no lower than the hole's
+floor); the fingers stay on the handle.
 
 Observation (30, float64): grip site position (3, m), arm joint positions (7) and
 velocities (7), beam tip minus the hole's top centre (3), tip velocity (3), tip minus where
@@ -25,7 +26,7 @@ depth d (1).
 
 Let t be the beam's tip, c the centre of the hole's top, d = c_z - t_z when the tip is
 inside the hole's outline (|t_x - c_x|, |t_y - c_y| < 7 mm), else 0, and b the beam's
-bend, the angle between its first and last links (rad). Reward ``reach + insert + bend +
+bend, the angle between its handle and its last link (rad). Reward ``reach + insert + bend +
 action`` (named terms in ``info["reward_terms"]``, reweight with ``reward_weights``):
     reach    -|t - c| (m)                                     (weight 5)
     insert   min(max(d, 0) / 0.03, 1)                         (weight 5)
@@ -58,7 +59,8 @@ from ..wrappers import RewardComposition, RewardTerm, StepContext
 
 H = 0.0083
 STEP_POS = 0.005
-WORKSPACE = (np.array([1.05, 0.40, 0.45]), np.array([1.55, 1.10, 0.85]))
+# z: the tip (0.22 m below the grip site) reaches the hole's floor and no lower
+WORKSPACE = (np.array([1.05, 0.40, fetch.TABLE_TOP + 0.004 + beam.tip_offset() - 0.02]), np.array([1.55, 1.10, 0.85]))
 INSERT_GOAL = 0.03
 STRAIGHT = 0.05
 ARM_NOISE = 0.03
@@ -107,7 +109,7 @@ class FetchBeamInsertTask(Task):
         self.home = beam.home_pose(mj)
         self.home_targets = self.home[self.idx.act_q]
         self.tip = mj.site("beam_tip").id
-        self.first, self.last = mj.body("beam0").id, mj.body(f"beam{beam.BEAM_LINKS - 1}").id
+        self.last = mj.body(f"beam{beam.BEAM_LINKS - 1}").id
         self.handle = mj.body("beam_handle").id
         self.beam_q = beam.beam_joints(mj)
         return model
@@ -142,7 +144,7 @@ class FetchBeamInsertTask(Task):
         return np.where(inside, c[:, 2] - t[:, 2], 0.0)
 
     def bend(self, batch) -> np.ndarray:
-        return quat_angle(batch.xquat[:, self.first], batch.xquat[:, self.last])
+        return quat_angle(batch.xquat[:, self.handle], batch.xquat[:, self.last])
 
     def grip(self, batch):
         n = batch.num_worlds

@@ -42,10 +42,13 @@ tetrahedra; the scripted grasp's 3.7 N by 1.7, 2.6 and 3.8 %), F does not.
 
 Reward ``reach + grasp + lift + carry + place + release + crush + action + failed`` (named terms in ``info["reward_terms"]``, reweight with ``reward_weights``):
     reach    -|g - T| (m)                                                   (weight 1)
-    grasp    1 while both finger pads touch the tomato, else 0             (weight 0.5)
+    grasp    1 while both finger pads touch something that moves and the grip
+             site is within 2 cm of T (the tomato between the pads), else 0 (weight 0.5)
     lift     min(max(T_z - T_z0, 0) / 0.15, 1) (T_z0: its rest height)      (weight 1)
     carry    lift x (1 - min(|T_xy - P_xy| / d0, 1))                       (weight 2)
-    place    1 while the tomato touches the plate with its centre over it   (weight 2)
+    place    1 while T is over the plate, the plate touches something that
+             moves and the tomato's lowest particle is within 3 mm of the
+             plate's top (the tomato on the plate)                           (weight 2)
     release  place and neither pad touching                                 (weight 2)
     crush    max(F - 10 N, 0) / 10 N                                        (weight -5)
     action   mean of a^2                                                    (weight -0.01)
@@ -89,6 +92,8 @@ CRUSHED_COMPRESSION = 0.25
 ARM_NOISE = 0.05
 PLACE_NOISE = 0.03
 REST_SPEED = 0.05
+GRASP_RADIUS = 0.02     # m: grip site to tomato centre for the pads' contacts to count as a grasp
+PLACE_GAP = 0.003       # m: the tomato's lowest particle above the plate's top
 READING_TOLERANCE = 0.05
 
 
@@ -247,17 +252,19 @@ class FetchTomatoTask(Task):
         vT = np.einsum("p,npk->nk", self.weights, batch.v)
         P = self.plate_top(batch)
         pads = batch.geom_dynamic_contact[:, self.idx.pads].astype(bool)
+        reach = np.linalg.norm(pos - T, axis=1)
         c = self.compression(batch)
         squeeze = self.squeeze(batch)
         over = np.all(np.abs(T[:, :2] - P[:, :2]) <= scale.PLATE[:2], axis=1)
-        placed = over & batch.geom_dynamic_contact[:, self.plate].astype(bool)
+        on_plate = batch.x[:, :, 2].min(axis=1) - P[:, 2] < PLACE_GAP
+        placed = over & on_plate & batch.geom_dynamic_contact[:, self.plate].astype(bool)
         released = placed & ~pads.any(axis=1)
         reading = self.reading(batch)
         dropped = T[:, 2] < fetch.TABLE_TOP
         crushed = (squeeze > CRUSHED) | (c > CRUSHED_COMPRESSION)
         failed = dropped | crushed
         ctx = StepContext(batch, ctrl, dt, {
-            "reach": np.linalg.norm(pos - T, axis=1), "grasped": pads.all(axis=1).astype(np.float64),
+            "reach": reach, "grasped": (pads.all(axis=1) & (reach < GRASP_RADIUS)).astype(np.float64),
             "lifted": np.clip((T[:, 2] - self.rest_z) / LIFT_HEIGHT, 0.0, 1.0),
             "to_plate": np.linalg.norm(T[:, :2] - P[:, :2], axis=1), "start_dist": self.start_dist,
             "placed": placed.astype(np.float64), "released": released.astype(np.float64),
