@@ -183,3 +183,12 @@ def test_fetch_beam_insert_is_a_gymnasium_env_and_deterministic():
         runs.append(obs[:2].copy())
         e.close()
     np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def test_fetch_beam_insert_refuses_unknown_arguments():
+    import gymnasium as gym
+
+    with pytest.raises(TypeError, match="unexpected"):
+        gym.make_vec("ncpgym/FetchBeamInsert-v0", num_envs=1, mesh=3)
+    with pytest.raises(ValueError, match="unknown reward terms"):
+        gym.make_vec("ncpgym/FetchBeamInsert-v0", num_envs=1, reward_weights={"lift": 1.0})
