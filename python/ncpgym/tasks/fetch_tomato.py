@@ -54,9 +54,12 @@ Reward ``reach + grasp + lift + carry + place + release + crush + action + faile
     action   mean of a^2                                                    (weight -0.01)
     failed   1 on the step the episode fails (dropped or crushed)          (weight -10)
 ``info["is_success"]``: released on the plate (place, no pad touching, |v_T| < 5 cm/s) and
-the needle reading the tomato's mass within 5 %. Also ``info["compression"]`` (c),
+the needle reading the tomato's mass within 5 % (the dial is printed for g = 9.81 m/s^2
+and tared for the platform: under other gravity, e.g. DomainRandomization's, it misreads
+as a real scale would, and success fails). Also ``info["compression"]`` (c),
 ``info["squeeze"]`` (F), ``info["reading"]`` (kg), ``info["tomato_mass"]``,
-``info["crushed"]`` (F > 20 N or c > 0.25), ``info["dropped"]`` (T_z below the table top). Termination: dropped or crushed.
+``info["crushed"]`` (F > 20 N or c > 0.25), ``info["dropped"]`` (T_z below the table
+top). Termination: dropped or crushed.
 Truncation: 300 env steps (10 s).
 
 Reset: arm at ``envs.fetch.home_pose`` (grip site about 0.23 m above the table) plus uniform
