@@ -24,7 +24,9 @@ import numpy as np
 import ncpgym
 from ncpgym import scenes
 
-REFERENCE = Path(__file__).with_name("data") / "golden_trajectories.npz"
+DATA = Path(__file__).with_name("data")
+# the first reference (OpenBLAS's Haswell kernels); others are named after their environment
+REFERENCE = DATA / "golden_trajectories.npz"
 
 
 def _humanoid_path() -> Path:
@@ -126,22 +128,55 @@ SCENES = {f.__name__: f for f in (humanoid, heavy_stack, arch, grasp, springs_as
                                   particle_chain, soft_dual, soft_neohookean)}
 
 
+def openblas_core() -> str:
+    """The kernel set NumPy's OpenBLAS chose for this CPU ('Haswell', 'SkylakeX', ...):
+    matrix products in the scenes' set-up (meshes, poses) round differently per set."""
+    import ctypes
+
+    try:
+        libs = sorted({line.split()[-1] for line in open("/proc/self/maps") if "openblas" in line.lower()})
+    except OSError:
+        return "unknown"
+    for path in libs:
+        lib = ctypes.CDLL(path)
+        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename", "openblas_get_corename"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype = ctypes.c_char_p
+                return fn().decode()
+    return "unknown"
+
+
 def environment() -> str:
     """What the references depend on besides ncpgym's code: the initial states come from
-    NumPy (scene geometry, meshes) and MuJoCo's compiler, and the IIM kernels have AVX2
-    clones chosen at run time."""
+    NumPy (scene geometry, meshes; its OpenBLAS kernels) and MuJoCo's compiler, and the
+    IIM kernels have AVX2 clones chosen at run time."""
     import mujoco
 
+    np.ones((2, 2)) @ np.ones((2, 2))  # OpenBLAS loaded
     try:
         flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0].split()
     except (OSError, IndexError):
         flags = []
-    return f"numpy {np.__version__}, mujoco {mujoco.__version__}, avx2 {'avx2' in flags}"
+    env = f"numpy {np.__version__}, mujoco {mujoco.__version__}, avx2 {'avx2' in flags}"
+    core = openblas_core()
+    return env if core == "Haswell" else f"{env}, openblas {core}"  # (the first reference's: Haswell)
+
+
+def reference_for(env: str) -> Path:
+    """The reference file of an environment (REFERENCE for the first one)."""
+    import hashlib
+
+    with np.load(REFERENCE) as f:
+        if str(f["environment"]) == env:
+            return REFERENCE
+    return DATA / f"golden_trajectories_{hashlib.sha1(env.encode()).hexdigest()[:10]}.npz"
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--write", action="store_true", help=f"(re)write {REFERENCE}")
+    p.add_argument("--write", action="store_true",
+                   help="(re)write the reference of this environment (NumPy, MuJoCo, CPU, OpenBLAS kernels)")
     args = p.parse_args(argv)
     out = {}
     for name, fn in SCENES.items():
@@ -149,9 +184,11 @@ def main(argv=None):
             out[f"{name}/{key}"] = val
         print(name, "done")
     if args.write:
-        REFERENCE.parent.mkdir(exist_ok=True)
-        np.savez_compressed(REFERENCE, environment=np.array(environment()), **out)
-        print("wrote", REFERENCE)
+        env = environment()
+        path = reference_for(env)
+        DATA.mkdir(exist_ok=True)
+        np.savez_compressed(path, environment=np.array(env), **out)
+        print("wrote", path, "for", env)
 
 
 if __name__ == "__main__":
