@@ -7,6 +7,7 @@
 
 #include "bindings.hpp"
 #include "ncpgym/builder/builder.hpp"
+#include "ncpgym/model/serialize.hpp"
 #include "ncpgym/model/state.hpp"
 
 using namespace ncpgym;
@@ -86,6 +87,15 @@ int tet_model(const std::string& s) {
 void bind_model(py::module_& m) {
   using ModelPtr = std::shared_ptr<Model>;
   py::class_<Model, ModelPtr>(m, "Model", "Immutable model shared by every world of a batch.")
+      .def("to_bytes", [](const Model& m) { return py::bytes(serialize_model(m)); },
+           "Every field of the model as bytes (this ncpgym version and platform; Model.from_bytes reads them).")
+      .def_static("from_bytes", [](const py::bytes& b) { return std::make_shared<Model>(deserialize_model(std::string(b))); },
+                  py::arg("data"), "The Model saved by to_bytes (ValueError for other bytes).")
+      .def(py::pickle([](const Model& m) { return py::make_tuple(py::bytes(serialize_model(m))); },
+                      [](const py::tuple& t) {
+                        if (t.size() != 1) throw std::invalid_argument("Model pickle: expected one bytes item");
+                        return std::make_shared<Model>(deserialize_model(t[0].cast<std::string>()));
+                      }))
       .def_readonly("nbody", &Model::nbody)
       .def_readonly("njnt", &Model::njnt)
       .def_readonly("nq", &Model::nq)

@@ -11,6 +11,9 @@ ArrayF = npt.NDArray[np.float64]
 
 class Model:
     """Immutable model shared by every world of a batch."""
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> Model: ...
     nbody: int
     njnt: int
     nq: int
@@ -273,6 +276,7 @@ class Batch:
     geom_force: ArrayF
     soft_volume: ArrayF
     ncontact: Any
+    contact_depth: ArrayF
 
 class Simulator:
     """One world stepped by the non-smooth Newton NCP solver."""

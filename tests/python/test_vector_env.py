@@ -353,3 +353,59 @@ def test_every_task_is_deterministic_whatever_the_threads_and_batch(env_id):
         return np.array(out)
 
     assert np.array_equal(rollout(1, 1), rollout(2, 3))
+
+
+@pytest.mark.parametrize("env_id", ncpgym.TASK_IDS)
+def test_every_tasks_model_pickles_and_steps_bitwise_the_same(env_id):
+    """A task's Model through pickle (its bytes): every attribute Python sees is equal, and
+    batches of the original and of the copy, started from the same mid-episode state, step
+    bitwise the same under the task's solver options (contacts, meshes, soft bodies,
+    equalities and mocap bodies, where the task has them)."""
+    import pickle
+
+    from ncpgym.state import batch_state, restore_batch
+
+    envs = gym.make_vec(env_id, num_envs=2, num_threads=1)
+    envs.reset(seed=4)
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        envs.step(rng.uniform(envs.single_action_space.low, envs.single_action_space.high,
+                              envs.action_space.shape).astype(np.float32))
+    batch = envs.unwrapped.batch
+    model = batch.model
+    twin = pickle.loads(pickle.dumps(model))
+    for name in dir(model):
+        value = getattr(model, name)
+        if name.startswith("_") or callable(value):
+            continue
+        assert np.array_equal(np.asarray(value), np.asarray(getattr(twin, name))), name
+    for i in range(model.nmesh):
+        a, b = model.mesh_hull(i), twin.mesh_hull(i)
+        assert a["faces"] == b["faces"], i
+        assert np.array_equal(a["vertices"], b["vertices"]) and np.array_equal(a["normals"], b["normals"]), i
+        assert np.array_equal(model.mesh_vertices(i), twin.mesh_vertices(i)), i
+    state, out = batch_state(batch), []
+    for m in (model, twin):
+        b = ncpgym.Batch(m, 2, num_threads=1, **batch.options)
+        restore_batch(b, state)
+        for _ in range(8):
+            b.step(state["ctrl"])
+        out.append(np.concatenate([b.q.ravel(), b.u.ravel(), b.x.ravel(), b.v.ravel()]))
+    assert np.array_equal(out[0], out[1]) and not np.array_equal(out[0][: model.nq * 2], state["q"].ravel())
+    envs.close()
+
+
+def test_model_bytes_that_are_not_a_model_are_refused_clearly():
+    """Truncated, padded, foreign and other-version bytes raise ValueError saying which."""
+    model = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=1).unwrapped.batch.model
+    data = model.to_bytes()
+    Model = type(model)
+    assert Model.from_bytes(data).to_bytes() == data
+    with pytest.raises(ValueError, match="truncated or padded"):
+        Model.from_bytes(data[:-1])
+    with pytest.raises(ValueError, match="truncated or padded"):
+        Model.from_bytes(data + b"\0")
+    with pytest.raises(ValueError, match="not an ncpgym Model"):
+        Model.from_bytes(b"PK" + data[2:])
+    with pytest.raises(ValueError, match="format version 7"):
+        Model.from_bytes(data[:8] + (7).to_bytes(4, "little") + data[12:])
