@@ -196,4 +196,6 @@ status 1 until reset.
   prop("geom_force", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_force(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] summed normal contact force (N)");
   prop("soft_volume", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.soft_volume(), {b.size(), S(b.model().nsoft)}); }, "[N, nsoft] volume of each soft body (m^3; Model.soft_volume0 at rest)");
   prop("ncontact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.ncontact(), {b.size()}); }, "[N] active contacts");
+  prop("contact_depth", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.contact_depth(), {b.size()}); },
+       "[N] deepest penetration (m) among the contacts the last step detected at its start (what the step before left)");
 }

@@ -89,3 +89,25 @@ def test_contact_flags_tell_the_ground_from_moving_bodies():
     assert batch.geom_dynamic_contact[0, [ground, lo, hi]].tolist() == [1, 1, 1]
     assert batch.geom_force[0, hi] == pytest.approx(2.0 * 9.81, rel=1e-3)
     assert batch.geom_force[0, lo] == pytest.approx(2 * 2.0 * 9.81 + 2.0 * 9.81, rel=1e-3)
+
+
+def test_contact_depth_is_the_deepest_penetration_the_step_found():
+    """A 0.2 m box placed 2 mm into the ground, one resting on it and one in the air: after
+    a step, contact_depth reads the overlap each world started it with (2 mm, 0, 0: the
+    geometry, by hand); the hard contact pushes the first box out within that step."""
+    import ncpgym
+
+    b = ncpgym.Builder()
+    b.add_geom(0, "plane", size=[5, 5, 0.1])
+    body = b.add_body(0, mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_joint(body, "free")
+    b.add_geom(body, "box", size=[0.1, 0.1, 0.1])
+    m = b.build()
+    batch = ncpgym.Batch(m, 3, num_threads=1)
+    q = np.tile(m.qpos0, (3, 1))
+    q[:, 2] = [0.098, 0.1, 0.5]
+    batch.reset(None, q, np.zeros((3, m.nv)))
+    batch.step()
+    np.testing.assert_allclose(batch.contact_depth, [0.002, 0.0, 0.0], atol=1e-12)
+    batch.step()
+    assert batch.contact_depth[0] < 1e-5 and batch.contact_depth[2] == 0.0

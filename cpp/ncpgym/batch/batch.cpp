@@ -67,6 +67,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   geom_dynamic_.assign(N * m.ngeom, 0);
   geom_force_.assign(N * m.ngeom, 0.0);
   ncontact_.assign(N, 0);
+  contact_depth_.assign(N, 0.0);
   soft_volume_.assign(N * m.nsoft, 0.0);
   root_.assign(m.nbody, 0);
   for (int b = 1; b < m.nbody; ++b) root_[b] = m.body_parent[b] == 0 ? b : root_[m.body_parent[b]];
@@ -210,9 +211,11 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
   std::fill(gd, gd + m.ngeom, 0);
   std::fill(gf, gf + m.ngeom, 0.0);
   int active = 0;
+  double deepest = 0;
   if (with_contacts) {
     const auto& cs = w.stepper->contacts();
     const auto lam = w.stepper->contact_forces();
+    for (const Contact& ct : cs) deepest = std::max(deepest, -ct.dist);
     for (size_t k = 0; k < cs.size(); ++k) {
       const Contact& ct = cs[k];
       const double ln = lam[3 * k];
@@ -244,6 +247,7 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     }
   }
   ncontact_[i] = active;
+  contact_depth_[i] = deepest;
   double* sv = soft_volume_.data() + I * m.nsoft;
   std::fill(sv, sv + m.nsoft, 0.0);
   for (int t = 0; t < m.ntet; ++t) {

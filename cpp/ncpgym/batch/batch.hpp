@@ -85,6 +85,8 @@ class Batch {
   //   [ngeom] (1 if one of them is with a static geom: the ground), geom_dynamic_contact
   //   [ngeom] (1 if one of them is with a moving body or a particle), geom_force [ngeom]
   //   (sum of its contacts' normal forces, N), ncontact [1] (active contacts),
+  //   contact_depth [1] (deepest penetration, m, among the contacts the last step detected
+  //   at its start: what the step before left; 0 without contacts),
   //   soft_volume [nsoft] (each soft body's volume, the sum of its tetrahedra's signed
   //   volumes det(x1 - x0, x2 - x0, x3 - x0) / 6: the volumetric strain is V / V0 - 1).
   double* xpos() { return xpos_.data(); }
@@ -101,6 +103,7 @@ class Batch {
   uint8_t* geom_dynamic_contact() { return geom_dynamic_.data(); }
   double* geom_force() { return geom_force_.data(); }
   int32_t* ncontact() { return ncontact_.data(); }
+  double* contact_depth() { return contact_depth_.data(); }
   double* soft_volume() { return soft_volume_.data(); }
 
  private:
@@ -132,7 +135,7 @@ class Batch {
   std::vector<double> friction_scale_, mass_scale_, gravity_;
   std::vector<uint64_t> key_, counter_;
   std::vector<double> xpos_, xquat_, xipos_, cinert_, cvel_, cfrc_ext_, qfrc_act_, site_xpos_, site_xmat_,
-      geom_force_, soft_volume_;
+      geom_force_, soft_volume_, contact_depth_;
   std::vector<uint8_t> geom_contact_, geom_static_, geom_dynamic_;
   std::vector<int32_t> ncontact_;
   std::vector<int> root_;  // tree root body of each body (0 for the world)
