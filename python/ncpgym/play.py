@@ -1,14 +1,17 @@
-"""python -m ncpgym.play --env ID --policy DIR/final.pt [--episodes N] [--video out.mp4]
+"""python -m ncpgym.play --policy DIR/final.pt [--episodes N] [--video out.mp4] [--json out.json]
 
 Runs a policy saved by ``python -m ncpgym.train`` (deterministic actions) for N episodes,
-one per world, prints their returns and, with ``--video``, films the first ``--worlds`` of
-them side by side (mp4; extra ``render``). Frames go on until every episode has ended; a
-world whose episode ended starts another meanwhile.
+one per world, prints their returns and, for tasks that define ``info["is_success"]``, the
+success rate; with ``--video``, films the first ``--worlds`` of them side by side (mp4;
+extra ``render``). Frames go on until every episode has ended; a world whose episode ended
+starts another meanwhile. The task and its keyword arguments come from the run's
+config.json beside the policy unless ``--env`` / ``--env-kwargs`` are given.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Callable
 
@@ -46,10 +49,13 @@ def rollout(
     seed: int = 12345,
     video: str | Path | None = None,
     max_steps: int | None = None,
-) -> np.ndarray:
+    with_success: bool = False,
+):
     """Returns of one episode per world of ``envs`` under ``act`` (NaN for a world whose
     episode had not ended after ``max_steps``); with ``video``, films the env's render
-    worlds (tiled) at every step into that mp4."""
+    worlds (tiled) at every step into that mp4. With ``with_success``, (returns, success):
+    each episode's ``info["is_success"]`` at its last step (NaN where the task defines none
+    or the episode had not ended)."""
     from .render import tile
 
     writer = None
@@ -59,49 +65,71 @@ def rollout(
         writer = VideoWriter(video, envs.metadata["render_fps"])
     obs, _ = envs.reset(seed=seed)
     n = envs.num_envs
-    ret, out = np.zeros(n), np.full(n, np.nan)
+    ret, out, success = np.zeros(n), np.full(n, np.nan), np.full(n, np.nan)
     finished = np.zeros(n, bool)
     steps = 0
     try:
         if writer is not None:
             writer.append(tile(envs.render()))
         while not finished.all() and (max_steps is None or steps < max_steps):
-            obs, r, term, trunc, _ = envs.step(act(obs))
+            obs, r, term, trunc, info = envs.step(act(obs))
             steps += 1
             ret += np.where(finished, 0.0, r)
             done = (term | trunc) & ~finished
             out[done] = ret[done]
+            if "is_success" in info:
+                success[done] = np.asarray(info["is_success"], float)[done]
             finished |= done
             if writer is not None:
                 writer.append(tile(envs.render()))
     finally:
         if writer is not None:
             writer.close()
-    return out
+    return (out, success) if with_success else out
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m ncpgym.play", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--env", required=True, help=f"task id, one of {', '.join(ncpgym.TASK_IDS)}")
+    ap = argparse.ArgumentParser(prog="python -m ncpgym.play", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument(
         "--policy", type=Path, required=True, help="final.pt or checkpoint_*.pt of ncpgym.train"
     )
+    ap.add_argument("--env", default=None,
+                    help=f"task id (default: the run's, from config.json beside --policy), one of {', '.join(ncpgym.TASK_IDS)}")
+    ap.add_argument("--env-kwargs", default=None, metavar="JSON",
+                    help="task keyword arguments as a JSON object (default: the run's)")
     ap.add_argument("--episodes", type=int, default=1, help="episodes to run (one per world)")
     ap.add_argument("--video", type=Path, default=None, help="mp4 file to film the episodes into")
     ap.add_argument(
         "--worlds", type=int, default=4, help="worlds filmed side by side (at most --episodes)"
     )
-    ap.add_argument("--width", type=int, default=480)
-    ap.add_argument("--height", type=int, default=360)
-    ap.add_argument("--seed", type=int, default=12345)
-    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--width", type=int, default=480, help="video width (pixels)")
+    ap.add_argument("--height", type=int, default=360, help="video height (pixels)")
+    ap.add_argument("--seed", type=int, default=12345, help="seed of the episodes' worlds")
+    ap.add_argument("--threads", type=int, default=0, help="physics threads (0: all cores)")
+    ap.add_argument("--json", type=Path, default=None, help="also write returns and successes to this JSON file")
     args = ap.parse_args(argv)
+    if not args.policy.is_file():
+        ap.error(f"--policy {args.policy} is not a file")
+    run = args.policy.parent / "config.json"
+    made = json.loads(run.read_text()) if run.is_file() else {}
+    if args.env is None:
+        if "env" not in made:
+            ap.error(f"--env is needed: no config.json of a training run beside {args.policy}")
+        args.env = made["env"]
+    if args.env_kwargs is None:
+        env_kwargs = made.get("env_kwargs", {}) if made.get("env") == args.env else {}
+    else:
+        try:
+            env_kwargs = json.loads(args.env_kwargs)
+        except json.JSONDecodeError as e:
+            ap.error(f"--env-kwargs is not JSON: {e}")
+        if not isinstance(env_kwargs, dict):
+            ap.error(f"--env-kwargs must be a JSON object, got {args.env_kwargs!r}")
     if args.env not in ncpgym.TASK_IDS:
         ap.error(f"unknown --env {args.env!r}; registered: {', '.join(ncpgym.TASK_IDS)}")
     if args.episodes < 1:
         ap.error("--episodes must be >= 1")
-    if not args.policy.is_file():
-        ap.error(f"--policy {args.policy} is not a file")
     kw = {}
     if args.video is not None:
         kw = dict(
@@ -110,15 +138,25 @@ def main(argv=None) -> None:
             width=args.width,
             height=args.height,
         )
-    envs = gym.make_vec(args.env, num_envs=args.episodes, num_threads=args.threads, **kw)
+    envs = gym.make_vec(args.env, num_envs=args.episodes, num_threads=args.threads, **kw, **env_kwargs)
     try:
-        returns = rollout(envs, load_policy(args.policy, envs), seed=args.seed, video=args.video)
+        returns, success = rollout(envs, load_policy(args.policy, envs), seed=args.seed, video=args.video,
+                                   with_success=True)
     finally:
         envs.close()
-    print(
-        f"{args.env}: {args.episodes} episode(s), return {np.mean(returns):.1f} "
-        f"(min {np.min(returns):.1f}, max {np.max(returns):.1f})"
-    )
+    line = (f"{args.env}: {args.episodes} episode(s), return {np.mean(returns):.1f} "
+            f"(min {np.min(returns):.1f}, max {np.max(returns):.1f})")
+    defined = not np.isnan(success).any()
+    if defined:
+        line += f", success {int(success.sum())}/{args.episodes} ({100 * success.mean():.0f} %)"
+    print(line)
+    if args.json is not None:
+        report = {"env": args.env, "env_kwargs": env_kwargs, "policy": str(args.policy), "seed": args.seed,
+                  "returns": returns.tolist(), "mean_return": float(np.mean(returns))}
+        if defined:
+            report["success"] = success.astype(bool).tolist()
+            report["success_rate"] = float(success.mean())
+        args.json.write_text(json.dumps(report, indent=1))
     if args.video is not None:
         print(f"video: {args.video}")
 

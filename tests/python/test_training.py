@@ -208,3 +208,143 @@ def test_learning_without_a_progress_bar_prints_log_lines(capsys):
     agent.learn(total_steps=32, progress=False, log_every=0.0)
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("update ")]
     assert len(lines) == 2 and "env steps" in lines[-1] and "32 env steps" in lines[-1]
+
+
+def _tiny_agent(seed=0):
+    envs = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3, num_threads=1)
+    return PPO(envs, PPOConfig(rollout_steps=16, hidden=(8,), seed=seed, torch_threads=1, epochs=2, minibatches=2))
+
+
+def _rows_without_clock(path):
+    import csv
+
+    with open(path, newline="") as f:
+        return [{k: v for k, v in r.items() if k not in ("time_s", "steps_per_s")} for r in csv.DictReader(f)]
+
+
+def test_a_resumed_run_is_bitwise_the_uninterrupted_one(tmp_path):
+    """Stopped by Ctrl-C between updates 2 and 3 and resumed from final.pt, a run with a
+    step budget ends with the same weights, optimiser, normalisers and progress rows as the
+    run that never stopped (worlds mid-episode, torch's random stream and the learning-rate
+    schedule all carry over)."""
+    budget = 5 * 3 * 16
+    straight = _tiny_agent()
+    straight.learn(total_steps=budget, out=tmp_path / "a", progress=False, checkpoint_every=0)
+
+    def ctrl_c(row):
+        if row["update"] == 2:
+            raise KeyboardInterrupt
+
+    first = _tiny_agent()
+    first.learn(total_steps=budget, out=tmp_path / "b", progress=False, checkpoint_every=0, callback=ctrl_c)
+    assert first.interrupted and first.updates == 2
+    second = _tiny_agent(seed=7)  # another seed: everything must come from the checkpoint
+    second.resume(tmp_path / "b" / "final.pt")
+    assert (second.updates, second.env_steps) == (2, 2 * 3 * 16)
+    rows = second.learn(total_steps=budget, out=tmp_path / "b", progress=False, checkpoint_every=0)
+    assert [r["update"] for r in rows] == [1, 2, 3, 4, 5]  # the earlier leg's rows included
+    for k, v in straight.policy.state_dict().items():
+        assert torch.equal(v, second.policy.state_dict()[k]), k
+    np.testing.assert_array_equal(straight.obs_rms.mean, second.obs_rms.mean)
+    assert straight.ret_rms.var == second.ret_rms.var
+    assert straight.finished_returns == second.finished_returns
+    assert _rows_without_clock(tmp_path / "a" / "progress.csv") == _rows_without_clock(tmp_path / "b" / "progress.csv")
+
+
+def test_a_checkpoint_written_inside_a_rollout_is_not_resumable(tmp_path):
+    """Ctrl-C inside a rollout leaves half a rollout behind: final.pt keeps the policy (for
+    play) but refuses to resume, and latest_checkpoint picks the last checkpoint saved
+    between updates instead."""
+    from ncpgym.train import latest_checkpoint
+
+    agent = _tiny_agent()
+    step, calls = agent.envs.step, []
+
+    def step_then_ctrl_c(a):
+        calls.append(1)
+        if len(calls) == 16 * 2 + 5:  # inside the third rollout
+            raise KeyboardInterrupt
+        return step(a)
+
+    agent.envs.step = step_then_ctrl_c
+    agent.learn(total_steps=10**6, out=tmp_path, progress=False, checkpoint_every=1)
+    assert agent.interrupted and agent.updates == 2
+    other = _tiny_agent()
+    with pytest.raises(ValueError, match="during a rollout or an update"):
+        other.resume(tmp_path / "final.pt")
+    other.load(tmp_path / "final.pt")  # still a policy
+    assert latest_checkpoint(tmp_path).name == "checkpoint_00002.pt"
+    with pytest.raises(FileNotFoundError, match="no resumable checkpoint"):
+        latest_checkpoint(tmp_path / "nowhere")
+
+
+def test_training_cli_resumes_a_run_and_keeps_checkpoints_as_asked(tmp_path, capsys):
+    """--checkpoint-every 1 writes a checkpoint per update; --resume DIR --steps N continues
+    that run (its task, worlds and settings from DIR/config.json) to N env steps in all,
+    appending to its progress.csv; --resume of a folder that holds no run is an argparse error."""
+    import csv
+
+    from ncpgym.train.__main__ import main
+
+    common = ["--threads", "1", "--eval-episodes", "2", "--no-progress"]
+    main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "2", "--steps", "64", "--rollout-steps", "16",
+          "--hidden", "8", "--checkpoint-every", "1", "--out", str(tmp_path), *common])
+    assert sorted(p.name for p in tmp_path.glob("checkpoint_*.pt")) == ["checkpoint_00001.pt", "checkpoint_00002.pt"]
+    main(["--resume", str(tmp_path), "--steps", "128", *common])
+    assert "resuming" in capsys.readouterr().out
+    with open(tmp_path / "progress.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    assert [int(r["update"]) for r in table] == [1, 2, 3, 4]
+    assert [int(r["env_steps"]) for r in table] == [32, 64, 96, 128]
+    assert len(list(tmp_path.glob("checkpoint_*.pt"))) == 4  # the run's own --checkpoint-every carries over
+    for argv, message in ((["--resume", str(tmp_path / "empty")], "no config.json"),
+                          (["--resume", str(tmp_path), "--env", "ncpgym/Humanoid-v0"], "that run trains"),
+                          ([], "--env (or --resume DIR)")):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+def test_play_takes_the_task_from_the_run_and_reports_returns_and_success(tmp_path, capsys):
+    """python -m ncpgym.play --policy DIR/final.pt: the task and its kwargs come from the
+    run's config.json; the returns it prints and writes are the sums of rewards of a rollout
+    done here with the same policy and seed; YuMiDrawer defines success (a drawer left shut
+    after 4 steps: 0 of 2), the pendulum does not (no success reported)."""
+    import json
+
+    from ncpgym.play import load_policy, main as play
+    from ncpgym.train.__main__ import main as train
+
+    run = tmp_path / "y"
+    train(["--env", "ncpgym/YuMiDrawer-v0", "--env-kwargs", '{"max_episode_steps": 4}', "--num-envs", "2",
+           "--steps", "16", "--threads", "1", "--rollout-steps", "8", "--hidden", "8", "--eval-episodes", "2",
+           "--no-progress", "--out", str(run)])
+    capsys.readouterr()
+    play(["--policy", str(run / "final.pt"), "--episodes", "2", "--seed", "5", "--json", str(tmp_path / "p.json")])
+    printed = capsys.readouterr().out
+    assert "ncpgym/YuMiDrawer-v0: 2 episode(s)" in printed and "success 0/2 (0 %)" in printed
+    report = json.loads((tmp_path / "p.json").read_text())
+    assert report["success"] == [False, False] and report["success_rate"] == 0.0
+    envs = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=2, max_episode_steps=4)
+    act = load_policy(run / "final.pt", envs)
+    obs, _ = envs.reset(seed=5)
+    total = np.zeros(2)
+    for _ in range(4):
+        obs, r, term, trunc, _ = envs.step(act(obs))
+        total += r
+    assert trunc.all()
+    np.testing.assert_array_equal(report["returns"], total)
+    envs.close()
+
+    ip = tmp_path / "ip"
+    train(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "2", "--steps", "16", "--threads", "1",
+           "--rollout-steps", "8", "--hidden", "8", "--eval-episodes", "2", "--no-progress", "--out", str(ip)])
+    capsys.readouterr()
+    play(["--policy", str(ip / "final.pt"), "--episodes", "2", "--json", str(tmp_path / "q.json")])
+    assert "success" not in capsys.readouterr().out
+    assert "success" not in json.loads((tmp_path / "q.json").read_text())
+    (tmp_path / "lone.pt").write_bytes((ip / "final.pt").read_bytes())
+    with pytest.raises(SystemExit) as e:
+        play(["--policy", str(tmp_path / "lone.pt")])
+    assert e.value.code == 2 and "--env is needed" in capsys.readouterr().err

@@ -5,6 +5,6 @@ an adapter for Stable-Baselines3 (``ncpgym.train.sb3``) and the command line
 Needs the ``train`` extra: ``pip install "ncpgym[train]"``.
 """
 
-from .ppo import PPO, PPOConfig, evaluate
+from .ppo import PPO, PPOConfig, evaluate, latest_checkpoint
 
-__all__ = ["PPO", "PPOConfig", "evaluate"]
+__all__ = ["PPO", "PPOConfig", "evaluate", "latest_checkpoint"]

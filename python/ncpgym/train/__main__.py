@@ -5,6 +5,9 @@ Trains PPO on an ncpgym vector env with a live progress bar; DIR receives progre
 final.pt and learning_curve.png. Ends with an evaluation against a random policy.
 --video films the final policy's evaluation (DIR/videos/final.mp4, --video-worlds worlds
 side by side); --video-every K also films the current policy every K updates.
+--resume DIR continues the run in DIR from its newest checkpoint (same task, worlds and
+PPO settings, read from DIR/config.json) until its budget: the original one, or the
+--minutes / --steps given now (both count the whole run).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 
 import ncpgym
 
-from .ppo import PPO, PPOConfig, evaluate
+from .ppo import PPO, PPOConfig, evaluate, latest_checkpoint
 
 
 def _positive(kind):
@@ -48,11 +51,12 @@ def _non_negative_int(text: str) -> int:
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m ncpgym.train", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--env", required=True, metavar="ID", help=f"task id, one of {', '.join(ncpgym.TASK_IDS)}")
+    ap.add_argument("--env", metavar="ID", help=f"task id (required unless --resume), one of {', '.join(ncpgym.TASK_IDS)}")
     ap.add_argument("--env-kwargs", type=_json_object, default={}, metavar="JSON",
                     help='task keyword arguments, e.g. \'{"mesh": 3}\' (training, videos and evaluation)')
     ap.add_argument("--num-envs", type=_positive(int), default=256, help="worlds stepped in parallel")
-    ap.add_argument("--minutes", type=_positive(float), default=10.0, help="wall-clock budget")
+    ap.add_argument("--minutes", type=_positive(float), default=None,
+                    help="wall-clock budget of the whole run in minutes (default 10; with --resume, the run's own)")
     ap.add_argument("--steps", type=_positive(int), default=None, help="env-step budget (stops at whichever comes first)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the worlds and the network")
     ap.add_argument("--out", type=Path, default=Path("runs") / time.strftime("%Y%m%d-%H%M%S"),
@@ -80,7 +84,33 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--video-every", type=_non_negative_int, default=0, metavar="K",
                     help="also film an episode per filmed world every K updates (within --minutes; 0: never)")
     ap.add_argument("--video-worlds", type=_positive(int), default=2, help="worlds filmed side by side")
+    ap.add_argument("--checkpoint-every", type=_non_negative_int, default=25, metavar="K",
+                    help="write DIR/checkpoint_NNNNN.pt every K updates (0: only final.pt)")
+    ap.add_argument("--resume", type=Path, default=None, metavar="DIR",
+                    help="continue the run in DIR from its newest checkpoint (its config.json gives the task, "
+                         "worlds, seed and PPO settings; outputs go to DIR)")
     return ap
+
+
+# options --resume takes from the run's config.json (a run continues as it was made)
+_RUN_FIELDS = ("env", "env_kwargs", "num_envs", "seed", "threads", "ray_workers", "ray_address", "rollout_steps",
+               "epochs", "minibatches", "lr", "gamma", "hidden", "init_log_std", "checkpoint_every")
+
+
+def _resumed_args(ap: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    cfg_path = args.resume / "config.json"
+    if not cfg_path.exists():
+        ap.error(f"--resume {args.resume}: no config.json there (not a run of python -m ncpgym.train)")
+    made = json.loads(cfg_path.read_text())
+    if args.env is not None and args.env != made["env"]:
+        ap.error(f"--resume {args.resume}: that run trains {made['env']}, not {args.env}")
+    for k in _RUN_FIELDS:
+        if k in made:  # (runs made before an option existed keep today's default)
+            setattr(args, k, made[k])
+    if args.minutes is None and args.steps is None:
+        args.minutes, args.steps = made["minutes"], made["steps"]
+    args.out = args.resume
+    return args
 
 
 def _json_object(text: str) -> dict:
@@ -96,6 +126,12 @@ def _json_object(text: str) -> dict:
 def main(argv=None) -> None:
     ap = parser()
     args = ap.parse_args(argv)
+    if args.resume is not None:
+        args = _resumed_args(ap, args)
+    elif args.env is None:
+        ap.error("the following arguments are required: --env (or --resume DIR)")
+    if args.minutes is None:
+        args.minutes = 10.0
     if args.env not in ncpgym.TASK_IDS:
         ap.error(f"unknown --env {args.env!r}; registered: {', '.join(ncpgym.TASK_IDS)}")
     if args.gamma > 1:
@@ -113,7 +149,13 @@ def main(argv=None) -> None:
                     init_log_std=args.init_log_std)
     agent = PPO(envs, cfg)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "config.json").write_text(json.dumps({**vars(args), "out": str(args.out), "ppo": cfg.__dict__}, indent=1, default=str))
+    if args.resume is not None:
+        ck = latest_checkpoint(args.resume)
+        agent.resume(ck)
+        print(f"resuming {args.resume} from {ck.name}: update {agent.updates}, {agent.env_steps} env steps, "
+              f"{agent.elapsed_before / 60:.1f} min trained")
+    run = {**vars(args), "out": str(args.out), "resume": None, "ppo": cfg.__dict__}
+    (args.out / "config.json").write_text(json.dumps(run, indent=1, default=str))
     print(f"training PPO on {args.env}: {args.num_envs} worlds, budget {args.minutes} min"
           + (f" / {args.steps} steps" if args.steps else "") + f", output in {args.out}")
     film = None
@@ -136,7 +178,7 @@ def main(argv=None) -> None:
                 k = args.video_worlds
                 film(args.out / "videos" / f"update_{row['update']:05d}.mp4", k, k)
 
-    rows = agent.learn(total_steps=args.steps, seconds=60 * args.minutes, out=args.out,
+    rows = agent.learn(total_steps=args.steps, seconds=60 * args.minutes, out=args.out, checkpoint_every=args.checkpoint_every,
                        progress=not args.no_progress, callback=callback)
     envs.close()
     if agent.interrupted:

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["PPOConfig", "ActorCritic", "RunningMeanStd", "PPO", "evaluate"]
+__all__ = ["PPOConfig", "ActorCritic", "RunningMeanStd", "PPO", "evaluate", "latest_checkpoint"]
 
 
 @dataclass
@@ -129,6 +129,9 @@ class PPO:
         self.finished_returns: list[float] = []
         self.finished_lengths: list[int] = []
         self.finished_success: list[float] = []  # info["is_success"] at episode ends, where a task defines it
+        self.elapsed_before = 0.0  # training seconds of earlier legs of a resumed run
+        self.interrupted = False
+        self._between_updates = True  # the trainer's state is that of a finished update
 
     # -- observation and action plumbing --------------------------------------------------
 
@@ -281,8 +284,15 @@ class PPO:
     ) -> list[dict]:
         """Train until `total_steps` env steps or `seconds` of wall time (whichever first)
         or Ctrl-C (then ``self.interrupted`` is True). With `out`, writes progress.csv (one
-        row per update), checkpoints, final.pt and learning_curve.png there. Without a
-        progress bar, prints a line every `log_every` seconds (None: never). Returns the rows."""
+        row per update), a checkpoint every `checkpoint_every` updates (0: none), final.pt
+        and learning_curve.png there. Without a progress bar, prints a line every
+        `log_every` seconds (None: never). Returns the rows (a resumed run's include the
+        earlier legs' rows from `out`/progress.csv).
+
+        Budgets count the whole run: after :meth:`resume`, `total_steps` and `seconds`
+        include the steps and training time before the checkpoint, so the learning rate
+        anneals as in an uninterrupted run (with a step budget the resumed run is bitwise
+        the uninterrupted one)."""
         if total_steps is None and seconds is None:
             raise ValueError("give total_steps or seconds")
         out = Path(out) if out is not None else None
@@ -296,12 +306,12 @@ class PPO:
 
             bar = tqdm(total=planned, unit="step", unit_scale=True, dynamic_ncols=True, mininterval=1.0,
                        desc="PPO", bar_format=None if planned else "{desc}: {n_fmt} steps [{elapsed}, {rate_fmt}]{postfix}")
-        rows: list[dict] = []
-        t0 = time.perf_counter()
+        rows: list[dict] = _previous_rows(out / "progress.csv", self.updates) if out is not None else []
+        t0 = time.perf_counter() - self.elapsed_before  # a resumed run's clock goes on
         writer = None
         fh = None
         self.interrupted = False
-        last_log = t0
+        last_log = time.perf_counter()
         try:
             while True:
                 elapsed = time.perf_counter() - t0
@@ -316,8 +326,10 @@ class PPO:
                         frac = 1.0 - elapsed / seconds
                     for g in self.opt.param_groups:
                         g["lr"] = self.cfg.lr * max(frac, 0.05)
+                self._between_updates = False
                 buf = self.collect()
                 stats = self.update(buf)
+                self.elapsed_before = time.perf_counter() - t0
                 recent = self.finished_returns[-100:]
                 row = {
                     "update": self.updates,
@@ -333,14 +345,16 @@ class PPO:
                     **{k: round(v, 6) for k, v in stats.items()},
                 }
                 rows.append(row)
+                self._between_updates = True
                 if out is not None:
-                    if writer is None:
+                    if writer is None:  # earlier legs' rows first (a resumed run)
                         fh = open(out / "progress.csv", "w", newline="")
                         writer = csv.DictWriter(fh, fieldnames=list(row))
                         writer.writeheader()
+                        writer.writerows(rows[:-1])
                     writer.writerow(row)
                     fh.flush()
-                    if self.updates % checkpoint_every == 0:
+                    if checkpoint_every and self.updates % checkpoint_every == 0:
                         self.save(out / f"checkpoint_{self.updates:05d}.pt")
                 if bar is not None:
                     bar.update(per_update)
@@ -368,6 +382,8 @@ class PPO:
         return rows
 
     def save(self, path: str | Path) -> None:
+        """The policy and observation statistics (what :meth:`load` and ``ncpgym.play``
+        read) and, when saved between updates, everything :meth:`resume` needs."""
         torch.save(
             {
                 "policy": self.policy.state_dict(),
@@ -376,14 +392,92 @@ class PPO:
                 "obs_dim": self.obs_dim,
                 "act_dim": self.act_dim,
                 "env_steps": self.env_steps,
+                "updates": self.updates,
+                # Ctrl-C inside a rollout or an update leaves a half-done state: not resumable
+                "resume": self._trainer_state() if self._between_updates else None,
             },
             path,
         )
+
+    def _trainer_state(self) -> dict[str, Any]:
+        get_state = getattr(self.envs, "get_state", None)
+        return {
+            "optimizer": self.opt.state_dict(),
+            "ret_rms": self.ret_rms.state_dict(),
+            "torch_rng": torch.get_rng_state(),
+            "elapsed": self.elapsed_before,
+            "obs": self._obs.copy(),
+            "disc_return": self._disc_return.copy(),
+            "ep_return": self._ep_return.copy(),
+            "ep_length": self._ep_length.copy(),
+            "after_done": self._after_done.copy(),
+            "finished": (list(self.finished_returns), list(self.finished_lengths), list(self.finished_success)),
+            "envs": get_state() if get_state is not None else None,
+        }
 
     def load(self, path: str | Path) -> None:
         ck = torch.load(path, weights_only=False)
         self.policy.load_state_dict(ck["policy"])
         self.obs_rms.load_state_dict(ck["obs_rms"])
+
+    def resume(self, path: str | Path) -> None:
+        """Continue the run saved at `path` (a checkpoint or final.pt written between
+        updates): policy, optimiser, normalisers, counters, torch's random stream and, for
+        envs with ``get_state`` (ncpgym's vector envs), the worlds mid-episode. Envs
+        without it (Ray shards) start new episodes, seeded by the update count."""
+        ck = torch.load(path, weights_only=False)
+        st = ck.get("resume")
+        if st is None:
+            raise ValueError(f"{path}: saved during a rollout or an update (Ctrl-C) or by an older "
+                             "ncpgym; resume from a checkpoint_*.pt instead")
+        if (ck["obs_dim"], ck["act_dim"], list(ck["config"]["hidden"])) != (self.obs_dim, self.act_dim, list(self.cfg.hidden)):
+            raise ValueError(f"{path}: a policy for {ck['obs_dim']} observations, {ck['act_dim']} actions and "
+                             f"hidden {list(ck['config']['hidden'])}; this trainer has {self.obs_dim}, {self.act_dim}, "
+                             f"{list(self.cfg.hidden)}")
+        self.load(path)
+        self.opt.load_state_dict(st["optimizer"])
+        self.ret_rms.load_state_dict(st["ret_rms"])
+        torch.set_rng_state(st["torch_rng"])
+        self.env_steps, self.updates, self.elapsed_before = ck["env_steps"], ck["updates"], st["elapsed"]
+        self._disc_return, self._ep_return = st["disc_return"].copy(), st["ep_return"].copy()
+        self._ep_length, self._after_done = st["ep_length"].copy(), st["after_done"].copy()
+        self.finished_returns, self.finished_lengths, self.finished_success = (list(x) for x in st["finished"])
+        if st["envs"] is not None and hasattr(self.envs, "set_state"):
+            self.envs.set_state(st["envs"])
+            self._obs = st["obs"].copy()
+        else:  # new episodes: nothing carries over from interrupted ones
+            self._obs, _ = self.envs.reset(seed=self.cfg.seed + self.updates)
+            self._disc_return[:] = 0
+            self._ep_return[:] = 0
+            self._ep_length[:] = 0
+            self._after_done[:] = False
+
+
+def latest_checkpoint(out: str | Path) -> Path:
+    """The resumable checkpoint of the run in `out` with the most updates (final.pt or
+    checkpoint_*.pt)."""
+    best, best_updates = None, -1
+    for path in sorted(Path(out).glob("checkpoint_*.pt")) + [Path(out) / "final.pt"]:
+        if not path.exists():
+            continue
+        ck = torch.load(path, weights_only=False)
+        if ck.get("resume") is not None and ck.get("updates", -1) > best_updates:
+            best, best_updates = path, ck["updates"]
+    if best is None:
+        raise FileNotFoundError(f"{out}: no resumable checkpoint (final.pt or checkpoint_*.pt saved between updates)")
+    return best
+
+
+def _previous_rows(path: Path, upto: int) -> list[dict]:
+    """Rows of an earlier leg's progress.csv up to update `upto` (none for a new run)."""
+    if upto == 0 or not path.exists():
+        return []
+    with open(path, newline="") as fh:
+        rows = [{k: float(v) if k != "update" else int(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+    for r in rows:
+        for k in ("env_steps", "episodes"):
+            r[k] = int(r[k])
+    return [r for r in rows if r["update"] <= upto]
 
 
 def evaluate(envs, act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: int = 12345,
