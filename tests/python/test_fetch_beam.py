@@ -1,6 +1,8 @@
 """Issue 18: the seed's Fetch Beam without the robot (scenes.fetch_beam: 16 links of 3 g
 joined by 250 N m/rad bending springs), against statics solved here independently."""
 
+from types import SimpleNamespace
+
 import mujoco
 import numpy as np
 import pytest
@@ -136,8 +138,9 @@ def test_scripted_insertion_and_the_terms_follow_the_docstring():
     tip, top = d.site_xpos[mj.site("beam_tip").id], d.mocap_pos[0] + [0, 0, 0.04]
     terms = {k: v[0] for k, v in info["reward_terms"].items()}
     assert terms["reach"] == pytest.approx(-np.linalg.norm(tip - top), rel=1e-9)
-    assert terms["insert"] == 0.0 and terms["action"] == 0.0 and terms["bend"] < 1e-3
-    weights = {"reach": 5, "insert": 5, "bend": -5, "action": -0.01}  # the docstring's
+    assert terms["insert"] == 0.0 and terms["success"] == 0.0 and terms["action"] == 0.0
+    assert terms["bend"] < 1e-3
+    weights = {"reach": 5, "insert": 5, "success": 5, "bend": -5, "action": -0.01}  # the docstring's
     assert reward[0] == pytest.approx(sum(w * terms[k] for k, w in weights.items()), rel=1e-12)
     for k in range(1, 90):
         _, reward, term, _, info = env.step(fb.scripted_actions(task, b, k).astype(np.float32))
@@ -145,7 +148,24 @@ def test_scripted_insertion_and_the_terms_follow_the_docstring():
     assert np.all(info["is_success"]), (info["depth"], info["bend"])
     np.testing.assert_allclose(info["depth"], 0.033, atol=2e-3)
     assert np.all(info["bend"] < 0.05) and np.all(info["reward_terms"]["insert"] == 1.0)
+    assert np.all(info["reward_terms"]["success"] == 1.0)
     env.close()
+
+
+def test_depth_earns_nothing_while_the_beam_is_bent():
+    """The docstring's insert term by hand: depth d counts (d / 3 cm, at most 1) only while
+    the bend b < 0.05 rad; success needs d >= 3 cm and b < 0.05. Contexts built by hand."""
+    from ncpgym.tasks import fetch_beam_insert as fb
+    from ncpgym.wrappers import RewardComposition, StepContext
+
+    depth = np.array([0.015, 0.015, 0.035, 0.035, 0.029])
+    bend = np.array([0.01, 0.06, 0.049, 0.051, 0.0])
+    success = (depth >= 0.03) & (bend < 0.05)
+    ctx = StepContext(SimpleNamespace(num_worlds=5), np.zeros((5, 3)), 1 / 30, {"reach": np.zeros(5), "depth": depth, "bend": bend,
+                                                        "success": success})
+    _, terms = RewardComposition(fb.default_terms())(ctx)
+    np.testing.assert_allclose(terms["insert"], [0.5, 0.0, 1.0, 0.0, 0.029 / 0.03], rtol=1e-12)
+    np.testing.assert_array_equal(terms["success"], [0.0, 0.0, 1.0, 0.0, 0.0])
 
 
 def test_the_beam_is_welded_to_the_gripper():
