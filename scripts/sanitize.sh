@@ -9,7 +9,8 @@
 #
 #   bash scripts/sanitize.sh            # everything
 #   bash scripts/sanitize.sh --cpp      # the GoogleTest suite only
-#   bash scripts/sanitize.sh --python   # the Python smoke run only
+#   bash scripts/sanitize.sh --python   # the Python smoke run only (then FUZZ_CASES=300
+#                                       # cases of scripts/fuzz.py, the loader and Builder fuzz)
 #
 # Not in CI (the build alone takes longer than CI's budget allows on 2 cores); run it before
 # resolving an issue that touches the C++ core.
@@ -35,13 +36,14 @@ fi
 
 # The Python package with the sanitized module: a scratch copy of python/ncpgym whose
 # _core is the one just built, run with the sanitizer runtimes preloaded.
+REPO=$(pwd)
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 cp -r python/ncpgym "$SCRATCH/ncpgym"
 rm -f "$SCRATCH"/ncpgym/_core*.so
 cp "$BUILD"/_core*.so "$SCRATCH/ncpgym/"
 PRELOAD="$($PY -c 'import subprocess as s;print(" ".join(s.check_output(["gcc","-print-file-name="+n],text=True).strip() for n in ("libasan.so","libubsan.so")))')"
-(cd "$SCRATCH" && LD_PRELOAD="$PRELOAD" PYTHONPATH="$SCRATCH" $PY - <<'EOF'
+(cd "$SCRATCH" && NCPGYM_REPO="$REPO" LD_PRELOAD="$PRELOAD" PYTHONPATH="$SCRATCH" $PY - <<'EOF'
 import sys
 # an editable install's import hook would hand out the installed ncpgym: use this copy
 sys.meta_path = [f for f in sys.meta_path if "editable" not in type(f).__module__.lower()]
@@ -69,5 +71,10 @@ for name in ("heavy_stack", "pile", "arch", "hanging_chain"):
     b.step(substeps=60)
     print("ok", name, flush=True)
 print("sanitized smoke run: no reports")
+# the loader and Builder fuzz (scripts/fuzz.py) under the sanitizers
+import os, runpy
+fuzz = runpy.run_path(os.path.join(os.environ["NCPGYM_REPO"], "scripts", "fuzz.py"), run_name="fuzz")
+fuzz["main"](["--cases", os.environ.get("FUZZ_CASES", "300")])
+print("sanitized fuzz run: no reports")
 EOF
 )
