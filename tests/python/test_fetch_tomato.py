@@ -231,3 +231,23 @@ def test_a_tomato_off_the_table_is_dropped_and_ends_the_episode():
 def test_bad_mesh_is_refused(bad):
     with pytest.raises(ValueError, match="mesh"):
         ft.FetchTomatoTask(mesh=bad)
+
+
+def test_fingers_move_by_increments_and_the_observation_ends_with_their_target():
+    """The docstring's a[4]: both finger targets start open (0.05 m) and move by 0.002 m x
+    a[4] per step, kept in [0, 0.05]; the last observation entry is that target, and the
+    finger servos are sent it."""
+    env = ft.FetchTomatoVectorEnv(num_envs=2, num_threads=1, mesh=2)
+    obs, _ = env.reset(seed=1)
+    task, b = env.task, env.batch
+    assert obs.shape == (2, 42) and np.all(obs[:, -1] == 0.05)
+    expect = np.array([0.05, 0.05])
+    for a4 in ([-1.0, 1.0], [-0.5, 0.3], [-1.0, -1.0]):
+        a = np.zeros((2, 5), np.float32)
+        a[:, 4] = a4
+        obs, *_ = env.step(a)
+        expect = np.clip(expect + 0.002 * np.array(a4, np.float32), 0.0, 0.05)
+        np.testing.assert_allclose(obs[:, -1], expect, rtol=1e-6)
+        np.testing.assert_allclose(b.ctrl[:, task.idx.finger_act], np.column_stack([expect, expect]), rtol=1e-6)
+    np.testing.assert_allclose(expect, [0.05 - 0.002 - 0.001 - 0.002, 0.05 - 0.002], rtol=1e-6)  # by hand: world 1 clipped open twice
+    env.close()

@@ -19,17 +19,21 @@ still creep 0.04 mm per step, 8 hold it to 0.6 mm over a 0.5 m carry). ``mesh`` 
 
 Action (5, float32 in [-1, 1], clipped): the grip goal moves by 0.01 m x a[0:3] (world x,
 y, z; kept inside the box above the table: x 1.05-1.55, y 0.40-1.10, z 0.42-0.80 m) and
-turns by 0.05 rad x a[3] about the vertical (yaw kept in [-pi/2, pi/2]); a[4] sets both
-finger targets to 0.025 (a[4] + 1) m (-1 closed, +1 open 10 cm). The arm reaches the goal
-through resolved-rate control on the grip site (``envs.fetch.ik_targets``, the gripper
-always pointing down).
+turns by 0.05 rad x a[3] about the vertical (yaw kept in [-pi/2, pi/2]); a[4] moves both
+finger targets by 0.002 m x a[4] (kept in [0, 0.05] m per finger: 0 closed, 0.05 open 10
+cm; they start open). The arm reaches the goal through resolved-rate control on the grip
+site (``envs.fetch.ik_targets``, the gripper always pointing down). The fingers move by
+increments: with absolute targets (a first version) a policy's exploration noise shut them
+on the tomato within a step and crushed it, and PPO learned never to close them (0 %
+success; the same reason AllegroSqueeze-v0 acts by increments).
 
-Observation (41, float64): grip site position (3, m), sin and cos of the goal yaw (2),
+Observation (42, float64): grip site position (3, m), sin and cos of the goal yaw (2),
 finger positions (2, m), arm joint positions (7) and velocities (7), tomato centre minus
 grip site (3), tomato centre velocity (3), tomato centre height above the table (1), plate
 top centre minus tomato centre (3), whether each pad touches something that moves (2),
 tanh(closing force of each finger servo / 10 N) (2), peak compression (1), the scale's
-reading over the tomato's mass (1), grip goal minus grip site (3), goal yaw (1).
+reading over the tomato's mass (1), grip goal minus grip site (3), goal yaw (1), finger
+target (1, m).
 
 Let T be the tomato's mass-weighted centre, g the grip site, P the plate top's centre, d0
 the start distance |T_xy - P_xy| (0.5 m), F the squeeze, the larger closing force of the
@@ -87,6 +91,8 @@ from ..wrappers import RewardComposition, RewardTerm, StepContext
 H = 0.0083
 STEP_POS = 0.01
 STEP_YAW = 0.05
+STEP_FINGER = 0.002     # m per env step
+FINGER_OPEN = 0.05      # m: the finger joints' upper limit
 WORKSPACE = (np.array([1.05, 0.40, fetch.TABLE_TOP + 0.02]), np.array([1.55, 1.10, 0.80]))
 LIFT_HEIGHT = 0.15
 SAFE_SQUEEZE = 10.0     # N
@@ -144,6 +150,7 @@ class FetchTomatoTask(Task):
         self.targets = np.zeros((0, 12))
         self.goal = np.zeros((0, 3))
         self.yaw = np.zeros(0)
+        self.finger = np.zeros(0)
         self.start_dist = np.ones(0)
 
     def build_model(self):
@@ -163,7 +170,7 @@ class FetchTomatoTask(Task):
         return model
 
     def spaces(self, model):
-        obs = gym.spaces.Box(-np.inf, np.inf, shape=(41,), dtype=np.float64)
+        obs = gym.spaces.Box(-np.inf, np.inf, shape=(42,), dtype=np.float64)
         act = gym.spaces.Box(-1.0, 1.0, shape=(5,), dtype=np.float32)
         return obs, act
 
@@ -172,6 +179,7 @@ class FetchTomatoTask(Task):
             self.targets = np.tile(self.home[self.idx.act_q], (n, 1))
             self.goal = np.zeros((n, 3))
             self.yaw = np.zeros(n)
+            self.finger = np.full(n, FINGER_OPEN)
             self.start_dist = np.full(n, 0.5)
 
     # -- state of the scene ---------------------------------------------------------------
@@ -215,6 +223,7 @@ class FetchTomatoTask(Task):
         batch.mocap_pos[worlds, 0, :2] = np.array(fetch.SCALE_POS) + batch.uniform(worlds, 2, -PLACE_NOISE, PLACE_NOISE)
         self.targets[worlds] = q[:, self.idx.act_q]
         self.yaw[worlds] = 0.0
+        self.finger[worlds] = FINGER_OPEN
         return q, np.zeros((n, batch.model.nv))
 
     def after_reset(self, batch, worlds):
@@ -233,7 +242,8 @@ class FetchTomatoTask(Task):
         self.targets[:, self.idx.arm_act] = fetch.ik_targets(
             batch.model, batch.q, self.idx, self.targets[:, self.idx.arm_act], self.goal, fetch.yaw_frame(self.yaw),
             pos, R, goal_step=step)
-        self.targets[:, self.idx.finger_act] = 0.025 * (action[:, 4:5] + 1.0)
+        self.finger = np.clip(self.finger + STEP_FINGER * action[:, 4], 0.0, FINGER_OPEN)
+        self.targets[:, self.idx.finger_act] = self.finger[:, None]
         return self.targets.copy()
 
     def observe(self, batch):
@@ -247,7 +257,8 @@ class FetchTomatoTask(Task):
             batch.q[:, i.arm_q], batch.u[:, i.arm_v], T - pos, vT, T[:, 2:] - fetch.TABLE_TOP,
             self.plate_top(batch) - T, batch.geom_dynamic_contact[:, i.pads].astype(np.float64),
             np.tanh(self.closing(batch) / 10.0), self.compression(batch)[:, None],
-            self.reading(batch)[:, None] / self.mass, self.goal - pos, self.yaw[:, None]], axis=1)
+            self.reading(batch)[:, None] / self.mass, self.goal - pos, self.yaw[:, None],
+            self.finger[:, None]], axis=1)
 
     def evaluate(self, batch, before, ctrl, dt):
         pos, _ = self.grip(batch)
@@ -302,26 +313,28 @@ def scripted_actions(task: FetchTomatoTask, batch, step: int, start: np.ndarray,
     """Actions [N, 5] of a scripted pick-and-place at env step ``step`` (``start`` [N, 3]:
     each world's tomato centre at the episode start; ``plate`` [N, 3]: its plate top):
     over the tomato (40 steps), down to the grasp height (30), close the fingers to
-    SQUEEZE_TARGET (20), lift to 0.65 m (30), carry over the plate while the wrist turns
+    SQUEEZE_TARGET (20; at the fingers' full rate of 2 mm per step), lift to 0.65 m (30),
+    carry over the plate while the wrist turns
     by 90 degrees (100 steps at up to 5 mm per step), lower the tomato onto the plate (40),
     open (20) and rise (20). The grip goal moves towards each phase's point at up to 1 cm
     per step (the action's full scale); reads only the task's goal and the two points."""
     grasp_z = start[:, 2] - 0.005
     over = start + [0.0, 0.0, 0.12]
     place = plate + [0.0, 0.0, fetch.TOMATO_RADII[2] - 0.002]
-    phases = [  # (last step, goal point, yaw, fingers, speed scale)
-        (40, over, 0.0, 1.0, 1.0),
-        (70, np.column_stack([start[:, :2], grasp_z]), 0.0, 1.0, 0.5),
-        (90, np.column_stack([start[:, :2], grasp_z]), 0.0, SQUEEZE_TARGET / 0.025 - 1.0, 0.5),
-        (120, np.column_stack([start[:, :2], np.full(len(start), 0.65)]), 0.0, SQUEEZE_TARGET / 0.025 - 1.0, 0.5),
-        (220, np.column_stack([plate[:, :2], np.full(len(start), 0.65)]), np.pi / 2, SQUEEZE_TARGET / 0.025 - 1.0, 0.5),
-        (260, place, np.pi / 2, SQUEEZE_TARGET / 0.025 - 1.0, 0.3),
-        (280, place, np.pi / 2, 1.0, 0.3),
-        (10**9, place + [0.0, 0.0, 0.1], np.pi / 2, 1.0, 0.5),
+    held = SQUEEZE_TARGET
+    phases = [  # (last step, goal point, yaw, finger target (m), speed scale)
+        (40, over, 0.0, FINGER_OPEN, 1.0),
+        (70, np.column_stack([start[:, :2], grasp_z]), 0.0, FINGER_OPEN, 0.5),
+        (90, np.column_stack([start[:, :2], grasp_z]), 0.0, held, 0.5),
+        (120, np.column_stack([start[:, :2], np.full(len(start), 0.65)]), 0.0, held, 0.5),
+        (220, np.column_stack([plate[:, :2], np.full(len(start), 0.65)]), np.pi / 2, held, 0.5),
+        (260, place, np.pi / 2, held, 0.3),
+        (280, place, np.pi / 2, FINGER_OPEN, 0.3),
+        (10**9, place + [0.0, 0.0, 0.1], np.pi / 2, FINGER_OPEN, 0.5),
     ]
     end, point, yaw, fingers, speed = next(p for p in phases if step < p[0])
     a = np.zeros((batch.num_worlds, 5))
     a[:, :3] = np.clip((point - task.goal) / STEP_POS, -speed, speed)
     a[:, 3] = np.clip((yaw - task.yaw) / STEP_YAW, -0.5, 0.5)
-    a[:, 4] = fingers
+    a[:, 4] = np.clip((fingers - task.finger) / STEP_FINGER, -1.0, 1.0)
     return a
