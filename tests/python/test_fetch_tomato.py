@@ -250,4 +250,6 @@ def test_fingers_move_by_increments_and_the_observation_ends_with_their_target()
         np.testing.assert_allclose(obs[:, -1], expect, rtol=1e-6)
         np.testing.assert_allclose(b.ctrl[:, task.idx.finger_act], np.column_stack([expect, expect]), rtol=1e-6)
     np.testing.assert_allclose(expect, [0.05 - 0.002 - 0.001 - 0.002, 0.05 - 0.002], rtol=1e-6)  # by hand: world 1 clipped open twice
+    obs, _ = env.reset(seed=2)  # a new episode starts open again
+    assert np.all(obs[:, -1] == 0.05)
     env.close()
