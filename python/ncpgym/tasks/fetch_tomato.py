@@ -209,17 +209,14 @@ class FetchTomatoTask(Task):
         return scale.reading(batch.q[:, self.needle_q])
 
     def grip(self, batch):
-        n = batch.num_worlds
-        return batch.site_xpos[:, self.idx.grip_site], batch.site_xmat[:, self.idx.grip_site].reshape(n, 3, 3)
+        return fetch.grip_frame(batch, self.idx)
 
     # -- hooks ----------------------------------------------------------------------------
 
     def reset_states(self, batch, worlds):
         self._ensure(batch.num_worlds)
         n = len(worlds)
-        q = np.tile(self.home, (n, 1))
-        q[:, self.idx.arm_q] += batch.uniform(worlds, 7, -ARM_NOISE, ARM_NOISE)
-        q[:, self.idx.arm_q] = np.clip(q[:, self.idx.arm_q], self.idx.arm_lo, self.idx.arm_hi)
+        q = fetch.noisy_home(self.home, self.idx, batch, worlds, ARM_NOISE)
         batch.mocap_pos[worlds, 0, :2] = np.array(fetch.SCALE_POS) + batch.uniform(worlds, 2, -PLACE_NOISE, PLACE_NOISE)
         self.targets[worlds] = q[:, self.idx.act_q]
         self.yaw[worlds] = 0.0

@@ -169,6 +169,21 @@ def home_pose(mj: mujoco.MjModel, opening: float = 0.045, arm=HOME_ARM) -> np.nd
     return q
 
 
+def noisy_home(home: np.ndarray, idx: FetchIndices, batch, worlds: np.ndarray, noise: float) -> np.ndarray:
+    """Rows [len(worlds), nq] of the home pose with each arm joint moved by uniform noise in
+    [-noise, noise] rad from each world's stream, kept within the joint limits."""
+    q = np.tile(home, (len(worlds), 1))
+    q[:, idx.arm_q] += batch.uniform(worlds, 7, -noise, noise)
+    q[:, idx.arm_q] = np.clip(q[:, idx.arm_q], idx.arm_lo, idx.arm_hi)
+    return q
+
+
+def grip_frame(batch, idx: FetchIndices) -> tuple[np.ndarray, np.ndarray]:
+    """The grip site's position [N, 3] and rotation [N, 3, 3] in every world."""
+    n = batch.num_worlds
+    return batch.site_xpos[:, idx.grip_site], batch.site_xmat[:, idx.grip_site].reshape(n, 3, 3)
+
+
 def yaw_frame(yaw) -> np.ndarray:
     """Gripper orientations [..., 3, 3] pointing down, turned by ``yaw`` about world z."""
     yaw = np.asarray(yaw, float)
