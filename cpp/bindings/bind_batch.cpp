@@ -167,6 +167,8 @@ status 1 until reset.
   prop("status", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.status(), {b.size()}); }, "[N] 0 ok, 1 diverged in the last step");
   prop("friction_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.friction_scale(), {b.size()}); }, "[N] friction multiplier per world");
   prop("mass_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mass_scale(), {b.size()}); }, "[N] mass multiplier per world (bodies, particles)");
+  prop("stiffness_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.stiffness_scale(), {b.size()}); },
+       "[N] stiffness multiplier per world (Young's modulus of every tetrahedron; Poisson's ratio kept)");
   prop("gravity", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.gravity(), {b.size(), S(3)}); }, "[N, 3] gravity per world");
   // Mocap poses and equality switches: views, and assignment with a shape/dtype check.
   c.def_property(

@@ -260,6 +260,7 @@ class Batch:
     activation: ArrayF
     friction_scale: ArrayF
     mass_scale: ArrayF
+    stiffness_scale: ArrayF
     gravity: ArrayF
     xpos: ArrayF
     xquat: ArrayF

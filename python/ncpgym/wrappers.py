@@ -247,19 +247,21 @@ class RecordVectorVideo(gym.vector.VectorWrapper):
 
 class DomainRandomization(gym.vector.VectorWrapper):
     """Physics parameters drawn per world at every reset (``reset()`` and autoresets):
-    ``friction`` and ``mass`` are (low, high) ranges of the batch's ``friction_scale`` and
-    ``mass_scale`` multipliers, ``gravity`` a (low, high) pair of 3-vectors (m/s^2, per
+    ``friction``, ``mass`` and ``stiffness`` are (low, high) ranges of the batch's
+    ``friction_scale``, ``mass_scale`` and ``stiffness_scale`` multipliers (stiffness: the
+    Young's modulus of soft bodies' elements, so a soft ball, tomato or finger is softer or
+    harder per world), ``gravity`` a (low, high) pair of 3-vectors (m/s^2, per
     component). Each world draws from its own counter-based stream
     (``Batch.uniform``), so a seed gives the same parameters whatever the batch size or
     thread count; a parameter left None keeps its value. The current values are in
-    ``info["domain"]`` after every reset and step (``friction``, ``mass``: [N];
-    ``gravity``: [N, 3]).
+    ``info["domain"]`` after every reset and step (``friction``, ``mass``, ``stiffness``:
+    [N]; ``gravity``: [N, 3]).
 
     ``envs = DomainRandomization(gym.make_vec("ncpgym/Humanoid-v0", 64), friction=(0.5, 1.5),
     mass=(0.8, 1.2), gravity=((0, 0, -10.3), (0, 0, -9.3)))``
     """
 
-    def __init__(self, env, *, friction=None, mass=None, gravity=None):
+    def __init__(self, env, *, friction=None, mass=None, stiffness=None, gravity=None):
         super().__init__(env)
         base = env.unwrapped
         if not hasattr(base, "reset_hooks"):
@@ -267,6 +269,7 @@ class DomainRandomization(gym.vector.VectorWrapper):
                             f"{type(base).__name__}")
         self.friction = self._range("friction", friction)
         self.mass = self._range("mass", mass)
+        self.stiffness = self._range("stiffness", stiffness)
         self.gravity = None
         if gravity is not None:
             lo, hi = (np.asarray(g, float) for g in gravity)
@@ -290,13 +293,15 @@ class DomainRandomization(gym.vector.VectorWrapper):
             batch.friction_scale[worlds] = batch.uniform(worlds, 1, *self.friction)[:, 0]
         if self.mass is not None:
             batch.mass_scale[worlds] = batch.uniform(worlds, 1, *self.mass)[:, 0]
+        if self.stiffness is not None:
+            batch.stiffness_scale[worlds] = batch.uniform(worlds, 1, *self.stiffness)[:, 0]
         if self.gravity is not None:
             lo, hi = self.gravity
             batch.gravity[worlds] = lo + batch.uniform(worlds, 3, 0.0, 1.0) * (hi - lo)
 
     def _info(self, info):
         info["domain"] = {"friction": self.batch.friction_scale.copy(), "mass": self.batch.mass_scale.copy(),
-                          "gravity": self.batch.gravity.copy()}
+                          "stiffness": self.batch.stiffness_scale.copy(), "gravity": self.batch.gravity.copy()}
         return info
 
     def reset(self, *, seed=None, options=None):

@@ -214,7 +214,7 @@ def test_domain_randomization_draws_per_world_at_every_reset():
 
     def make(n, threads, seed):
         envs = DomainRandomization(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=n, num_threads=threads),
-                                   friction=(0.5, 1.5), mass=(0.8, 1.2),
+                                   friction=(0.5, 1.5), mass=(0.8, 1.2), stiffness=(0.5, 2.0),
                                    gravity=((-0.5, 0.0, -10.3), (0.5, 0.0, -9.3)))
         _, info = envs.reset(seed=seed)
         return envs, info["domain"]
@@ -222,11 +222,13 @@ def test_domain_randomization_draws_per_world_at_every_reset():
     a, da = make(3, 1, 7)
     b, db = make(5, 2, 7)
     _, dc = make(3, 1, 8)
-    for k in ("friction", "mass", "gravity"):
+    for k in ("friction", "mass", "stiffness", "gravity"):
         np.testing.assert_array_equal(da[k], db[k][:3])
         assert not np.array_equal(da[k], dc[k])
     assert np.all((da["friction"] >= 0.5) & (da["friction"] <= 1.5)) and np.ptp(da["friction"]) > 0
     assert np.all((da["mass"] >= 0.8) & (da["mass"] <= 1.2))
+    assert np.all((da["stiffness"] >= 0.5) & (da["stiffness"] <= 2.0)) and np.ptp(da["stiffness"]) > 0
+    np.testing.assert_array_equal(da["stiffness"], a.unwrapped.batch.stiffness_scale)
     g = da["gravity"]
     assert np.all(np.abs(g[:, 0]) <= 0.5) and np.all(g[:, 1] == 0) and np.all((g[:, 2] >= -10.3) & (g[:, 2] <= -9.3))
     # only world 1 resets: only its parameters change

@@ -128,3 +128,26 @@ def test_voxelised_ellipsoid_has_the_right_volume_and_orientation():
     assert np.unique(t2).size == len(v2)  # no unused vertices
     with pytest.raises(ValueError):
         ellipsoid_mesh([0.05, 0.0, 0.02], 8)
+
+
+def test_stiffness_scale_per_world_scales_the_cantilever_deflection_inversely():
+    """Batch.stiffness_scale multiplies each world's Young's modulus: the same cantilever
+    (E = 1e7 Pa, small deflection, linear elasticity) in worlds scaled 1, 2 and 0.5 sags
+    1, 1/2 and 2 times as much (Euler-Bernoulli: tip deflection = rho g A L^4 / (8 E I));
+    world 0 equals the Simulator's static tip."""
+    L, a = 0.2, 0.02
+    v, t = box_mesh((L, a, a), (8, 2, 2), origin=(0, -a / 2, -a / 2))
+    b = ncpgym.Builder()
+    b.set_timestep(1 / 30)
+    first, _ = add_mesh(b, v, t, density=1000.0, young=1e7, poisson=0.3)
+    for i in np.flatnonzero(v[:, 0] < 1e-9):
+        b.add_attachment(int(first + i), 0, v[i])
+    m = b.build()
+    batch = ncpgym.Batch(m, 3, num_threads=2)
+    batch.stiffness_scale[:] = [1.0, 2.0, 0.5]
+    batch.step(substeps=90)
+    tip = np.flatnonzero(np.abs(v[:, 0] - L) < 1e-9)
+    sag = -batch.x[:, tip, 2].mean(axis=1)
+    assert np.abs(batch.v).max() < 1e-6  # static
+    np.testing.assert_allclose(sag / sag[0], [1.0, 0.5, 2.0], rtol=5e-3)
+    assert sag[0] == pytest.approx(cantilever_tip((8, 2, 2)), rel=1e-12)

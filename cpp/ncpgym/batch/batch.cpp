@@ -47,6 +47,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   status_.assign(N, 0);
   friction_scale_.assign(N, 1.0);
   mass_scale_.assign(N, 1.0);
+  stiffness_scale_.assign(N, 1.0);
   gravity_.resize(3 * N);
   for (size_t i = 0; i < N; ++i)
     for (int k = 0; k < 3; ++k) gravity_[3 * i + k] = m.gravity[k];
@@ -96,6 +97,11 @@ void Batch::apply_parameters(Workspace& w, int i) const {
     m.particle_friction[p] = fs * b.particle_friction[p];
   }
   for (int g = 0; g < b.ngeom; ++g) m.geom_friction[g] = fs * b.geom_friction[g];
+  const double ss = stiffness_scale_[i];  // E scales, nu stays: both Lame parameters scale
+  for (int t = 0; t < b.ntet; ++t) {
+    m.tet_mu[t] = ss * b.tet_mu[t];
+    m.tet_lambda[t] = ss * b.tet_lambda[t];
+  }
   m.gravity = Vec3(gravity_[3 * i], gravity_[3 * i + 1], gravity_[3 * i + 2]);
   const size_t I = static_cast<size_t>(i);
   for (int k = 0; k < b.nmocap; ++k)  // kinematic bodies at the world's mocap pose
