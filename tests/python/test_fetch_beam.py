@@ -212,3 +212,25 @@ def test_fetch_beam_insert_refuses_unknown_arguments():
         gym.make_vec("ncpgym/FetchBeamInsert-v0", num_envs=1, mesh=3)
     with pytest.raises(ValueError, match="unknown reward terms"):
         gym.make_vec("ncpgym/FetchBeamInsert-v0", num_envs=1, reward_weights={"lift": 1.0})
+
+
+def test_success_needs_the_depth_and_a_straight_beam():
+    """A state built by hand and judged by the task: the fixture moved so that the tip is
+    3.5 cm below the hole's top, inside its outline. Straight (bend 0): success, insert 1.
+    Every link turned by 0.004 rad (bend 0.064 > 0.05): no success, insert 0, though d is the
+    same 3.5 cm."""
+    env, task, b = beam_env(1)
+    ys = task.beam_q[0::2]
+    for turn, ok in ((0.0, True), (0.004, False)):
+        q = b.q.copy()
+        q[0, ys] = turn
+        b.reset(np.ones(1, np.uint8), q, np.zeros_like(b.u))
+        tip = task.tip_pos(b)[0].copy()
+        b.mocap_pos[0, 0] = [tip[0], tip[1], tip[2] + 0.035 - 0.04]  # the hole's top (fixture + 4 cm) 3.5 cm above
+        b.forward()
+        _, _, info = task.evaluate(b, None, np.zeros((1, 3)), 4 * 0.0083)
+        assert info["depth"][0] == pytest.approx(0.035, abs=1e-9)
+        assert info["bend"][0] == pytest.approx(16 * turn, abs=1e-9)
+        assert info["is_success"][0] == ok
+        assert info["reward_terms"]["success"][0] == float(ok) and info["reward_terms"]["insert"][0] == float(ok)
+    env.close()
