@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["batch_state", "restore_batch", "task_state", "restore_task"]
+__all__ = ["batch_state", "restore_batch", "simulator_state", "restore_simulator", "task_state", "restore_task"]
 
 # the writable per-world arrays of a Batch, by name
 BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "mocap_pos", "mocap_quat", "eq_active",
@@ -44,6 +44,30 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
         dst[...] = src
     batch.rng_state = state["rng_state"]
     batch.forward()
+
+
+# the writable arrays of a Simulator (its one world), by name
+SIMULATOR_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "mocap_pos", "mocap_quat", "eq_active")
+
+
+def simulator_state(sim: _core.Simulator) -> dict[str, np.ndarray]:
+    """Copies of everything a Simulator's world needs to continue bitwise identically (it
+    keeps nothing else between steps, unless ``warm_start=True`` whose multipliers are
+    not saved)."""
+    return {k: np.array(getattr(sim, k), copy=True) for k in SIMULATOR_FIELDS}
+
+
+def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> None:
+    """Write a :func:`simulator_state` back (same model)."""
+    for k in SIMULATOR_FIELDS:
+        dst = getattr(sim, k)
+        src = np.asarray(state[k])
+        if src.shape != dst.shape:
+            raise ValueError(f"state['{k}']: shape {src.shape}, the simulator has {dst.shape}")
+        if k in ("q", "u", "mocap_pos", "mocap_quat", "eq_active"):
+            setattr(sim, k, src.copy())  # properties with setters (checked on assignment)
+        else:
+            dst[...] = src
 
 
 def task_state(task) -> dict[str, Any]:

@@ -154,3 +154,29 @@ def test_batch_steps_do_not_depend_on_how_they_are_chunked():
     for _ in range(40):
         b.step()
     assert np.array_equal(a.q, b.q) and np.array_equal(a.u, b.u)
+
+
+def test_a_saved_simulator_state_continues_bitwise():
+    """The PneuNet gripper (rigid bodies, particles, activations, servos) mid-grasp:
+    restore_simulator(simulator_state(sim)) replays the next 40 steps bitwise; a state of
+    another model is refused by shape."""
+    from ncpgym.envs.pneunet import build_gripper
+    from ncpgym.state import restore_simulator, simulator_state
+
+    m, _ = build_gripper()
+    sim = ncpgym.Simulator(m)
+
+    def run(k0, k1):
+        for k in range(k0, k1):
+            sim.activation[:] = 0.25 * min(1.0, k / 30)
+            sim.step(ctrl=np.full(m.nu, 0.001 * max(0, k - 30)))
+        return np.concatenate([sim.q, sim.u, sim.x.ravel(), sim.v.ravel()])
+
+    run(0, 40)
+    saved = simulator_state(sim)
+    first = run(40, 80)
+    restore_simulator(sim, saved)
+    assert np.array_equal(run(40, 80), first)
+    other = ncpgym.Simulator(ncpgym.load_model("<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>"))
+    with pytest.raises(ValueError, match="shape"):
+        restore_simulator(other, saved)
