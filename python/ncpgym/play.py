@@ -20,6 +20,8 @@ import numpy as np
 
 import ncpgym
 
+from ._cli import json_object
+
 __all__ = ["load_policy", "rollout", "main"]
 
 
@@ -96,7 +98,7 @@ def main(argv=None) -> None:
     )
     ap.add_argument("--env", default=None,
                     help=f"task id (default: the run's, from config.json beside --policy), one of {', '.join(ncpgym.TASK_IDS)}")
-    ap.add_argument("--env-kwargs", default=None, metavar="JSON",
+    ap.add_argument("--env-kwargs", type=json_object, default=None, metavar="JSON",
                     help="task keyword arguments as a JSON object (default: the run's)")
     ap.add_argument("--episodes", type=int, default=1, help="episodes to run (one per world)")
     ap.add_argument("--video", type=Path, default=None, help="mp4 file to film the episodes into")
@@ -117,15 +119,9 @@ def main(argv=None) -> None:
         if "env" not in made:
             ap.error(f"--env is needed: no config.json of a training run beside {args.policy}")
         args.env = made["env"]
-    if args.env_kwargs is None:
+    env_kwargs = args.env_kwargs
+    if env_kwargs is None:
         env_kwargs = made.get("env_kwargs", {}) if made.get("env") == args.env else {}
-    else:
-        try:
-            env_kwargs = json.loads(args.env_kwargs)
-        except json.JSONDecodeError as e:
-            ap.error(f"--env-kwargs is not JSON: {e}")
-        if not isinstance(env_kwargs, dict):
-            ap.error(f"--env-kwargs must be a JSON object, got {args.env_kwargs!r}")
     if args.env not in ncpgym.TASK_IDS:
         ap.error(f"unknown --env {args.env!r}; registered: {', '.join(ncpgym.TASK_IDS)}")
     if args.episodes < 1:

@@ -22,6 +22,7 @@ import numpy as np
 
 import ncpgym
 
+from .._cli import json_object
 from .ppo import PPO, PPOConfig, evaluate, latest_checkpoint
 
 
@@ -52,7 +53,7 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m ncpgym.train", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--env", metavar="ID", help=f"task id (required unless --resume), one of {', '.join(ncpgym.TASK_IDS)}")
-    ap.add_argument("--env-kwargs", type=_json_object, default={}, metavar="JSON",
+    ap.add_argument("--env-kwargs", type=json_object, default={}, metavar="JSON",
                     help='task keyword arguments, e.g. \'{"mesh": 3}\' (training, videos and evaluation)')
     ap.add_argument("--num-envs", type=_positive(int), default=256, help="worlds stepped in parallel")
     ap.add_argument("--minutes", type=_positive(float), default=None,
@@ -111,16 +112,6 @@ def _resumed_args(ap: argparse.ArgumentParser, args: argparse.Namespace) -> argp
         args.minutes, args.steps = made["minutes"], made["steps"]
     args.out = args.resume
     return args
-
-
-def _json_object(text: str) -> dict:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise argparse.ArgumentTypeError(f"not JSON: {e}") from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
-    return value
 
 
 def main(argv=None) -> None:

@@ -416,7 +416,9 @@ class PPO:
         }
 
     def load(self, path: str | Path) -> None:
-        ck = torch.load(path, weights_only=False)
+        self._load_policy(torch.load(path, weights_only=False))
+
+    def _load_policy(self, ck: dict) -> None:
         self.policy.load_state_dict(ck["policy"])
         self.obs_rms.load_state_dict(ck["obs_rms"])
 
@@ -434,7 +436,7 @@ class PPO:
             raise ValueError(f"{path}: a policy for {ck['obs_dim']} observations, {ck['act_dim']} actions and "
                              f"hidden {list(ck['config']['hidden'])}; this trainer has {self.obs_dim}, {self.act_dim}, "
                              f"{list(self.cfg.hidden)}")
-        self.load(path)
+        self._load_policy(ck)
         self.opt.load_state_dict(st["optimizer"])
         self.ret_rms.load_state_dict(st["ret_rms"])
         torch.set_rng_state(st["torch_rng"])
@@ -455,15 +457,22 @@ class PPO:
 
 def latest_checkpoint(out: str | Path) -> Path:
     """The resumable checkpoint of the run in `out` with the most updates (final.pt or
-    checkpoint_*.pt)."""
-    best, best_updates = None, -1
-    for path in sorted(Path(out).glob("checkpoint_*.pt")) + [Path(out) / "final.pt"]:
-        if not path.exists():
-            continue
+    checkpoint_*.pt). Checkpoints are read newest first (their names carry the update) and
+    only until the first resumable one: each holds the worlds' state."""
+    def resumable_updates(path: Path) -> int:
         ck = torch.load(path, weights_only=False)
-        if ck.get("resume") is not None and ck.get("updates", -1) > best_updates:
-            best, best_updates = path, ck["updates"]
-    if best is None:
+        return ck.get("updates", -1) if ck.get("resume") is not None else -1
+
+    final = Path(out) / "final.pt"
+    best, best_updates = (final, resumable_updates(final)) if final.exists() else (None, -1)
+    for path in sorted(Path(out).glob("checkpoint_*.pt"), reverse=True):
+        if int(path.stem.split("_")[1]) <= best_updates:
+            break  # final.pt is newer than every checkpoint left
+        updates = resumable_updates(path)
+        if updates > best_updates:
+            best, best_updates = path, updates
+            break
+    if best is None or best_updates < 0:
         raise FileNotFoundError(f"{out}: no resumable checkpoint (final.pt or checkpoint_*.pt saved between updates)")
     return best
 
