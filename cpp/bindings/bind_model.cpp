@@ -134,6 +134,37 @@ void bind_model(py::module_& m) {
         return a;
       }, "[ntri, 3] boundary triangles of the soft bodies (particle ids, outward)")
       .def_readonly("nactgroup", &Model::nactgroup)
+      .def_readonly("nrodedge", &Model::nrodedge, "rod edges (each with a ghost particle)")
+      .def_readonly("nrodnode", &Model::nrodnode, "interior rod nodes (bend-twist elements)")
+      .def_property_readonly("rod_edges", [](const Model& m) {
+        py::array_t<int> a({py::ssize_t(m.nrodedge), py::ssize_t(3)});
+        for (int e = 0; e < m.nrodedge; ++e)
+          for (int k = 0; k < 3; ++k) a.mutable_at(e, k) = m.rodedge_p[e][k];
+        return a;
+      }, "(nrodedge, 3) particle ids of each rod edge: nodes a, b and the ghost")
+      .def_property_readonly("rod_node_edges", [](const Model& m) {
+        py::array_t<int> a({py::ssize_t(m.nrodnode), py::ssize_t(2)});
+        for (int k = 0; k < m.nrodnode; ++k)
+          for (int j = 0; j < 2; ++j) a.mutable_at(k, j) = m.rodnode_edge[k][j];
+        return a;
+      }, "(nrodnode, 2) incoming and outgoing edge of each interior rod node")
+      .def_property_readonly("rod_node_rest", [](const Model& m) {
+        py::array_t<double> a({py::ssize_t(m.nrodnode), py::ssize_t(3)});
+        for (int k = 0; k < m.nrodnode; ++k)
+          for (int j = 0; j < 3; ++j) a.mutable_at(k, j) = m.rodnode_rest[k][j];
+        return a;
+      }, "(nrodnode, 3) natural kappa1, kappa2 (integrated) and twist of each interior node")
+      .def_property_readonly("rod_node_compliance", [](const Model& m) {
+        py::array_t<double> a({py::ssize_t(m.nrodnode), py::ssize_t(3)});
+        for (int k = 0; k < m.nrodnode; ++k)
+          for (int j = 0; j < 3; ++j) a.mutable_at(k, j) = m.rodnode_compliance[k][j];
+        return a;
+      }, "(nrodnode, 3) compliances l/EI, l/EI, l/GJ of the bend and twist rows")
+      .def_property_readonly("particle_ghost", [](const Model& m) {
+        py::array_t<bool> a(py::ssize_t(m.nparticle));
+        for (int p = 0; p < m.nparticle; ++p) a.mutable_at(p) = m.particle_ghost[p] != 0;
+        return a;
+      }, "(nparticle,) True for a rod's ghost particle (twist marker, no contact)")
       .def_property_readonly("tet_particles", [](const Model& m) {
         py::array_t<int> a({py::ssize_t(m.ntet), py::ssize_t(4)});
         for (int t = 0; t < m.ntet; ++t)
@@ -359,6 +390,21 @@ void bind_model(py::module_& m) {
           py::arg("vertices"), py::arg("tets"), py::arg("density"), py::arg("young"), py::arg("poisson"),
           py::arg("radius") = 0.0, py::arg("friction") = 0.5, py::arg("model") = "linear",
           "Soft body from a tetrahedral mesh (lumped masses); returns the first particle id.")
+      .def(
+          "add_rod",
+          [](Builder& b, const py::array_t<double, py::array::c_style | py::array::forcecast>& points, double radius,
+             double young, double poisson, double density, double friction, const Vec3& normal, int group) {
+            if (points.ndim() != 2 || points.shape(1) != 3) throw std::invalid_argument("points: expected shape (n, 3)");
+            std::vector<Vec3> v(points.shape(0));
+            for (py::ssize_t i = 0; i < points.shape(0); ++i) v[i] = Vec3(points.at(i, 0), points.at(i, 1), points.at(i, 2));
+            return b.add_rod(v, radius, young, poisson, density, friction, normal, group);
+          },
+          py::arg("points"), py::arg("radius"), py::arg("young"), py::arg("poisson"), py::arg("density"),
+          py::arg("friction") = 0.5, py::arg("normal") = Vec3::Zero(), py::arg("group") = -1,
+          "Discrete elastic rod through points (n, 3): stress-free rest shape, solid circular section. "
+          "normal: the first edge's material vector m1 (zero: any); group >= 0: the activation of that group "
+          "(1/m) is a natural curvature bending the rod towards m1. Returns the first particle: the n nodes, "
+          "then the n - 1 edges' ghost particles (ncpgym.rods wraps this).")
       .def("set_tet_group", &Builder::set_tet_group, py::arg("tet"), py::arg("group"),
            "Put a tetrahedron in an activation group (pneumatic chamber); -1: none.")
       .def("add_attachment", &Builder::add_attachment, py::arg("particle"), py::arg("body"),

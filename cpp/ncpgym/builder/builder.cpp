@@ -241,6 +241,7 @@ int Builder::add_particle(const Vec3& pos, double mass, double radius, double fr
   m_.particle_mass.push_back(mass);
   m_.particle_radius.push_back(radius);
   m_.particle_friction.push_back(friction);
+  m_.particle_ghost.push_back(0);
   return m_.nparticle++;
 }
 
@@ -287,8 +288,13 @@ void Builder::set_tet_group(int tet, int group) {
   require(tet >= 0 && tet < m_.ntet, "set_tet_group: tet " + std::to_string(tet) + " does not exist");
   require(group >= -1, "set_tet_group: group must be >= 0 (or -1 for none)");
   m_.tet_group[tet] = group;
+  count_activation_groups();
+}
+
+void Builder::count_activation_groups() {
   m_.nactgroup = 0;
   for (int g : m_.tet_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);
+  for (int g : m_.rodnode_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);
 }
 
 int Builder::add_soft_body(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 4>>& tets,

@@ -73,6 +73,16 @@ class Builder {
   int add_soft_body(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 4>>& tets,
                     double density, double young, double poisson, double radius = 0.0, double friction = 0.5,
                     int model = 0);
+  // A discrete elastic rod through `points` (>= 2, consecutive points distinct, no turn of
+  // 180 degrees) with a solid circular section of `radius` (m), Young's modulus and Poisson's
+  // ratio (twist modulus G = E / 2(1 + nu)), density (kg/m^3) and contact friction
+  // (builder/rod_builder.cpp; dismech-rods-shells.txt §3). Its rest shape is stress-free
+  // (a helix keeps its shape). `normal`: the first edge's material vector m1 (projected
+  // off the edge; zero: any), carried along the rod by parallel transport; natural curvature
+  // from activation group `group` (>= 0, act in 1/m) bends the rod towards m1. Returns the
+  // first particle: the n nodes come first, then the n - 1 edges' ghost particles.
+  int add_rod(const std::vector<Vec3>& points, double radius, double young, double poisson, double density,
+              double friction = 0.5, const Vec3& normal = Vec3::Zero(), int group = -1);
   // Pins a particle to the point `local` of `body` (0: a point fixed in the world).
   int add_attachment(int particle, int body, const Vec3& local);
   // No contact between the soft body containing particle a and the one containing b
@@ -105,6 +115,7 @@ class Builder {
   std::shared_ptr<const Model> build() const;
 
  private:
+  void count_activation_groups();  // nactgroup from the tetrahedra's and rod nodes' groups
   Model m_;
 };
 

@@ -145,6 +145,7 @@ void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, cons
     const Vec3& sz = m.geom_size[g];
     const double rb = geom_rbound(m, g);
     for (int p = 0; p < m.nparticle; ++p) {
+      if (m.particle_ghost[p]) continue;  // a rod's twist marker, not matter
       const double r = m.particle_radius[p];
       const double margin = opt.margin + (psweep ? psweep[p] : 0.0) + (gsweep ? gsweep[g] : 0.0);
       const GeomPose pp{x.segment<3>(3 * p), Mat3::Identity()};

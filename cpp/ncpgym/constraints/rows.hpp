@@ -19,7 +19,7 @@ enum class RowKind : int { Normal = 0, Friction = 1, LimitLower = 2, LimitUpper 
 
 // Blocks of rows, in the order the driver fills them. Element rows come last: the primal
 // soft solve (solver/soft_kkt.cpp) eliminates them and keeps the others dual.
-enum class RowBlock : int { Contact = 0, Limit, Spring, Distance, Attachment, Equality, Element, Count };
+enum class RowBlock : int { Contact = 0, Limit, Spring, Distance, Attachment, Equality, Rod, Element, Count };
 constexpr int kRowBlocks = static_cast<int>(RowBlock::Count);
 
 // Constraint rows in compressed-row form, built row by row in order; a row may name a

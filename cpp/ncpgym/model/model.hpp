@@ -121,9 +121,26 @@ struct Model {
   std::vector<double> tet_volume, tet_mu, tet_lambda;
   std::vector<int> tet_model;             // 0 linear co-rotational, 1 stable Neo-Hookean (6 rows each)
   // activation groups (pneumatic chambers): tetrahedra of group g take State::act[g] as an
-  // active volumetric strain a, i.e. their rest shape is scaled by 1 + a (-1: none)
+  // active volumetric strain a, i.e. their rest shape is scaled by 1 + a (-1: none); rod
+  // nodes of group g take it as a natural curvature (rodnode_group)
   std::vector<int> tet_group;
   int nactgroup = 0;
+  // Discrete elastic rods (dismech-rods-shells.txt §3; soft/rod.hpp, constraints/rod_rows.cpp).
+  // Nodes are particles; each edge has a ghost particle whose direction from the edge's
+  // axis is the edge's material vector m1 (the twist coordinate, soft/rod.hpp says why).
+  // Stretching is a distance row. Interior nodes carry the bend-twist rows.
+  int nrodedge = 0;
+  std::vector<std::array<int, 3>> rodedge_p;  // nodes a, b (a -> b) and the ghost
+  std::vector<double> rodedge_ghost;          // the ghost's rest distance from the midpoint
+  int nrodnode = 0;                           // interior nodes
+  std::vector<std::array<int, 2>> rodnode_edge;     // incoming edge (.., b), outgoing (b, ..)
+  std::vector<std::array<double, 2>> rodnode_len;   // their rest lengths
+  std::vector<Vec3> rodnode_rest;        // kappa1, kappa2 (integrated), tau of the rest shape
+  std::vector<Vec3> rodnode_compliance;  // l / EI, l / EI, l / GJ (l: Voronoi length)
+  // activation group whose State::act value (1/m) is added as natural curvature on kappa1
+  // (the seed's PneuNet rod actuation); -1: none
+  std::vector<int> rodnode_group;
+  std::vector<char> particle_ghost;      // nparticle: 1 for a rod's ghost (no contact)
   // Soft surfaces (computed by Builder::build, soft/surface.cpp): each connected set of
   // tetrahedra is a soft body (particle_soft: its index, -1 for loose particles); its
   // boundary faces, outward, are the triangles rigid geoms and other soft bodies touch.

@@ -359,7 +359,7 @@ void Stepper::newton(const State& s, double h, int nrow) {
   scale_.setOnes();
   f_prev_.setZero();
   du_prev_.setZero();
-  const bool primal = opt_.soft_primal && m.ntet > 0;
+  const bool primal = opt_.soft_primal && (m.ntet > 0 || m.nrodedge > 0);
   const bool dense = !primal && (nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                                  opt_.linear == LinearSolverType::LDLT);
   last_dense_ = dense;
