@@ -361,6 +361,8 @@ void bind_model(py::module_& m) {
       .def("add_particle", &Builder::add_particle, py::arg("pos"), py::arg("mass"),
            py::arg("radius") = 0.0, py::arg("friction") = 0.5,
            "Add a point mass with a collision radius; returns the particle id.")
+      .def("particle_pos", &Builder::particle_pos, py::arg("particle"), "A particle's initial position.")
+      .def_property_readonly("nparticle", &Builder::nparticle)
       .def("add_distance", &Builder::add_distance, py::arg("p1"), py::arg("p2"),
            py::arg("compliance") = 0.0, py::arg("rest") = -1.0,
            "Distance constraint between particles (rest < 0: the initial distance).")

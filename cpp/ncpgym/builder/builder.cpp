@@ -245,6 +245,11 @@ int Builder::add_particle(const Vec3& pos, double mass, double radius, double fr
   return m_.nparticle++;
 }
 
+Vec3 Builder::particle_pos(int p) const {
+  require(p >= 0 && p < m_.nparticle, "particle_pos: particle " + std::to_string(p) + " does not exist");
+  return m_.particle_pos0[p];
+}
+
 int Builder::add_distance(int p1, int p2, double compliance, double rest) {
   const std::string who = "distance " + std::to_string(m_.ndistance);
   require(p1 >= 0 && p1 < m_.nparticle && p2 >= 0 && p2 < m_.nparticle && p1 != p2,

@@ -110,6 +110,9 @@ class Builder {
   void set_solver_iterations(int newton, int linear);
 
   int nbody() const { return m_.nbody; }
+  int nparticle() const { return m_.nparticle; }
+  // A particle's initial position (e.g. to attach a rod's ghost where it was placed).
+  Vec3 particle_pos(int p) const;
 
   // Validates and returns the immutable Model. The Builder may be reused afterwards.
   std::shared_ptr<const Model> build() const;
