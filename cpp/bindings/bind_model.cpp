@@ -160,6 +160,25 @@ void bind_model(py::module_& m) {
           for (int j = 0; j < 3; ++j) a.mutable_at(k, j) = m.rodnode_compliance[k][j];
         return a;
       }, "(nrodnode, 3) compliances l/EI, l/EI, l/GJ of the bend and twist rows")
+      .def_readonly("nhinge", &Model::nhinge, "shell hinges (interior edges)")
+      .def_property_readonly("hinges", [](const Model& m) {
+        py::array_t<int> a({py::ssize_t(m.nhinge), py::ssize_t(4)});
+        for (int k = 0; k < m.nhinge; ++k)
+          for (int j = 0; j < 4; ++j) a.mutable_at(k, j) = m.hinge_p[k][j];
+        return a;
+      }, "(nhinge, 4) particle ids of each hinge: edge x0 -> x1, then the tips")
+      .def_property_readonly("hinge_rest", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nhinge), m.hinge_rest.data()); },
+                             "(nhinge,) rest hinge angles (rad)")
+      .def_property_readonly("hinge_compliance", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nhinge), m.hinge_compliance.data()); },
+                             "(nhinge,) 1 / k_b of each hinge")
+      .def_property_readonly("hinge_group", [](const Model& m) { return py::array_t<int>(py::ssize_t(m.nhinge), m.hinge_group.data()); },
+                             "(nhinge,) activation group of each hinge (-1: none)")
+      .def_property_readonly("shell_triangles", [](const Model& m) {
+        py::array_t<int> a({py::ssize_t(m.shell_tri.size()), py::ssize_t(3)});
+        for (size_t k = 0; k < m.shell_tri.size(); ++k)
+          for (int j = 0; j < 3; ++j) a.mutable_at(k, j) = m.shell_tri[k][j];
+        return a;
+      }, "(ntri, 3) particle ids of the shell triangles")
       .def_property_readonly("particle_ghost", [](const Model& m) {
         py::array_t<bool> a(py::ssize_t(m.nparticle));
         for (int p = 0; p < m.nparticle; ++p) a.mutable_at(p) = m.particle_ghost[p] != 0;
@@ -407,6 +426,30 @@ void bind_model(py::module_& m) {
           "normal: the first edge's material vector m1 (zero: any); group >= 0: the activation of that group "
           "(1/m) is a natural curvature bending the rod towards m1. Returns the first particle: the n nodes, "
           "then the n - 1 edges' ghost particles (ncpgym.rods wraps this).")
+      .def(
+          "add_shell",
+          [](Builder& b, const py::array_t<double, py::array::c_style | py::array::forcecast>& vertices,
+             const py::array_t<int, py::array::c_style | py::array::forcecast>& tris, double thickness, double young,
+             double poisson, double density, double friction) {
+            if (vertices.ndim() != 2 || vertices.shape(1) != 3) throw std::invalid_argument("vertices: expected shape (n, 3)");
+            if (tris.ndim() != 2 || tris.shape(1) != 3) throw std::invalid_argument("triangles: expected shape (m, 3)");
+            std::vector<Vec3> v(vertices.shape(0));
+            for (py::ssize_t i = 0; i < vertices.shape(0); ++i)
+              v[i] = Vec3(vertices.at(i, 0), vertices.at(i, 1), vertices.at(i, 2));
+            std::vector<std::array<int, 3>> t(tris.shape(0));
+            for (py::ssize_t i = 0; i < tris.shape(0); ++i)
+              for (int k = 0; k < 3; ++k) t[i][k] = tris.at(i, k);
+            return b.add_shell(v, t, thickness, young, poisson, density, friction);
+          },
+          py::arg("vertices"), py::arg("triangles"), py::arg("thickness"), py::arg("young"), py::arg("poisson"),
+          py::arg("density"), py::arg("friction") = 0.5,
+          "Discrete elastic shell from a consistently oriented triangle mesh: stretching rows on the edges, "
+          "hinge bending rows on interior edges (stress-free at the initial shape). Returns the first particle.")
+      .def_property_readonly("nhinge", &Builder::nhinge)
+      .def("hinge_particles", &Builder::hinge_particles, py::arg("hinge"),
+           "The particles of a hinge: edge x0 -> x1, then the two tips.")
+      .def("set_hinge_group", &Builder::set_hinge_group, py::arg("hinge"), py::arg("group"),
+           "The hinge's natural angle becomes its rest angle plus the activation of `group` (rad); -1: none.")
       .def("set_tet_group", &Builder::set_tet_group, py::arg("tet"), py::arg("group"),
            "Put a tetrahedron in an activation group (pneumatic chamber); -1: none.")
       .def("add_attachment", &Builder::add_attachment, py::arg("particle"), py::arg("body"),

@@ -22,11 +22,12 @@ struct Evaluated {
 
 Evaluated evaluate(const Model& m, const VecX& x, const VecX& act) {
   Rows rows;
-  const int n = rod_row_count(m);
+  const int n = rod_frame_row_count(m) + rod_bend_row_count(m);
   rows.C.setZero(n);
   rows.E.setZero(n);
   rows.J.clear();
-  rod_rows(m, x, act, rows);
+  rod_frame_rows(m, x, rows);
+  rod_bend_rows(m, x, act, rows);
   EXPECT_EQ(rows.J.rows(), n);
   return {rows.C, rows.E, rows.J.dense(3 * m.nparticle)};
 }
@@ -161,7 +162,7 @@ TEST(Rod, MassAndLayout) {
   ASSERT_EQ(m->nparticle, 13);
   ASSERT_EQ(m->nrodedge, 6);
   ASSERT_EQ(m->nrodnode, 5);
-  ASSERT_EQ(m->ndistance, 6);
+  ASSERT_EQ(m->nstretch, 6);
   double total = 0;
   for (double w : m->particle_mass) total += w;
   EXPECT_NEAR(total, 1000.0 * kPi * 4e-6 * 0.3, 1e-15);

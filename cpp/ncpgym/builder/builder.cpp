@@ -296,10 +296,18 @@ void Builder::set_tet_group(int tet, int group) {
   count_activation_groups();
 }
 
+void Builder::add_stretch(int p1, int p2, double compliance) {
+  m_.stretch_p.push_back({p1, p2});
+  m_.stretch_rest.push_back((m_.particle_pos0[p1] - m_.particle_pos0[p2]).norm());
+  m_.stretch_compliance.push_back(compliance);
+  ++m_.nstretch;
+}
+
 void Builder::count_activation_groups() {
   m_.nactgroup = 0;
   for (int g : m_.tet_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);
   for (int g : m_.rodnode_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);
+  for (int g : m_.hinge_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);
 }
 
 int Builder::add_soft_body(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 4>>& tets,

@@ -83,6 +83,19 @@ class Builder {
   // first particle: the n nodes come first, then the n - 1 edges' ghost particles.
   int add_rod(const std::vector<Vec3>& points, double radius, double young, double poisson, double density,
               double friction = 0.5, const Vec3& normal = Vec3::Zero(), int group = -1);
+  // A discrete elastic shell (builder/shell_builder.cpp; dismech-rods-shells.txt §3.1, §3.3.1)
+  // from a triangle mesh with consistently oriented (counter-clockwise) triangles: one
+  // particle per vertex (mass rho h A / 3 from each triangle), every edge a stretching row
+  // (k_s = sqrt(3)/4 E h l), every interior edge a hinge (k_b = 2 E h^3 / (12 sqrt(3)), twice seed eq. 17's: shell_builder.cpp) whose
+  // rest angle is the initial one. Returns the first particle; hinges are appended in the
+  // order of their edges (smaller vertex, then larger).
+  int add_shell(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 3>>& triangles,
+                double thickness, double young, double poisson, double density, double friction = 0.5);
+  int nhinge() const { return m_.nhinge; }
+  // The particles of hinge h: the edge x0 -> x1 and the two tips.
+  std::array<int, 4> hinge_particles(int h) const;
+  // Hinge h's natural angle becomes its rest angle plus the activation of `group` (rad).
+  void set_hinge_group(int h, int group);
   // Pins a particle to the point `local` of `body` (0: a point fixed in the world).
   int add_attachment(int particle, int body, const Vec3& local);
   // No contact between the soft body containing particle a and the one containing b
@@ -118,7 +131,9 @@ class Builder {
   std::shared_ptr<const Model> build() const;
 
  private:
-  void count_activation_groups();  // nactgroup from the tetrahedra's and rod nodes' groups
+  void count_activation_groups();  // nactgroup from the tetrahedra's, rod nodes' and hinges' groups
+  // an elastic stretching row between two particles at their initial distance (rods, shells)
+  void add_stretch(int p1, int p2, double compliance);
   Model m_;
 };
 

@@ -81,8 +81,8 @@ int Builder::add_rod(const std::vector<Vec3>& points, double radius, double youn
     const int g = add_particle(0.5 * (points[e] + points[e + 1]) + gdist[e] * m1[e], gmass[e], 0.0, 0.0);
     m_.particle_ghost[g] = 1;
   }
-  // stretching: U = EA / (2 l) (|e| - l)^2, a distance row with compliance l / EA
-  for (int e = 0; e < ne; ++e) add_distance(first + e, first + e + 1, len[e] / (young * A), len[e]);
+  // stretching: U = EA / (2 l) (|e| - l)^2, a stretch row with compliance l / EA
+  for (int e = 0; e < ne; ++e) add_stretch(first + e, first + e + 1, len[e] / (young * A));
   const int edge0 = m_.nrodedge;
   for (int e = 0; e < ne; ++e) {
     m_.rodedge_p.push_back({first + e, first + e + 1, first + n + e});

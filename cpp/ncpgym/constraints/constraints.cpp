@@ -4,6 +4,8 @@
 #include "ncpgym/constraints/equality_rows.hpp"
 #include "ncpgym/constraints/particle_rows.hpp"
 #include "ncpgym/constraints/rod_rows.hpp"
+#include "ncpgym/constraints/shell_rows.hpp"
+#include "ncpgym/constraints/stretch_rows.hpp"
 #include "ncpgym/constraints/tet_rows.hpp"
 #include "ncpgym/dynamics/kinematics.hpp"
 
@@ -19,14 +21,16 @@ void grow(V& v, Eigen::Index n) {  // capacity only grows: a smaller system reus
 Constraints::Constraints(const Model& m, bool springs_folded, double thickness)
     : m_(m), springs_(m, springs_folded), thickness_(thickness) {
   fixed_ = springs_.count() + distance_row_count(m) + attachment_row_count(m) + equality_row_count(m) +
-           rod_row_count(m) + element_row_count(m);
+           rod_frame_row_count(m) + stretch_row_count(m) + rod_bend_row_count(m) +
+           shell_row_count(m) + element_row_count(m);
 }
 
 int Constraints::layout(const std::vector<Contact>& contacts, const LimitSet& limits, Rows& rows) const {
   const int sizes[kRowBlocks] = {contact_row_count(contacts), limits.count(), springs_.count(),
                                  distance_row_count(m_),      attachment_row_count(m_),
-                                 equality_row_count(m_),      rod_row_count(m_),
-                                 element_row_count(m_)};
+                                 equality_row_count(m_),      rod_frame_row_count(m_),
+                                 stretch_row_count(m_),       rod_bend_row_count(m_),
+                                 shell_row_count(m_),         element_row_count(m_)};
   rows.start[0] = 0;
   for (int b = 0; b < kRowBlocks; ++b) rows.start[b + 1] = rows.start[b] + sizes[b];
   const int nrow = rows.count();
@@ -52,7 +56,10 @@ void Constraints::evaluate(Data& d, const VecX& q, const VecX& x, const std::vec
   distance_rows(m_, x, rows);
   attachment_rows(m_, d, x, rows);
   equality_rows(m_, d, q, rows);
-  rod_rows(m_, x, act, rows);
+  rod_frame_rows(m_, x, rows);
+  stretch_rows(m_, x, rows);
+  rod_bend_rows(m_, x, act, rows);
+  shell_rows(m_, x, act, rows);
   element_rows(m_, x, act, rows);
 }
 

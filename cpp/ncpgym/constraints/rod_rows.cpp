@@ -50,9 +50,13 @@ Vec3 rod_natural_strains(const Model& m, int k, const VecX& act) {
   return bar;
 }
 
-void rod_rows(const Model& m, const VecX& x, const VecX& act, Rows& rows) {
+void rod_frame_rows(const Model& m, const VecX& x, Rows& rows) {
   int r = rows.J.rows();
   for (int e = 0; e < m.nrodedge; ++e, r += 2) ghost_rows(m, e, x, rows, r);
+}
+
+void rod_bend_rows(const Model& m, const VecX& x, const VecX& act, Rows& rows) {
+  int r = rows.J.rows();
   for (int k = 0; k < m.nrodnode; ++k) {
     const auto& ed = m.rodnode_edge[k];
     const int pid[5] = {m.rodedge_p[ed[0]][0], m.rodedge_p[ed[0]][1], m.rodedge_p[ed[1]][1], m.rodedge_p[ed[0]][2],

@@ -17,9 +17,13 @@ namespace ncpgym {
 // bilateral rows through eq. 8 (c + E lambda = 0; E = 0 for hard rows).
 enum class RowKind : int { Normal = 0, Friction = 1, LimitLower = 2, LimitUpper = 3, Compliant = 4 };
 
-// Blocks of rows, in the order the driver fills them. Element rows come last: the primal
-// soft solve (solver/soft_kkt.cpp) eliminates them and keeps the others dual.
-enum class RowBlock : int { Contact = 0, Limit, Spring, Distance, Attachment, Equality, Rod, Element, Count };
+// Blocks of rows, in the order the driver fills them. The compliant element rows of soft
+// bodies come last, from Stretch on: the primal soft solve (solver/soft_kkt.cpp) eliminates
+// them and keeps the others dual (RodFrame: the hard rows holding rod ghosts).
+enum class RowBlock : int {
+  Contact = 0, Limit, Spring, Distance, Attachment, Equality, RodFrame, Stretch, RodBend, Hinge, Element, Count
+};
+constexpr RowBlock kFirstElementBlock = RowBlock::Stretch;
 constexpr int kRowBlocks = static_cast<int>(RowBlock::Count);
 
 // Constraint rows in compressed-row form, built row by row in order; a row may name a

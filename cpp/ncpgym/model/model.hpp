@@ -125,10 +125,16 @@ struct Model {
   // nodes of group g take it as a natural curvature (rodnode_group)
   std::vector<int> tet_group;
   int nactgroup = 0;
+  // Elastic stretching of rod and shell edges (dismech-rods-shells.txt eqs. 9-10): compliant
+  // rows |x1 - x2| - rest with compliance rest / k_s, eliminated into the particle block by
+  // the primal solve like the other element rows (constraints/stretch_rows.cpp).
+  int nstretch = 0;
+  std::vector<std::array<int, 2>> stretch_p;
+  std::vector<double> stretch_rest, stretch_compliance;
   // Discrete elastic rods (dismech-rods-shells.txt §3; soft/rod.hpp, constraints/rod_rows.cpp).
   // Nodes are particles; each edge has a ghost particle whose direction from the edge's
   // axis is the edge's material vector m1 (the twist coordinate, soft/rod.hpp says why).
-  // Stretching is a distance row. Interior nodes carry the bend-twist rows.
+  // Stretching is a stretch row. Interior nodes carry the bend-twist rows.
   int nrodedge = 0;
   std::vector<std::array<int, 3>> rodedge_p;  // nodes a, b (a -> b) and the ghost
   std::vector<double> rodedge_ghost;          // the ghost's rest distance from the midpoint
@@ -141,6 +147,17 @@ struct Model {
   // (the seed's PneuNet rod actuation); -1: none
   std::vector<int> rodnode_group;
   std::vector<char> particle_ghost;      // nparticle: 1 for a rod's ghost (no contact)
+  // Discrete elastic shells (dismech-rods-shells.txt §3.1, §3.3.1; soft/shell.hpp): nodes are
+  // particles, edges stretch as stretch rows (k_s = sqrt(3)/4 E h l), and each hinge (an edge
+  // shared by two triangles) bends as one compliant row c = phi - phi_bar, E = 1 / k_b with
+  // k_b = 2 E h^3 / (12 sqrt(3)), twice seed eq. 17's:
+  // builder/shell_builder.cpp says why.
+  int nhinge = 0;
+  std::vector<std::array<int, 4>> hinge_p;  // edge x0 -> x1, then the tips of (x0, x1, x2), (x1, x0, x3)
+  std::vector<double> hinge_rest, hinge_compliance;  // phi at rest (rad); 1 / k_b
+  // activation group whose State::act value (rad) is added to the natural hinge angle; -1: none
+  std::vector<int> hinge_group;
+  std::vector<std::array<int, 3>> shell_tri;  // shell triangles (particles, counter-clockwise)
   // Soft surfaces (computed by Builder::build, soft/surface.cpp): each connected set of
   // tetrahedra is a soft body (particle_soft: its index, -1 for loose particles); its
   // boundary faces, outward, are the triangles rigid geoms and other soft bodies touch.

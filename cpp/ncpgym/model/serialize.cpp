@@ -139,9 +139,12 @@ void model_fields(Ar& ar, M& m) {
   // tetrahedra, activation groups, soft surfaces
   ar(m.ntet), ar(m.tet_p), ar(m.tet_Dminv), ar(m.tet_volume), ar(m.tet_mu), ar(m.tet_lambda), ar(m.tet_model);
   ar(m.tet_group), ar(m.nactgroup);
-  // rods
+  // stretching springs, rods
+  ar(m.nstretch), ar(m.stretch_p), ar(m.stretch_rest), ar(m.stretch_compliance);
   ar(m.nrodedge), ar(m.rodedge_p), ar(m.rodedge_ghost), ar(m.nrodnode), ar(m.rodnode_edge), ar(m.rodnode_len);
   ar(m.rodnode_rest), ar(m.rodnode_compliance), ar(m.rodnode_group), ar(m.particle_ghost);
+  // shells
+  ar(m.nhinge), ar(m.hinge_p), ar(m.hinge_rest), ar(m.hinge_compliance), ar(m.hinge_group), ar(m.shell_tri);
   ar(m.nsoft), ar(m.particle_soft), ar(m.tri_p), ar(m.tri_soft), ar(m.tri_edge_owner), ar(m.soft_vertex);
   ar(m.soft_vertex_start), ar(m.soft_tri_start), ar(m.soft_exclude_particles), ar(m.soft_exclude);
   // mocap, equalities, exclusions
@@ -154,7 +157,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 2704,
+static_assert(sizeof(Model) == 2912,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -211,12 +214,18 @@ void check_sizes(const Model& m) {
                            {m.particle_friction.size(), "particle_friction"}, {m.particle_pos0.size(), "particle_pos0"},
                            {m.particle_soft.size(), "particle_soft"}, {m.particle_ghost.size(), "particle_ghost"}})
     need(got, np, name);
+  for (auto [got, name] : {std::pair{m.stretch_p.size(), "stretch_p"}, {m.stretch_rest.size(), "stretch_rest"},
+                           {m.stretch_compliance.size(), "stretch_compliance"}})
+    need(got, m.nstretch, name);
   need(m.rodedge_p.size(), m.nrodedge, "rodedge_p");
   need(m.rodedge_ghost.size(), m.nrodedge, "rodedge_ghost");
   for (auto [got, name] : {std::pair{m.rodnode_edge.size(), "rodnode_edge"}, {m.rodnode_len.size(), "rodnode_len"},
                            {m.rodnode_rest.size(), "rodnode_rest"}, {m.rodnode_compliance.size(), "rodnode_compliance"},
                            {m.rodnode_group.size(), "rodnode_group"}})
     need(got, m.nrodnode, name);
+  for (auto [got, name] : {std::pair{m.hinge_p.size(), "hinge_p"}, {m.hinge_rest.size(), "hinge_rest"},
+                           {m.hinge_compliance.size(), "hinge_compliance"}, {m.hinge_group.size(), "hinge_group"}})
+    need(got, m.nhinge, name);
   for (auto [got, name] : {std::pair{m.dist_p1.size(), "dist_p1"}, {m.dist_p2.size(), "dist_p2"},
                            {m.dist_rest.size(), "dist_rest"}, {m.dist_compliance.size(), "dist_compliance"}})
     need(got, m.ndistance, name);

@@ -1,4 +1,5 @@
-// The Newton direction for worlds with tetrahedral soft bodies, solved in primal form.
+// The Newton direction for worlds with soft elements (tetrahedra, rods, shells), solved in
+// primal form.
 //
 // The seed (nonsmooth-newton-ncp.txt §9) keeps the elements as compliant rows of the dual
 // system (eq. 59) and solves it with PCR. With 6 rows per tetrahedron that dual system is
@@ -28,6 +29,7 @@
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <stdexcept>
 
 #include "ncpgym/constraints/tet_rows.hpp"
@@ -36,21 +38,50 @@
 
 namespace ncpgym {
 
-void Stepper::build_soft_pattern() {
-  // Lower triangle of K in compressed columns over the 3 n particle coordinates, and for
-  // each tetrahedron the slot of every (i, j) entry of its 12 x 12 block (-1: upper).
-  const Model& m = *m_;
-  const int n = 3 * m.nparticle;
-  std::vector<std::vector<int>> cols(n);
-  for (int i = 0; i < n; ++i) cols[i].push_back(i);
+namespace {
+// Element groups in the row order of constraints.cpp's element blocks (Stretch, RodBend,
+// Hinge, Element): particles as the rows list their columns (particle-major, xyz).
+template <class F>
+void for_each_element(const Model& m, F&& f) {
+  for (int k = 0; k < m.nstretch; ++k) f(1, std::initializer_list<int>{m.stretch_p[k][0], m.stretch_p[k][1]});
+  for (int k = 0; k < m.nrodnode; ++k) {
+    const auto& e0 = m.rodedge_p[m.rodnode_edge[k][0]];
+    const auto& e1 = m.rodedge_p[m.rodnode_edge[k][1]];
+    f(3, std::initializer_list<int>{e0[0], e0[1], e1[1], e0[2], e1[2]});
+  }
+  for (int k = 0; k < m.nhinge; ++k) {
+    const auto& p = m.hinge_p[k];
+    f(1, std::initializer_list<int>{p[0], p[1], p[2], p[3]});
+  }
   for (int t = 0; t < m.ntet; ++t) {
     const auto& p = m.tet_p[t];
-    for (int i = 0; i < 12; ++i)
-      for (int j = 0; j < 12; ++j) {
-        const int gi = 3 * p[i / 3] + i % 3, gj = 3 * p[j / 3] + j % 3;
+    f(tet_row_count(m, t), std::initializer_list<int>{p[0], p[1], p[2], p[3]});
+  }
+}
+}  // namespace
+
+void Stepper::build_soft_pattern() {
+  // Lower triangle of K in compressed columns over the 3 n particle coordinates, and for
+  // each element group the slot of every (i, j) entry of its dense block (-1: upper).
+  const Model& m = *m_;
+  const int n = 3 * m.nparticle;
+  spans_.clear();
+  int nslot = 0;
+  for_each_element(m, [&](int rows, std::initializer_list<int> ps) {
+    ElementSpan e{rows, static_cast<int>(ps.size()), nslot, {}};
+    std::copy(ps.begin(), ps.end(), e.p);
+    nslot += 9 * e.np * e.np;
+    spans_.push_back(e);
+  });
+  std::vector<std::vector<int>> cols(n);
+  for (int i = 0; i < n; ++i) cols[i].push_back(i);
+  auto coord = [](const ElementSpan& e, int i) { return 3 * e.p[i / 3] + i % 3; };
+  for (const auto& e : spans_)
+    for (int i = 0; i < 3 * e.np; ++i)
+      for (int j = 0; j < 3 * e.np; ++j) {
+        const int gi = coord(e, i), gj = coord(e, j);
         if (gi > gj) cols[gj].push_back(gi);
       }
-  }
   kouter_.assign(n + 1, 0);
   kinner_.clear();
   for (int j = 0; j < n; ++j) {
@@ -64,13 +95,13 @@ void Stepper::build_soft_pattern() {
     const auto b = kinner_.begin() + kouter_[j], e = kinner_.begin() + kouter_[j + 1];
     return static_cast<int>(std::lower_bound(b, e, i) - kinner_.begin());
   };
-  kslot_.assign(static_cast<size_t>(m.ntet) * 144, -1);
-  for (int t = 0; t < m.ntet; ++t) {
-    const auto& p = m.tet_p[t];
-    for (int i = 0; i < 12; ++i)
-      for (int j = 0; j < 12; ++j) {
-        const int gi = 3 * p[i / 3] + i % 3, gj = 3 * p[j / 3] + j % 3;
-        if (gi >= gj) kslot_[static_cast<size_t>(t) * 144 + 12 * i + j] = slot(gi, gj);
+  kslot_.assign(nslot, -1);
+  for (const auto& e : spans_) {
+    const int w = 3 * e.np;
+    for (int i = 0; i < w; ++i)
+      for (int j = 0; j < w; ++j) {
+        const int gi = coord(e, i), gj = coord(e, j);
+        if (gi >= gj) kslot_[e.slot + w * i + j] = slot(gi, gj);
       }
   }
   kdiag_.resize(n);
@@ -87,41 +118,40 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
   std::fill(kval_.begin(), kval_.end(), 0.0);
   const VecX& pminv = del_.particle_hinv();
   for (int k = 0; k < np3; ++k) kval_[kdiag_[k]] += 1.0 / pminv[k];
-  {
-    // per element: the 12 x 12 block G^T diag(w) G of its rows, then a scatter of its lower
-    // triangle into K's fixed slots
-    int r = nr;
-    Eigen::Matrix<double, 6, 12> G;
-    Eigen::Matrix<double, 12, 12> B;
-    for (int t = 0; t < m.ntet; ++t) {
-      const int nk = tet_row_count(m, t);
-      const int* slots = kslot_.data() + static_cast<size_t>(t) * 144;
-      const int* gc = rows_.J.col.data() + rows_.J.start[r];  // 12 columns, the same for every row
-      G.setZero();
-      for (int k = 0; k < nk; ++k, ++r) {
-        const double D = cdiag[r] + eps;
-        const double w = std::isfinite(D) ? 1.0 / D : 0.0;
-        const double sw = std::sqrt(w);
-        const double* gv = rows_.J.val.data() + rows_.J.start[r];  // vertex-major, xyz
-        for (int i = 0; i < 12; ++i) {
-          rhs_[nr + gc[i]] -= gv[i] * w * hvec[r];
-          G(k, i) = sw * gv[i];
-        }
+  // per element group: the dense block G^T diag(w) G of its rows (at most 6 rows and 15
+  // columns: fixed-capacity Eigen matrices, no allocation), then a scatter of its lower
+  // triangle into K's fixed slots
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 15> G;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 15, 15> B;
+  int r = nr;
+  for (const auto& e : spans_) {
+    const int w = 3 * e.np;
+    const int* slots = kslot_.data() + e.slot;
+    const int* gc = rows_.J.col.data() + rows_.J.start[r];  // the same columns for every row of the group
+    G.setZero(e.rows, w);
+    for (int k = 0; k < e.rows; ++k, ++r) {
+      const double D = cdiag[r] + eps;
+      const double wt = std::isfinite(D) ? 1.0 / D : 0.0;
+      const double sw = std::sqrt(wt);
+      const double* gv = rows_.J.val.data() + rows_.J.start[r];  // particle-major, xyz
+      for (int i = 0; i < w; ++i) {
+        rhs_[nr + gc[i]] -= gv[i] * wt * hvec[r];
+        G(k, i) = sw * gv[i];
       }
-      B.noalias() = G.transpose() * G;
-      for (int j = 0; j < 12; ++j)
-        for (int i = 0; i < 12; ++i) {
-          const int sl = slots[12 * i + j];
-          if (sl >= 0) kval_[sl] += B(i, j);
-        }
     }
+    B.noalias() = G.transpose() * G;
+    for (int j = 0; j < w; ++j)
+      for (int i = 0; i < w; ++i) {
+        const int sl = slots[w * i + j];
+        if (sl >= 0) kval_[sl] += B(i, j);
+      }
   }
 }
 
-LinearResult Stepper::soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
+LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const VecX& alpha, const VecX& cdiag,
                                      const VecX& hvec, VecX& dl, bool first, const double* q0) {
   const Model& m = *m_;
-  const int nv = m.nv, np3 = 3 * m.nparticle, nr = tet_row0;
+  const int nv = m.nv, np3 = 3 * m.nparticle, nr = elem_row0;
   const double eps = opt_.regularization;
   if (kouter_.size() != static_cast<size_t>(np3 + 1)) build_soft_pattern();
 

@@ -359,12 +359,12 @@ void Stepper::newton(const State& s, double h, int nrow) {
   scale_.setOnes();
   f_prev_.setZero();
   du_prev_.setZero();
-  const bool primal = opt_.soft_primal && (m.ntet > 0 || m.nrodedge > 0);
+  const bool primal = opt_.soft_primal && (m.ntet > 0 || m.nstretch > 0);
   const bool dense = !primal && (nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                                  opt_.linear == LinearSolverType::LDLT);
   last_dense_ = dense;
   del_.begin_step(nrow, dense);
-  const int tet_row0 = rows_.begin(RowBlock::Element);
+  const int elem_row0 = rows_.begin(kFirstElementBlock);
   // Full steps on a smooth system of the trees (options.hpp, smooth_full_step): springs and
   // equalities only; particle rows keep the damping (their H is the quasi-Newton one of eqs.
   // 71-74, and full steps let a whipping chain overshoot: 7 mm stretch against 3 mm).
@@ -378,7 +378,7 @@ void Stepper::newton(const State& s, double h, int nrow) {
     evaluate_rows(qn_, xn_);
     if (np3 && opt_.geometric_stiffness) geometric_stiffness(h, it, nrow);
     // the primal path needs diag J H^-1 J^T only for the rows it keeps dual
-    del_.rows_changed(it, primal ? tet_row0 : nrow, jhj_.data());
+    del_.rows_changed(it, primal ? elem_row0 : nrow, jhj_.data());
     ncp_terms(h, nrow);
     stats_.residual.push_back(hvec_.head(nrow).lpNorm<Eigen::Infinity>());
     if (primal) {
@@ -387,7 +387,7 @@ void Stepper::newton(const State& s, double h, int nrow) {
       if (opt_.tolerance > 0 && it > 0 && stats_.residual.back() < opt_.tolerance &&
           stats_.momentum_residual.back() < opt_.tolerance)
         break;
-      const LinearResult lr = soft_direction(nrow, tet_row0, h, alpha_, cdiag_, hvec_, dl_, it == 0, s.q.data());
+      const LinearResult lr = soft_direction(nrow, elem_row0, h, alpha_, cdiag_, hvec_, dl_, it == 0, s.q.data());
       stats_.linear_iterations.push_back(lr.iterations);
       stats_.linear_residual.push_back(lr.residual);
       damped_update(nrow, it);

@@ -78,10 +78,10 @@ class Stepper {
   void ncp_terms(double h, int nrow);                    // r, alpha, C block, hvec per row
   void dual_rhs(double h, int nrow);                        // system diagonal, H^-1 g, b of eq. 59
   LinearResult dual_direction(double h, int it);  // eqs. 59-60 through the Delassus operator
-  // Worlds with tetrahedra (soft_solver = primal, soft_kkt.cpp): the element rows are
+  // Worlds with soft elements (tetrahedra, rods, shells; soft_solver = primal, soft_kkt.cpp): the element rows are
   // eliminated into the particle block and the rest solved by a sparse LDL^T of the
   // quasi-definite KKT system. Fills du_ and dl for rows [0, nrow).
-  LinearResult soft_direction(int nrow, int tet_row0, double h, const VecX& alpha, const VecX& cdiag,
+  LinearResult soft_direction(int nrow, int elem_row0, double h, const VecX& alpha, const VecX& cdiag,
                               const VecX& hvec, VecX& dl, bool first, const double* q0);
   void build_soft_pattern();
   void soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec);  // K and the element rows' rhs
@@ -89,6 +89,13 @@ class Stepper {
   void momentum_residual(double h);  // stats: max |H^-1 g| at the iterate, from jtl_
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
   Eigen::SparseMatrix<double> S_;
+  // The element rows' groups in row order (a stretch, a rod node, a hinge, a tetrahedron):
+  // each group's rows touch the same particles, so its block of K is one dense matrix.
+  struct ElementSpan {
+    int rows, np, slot;  // slot: offset of its (3 np)^2 K slots in kslot_
+    int p[5];
+  };
+  std::vector<ElementSpan> spans_;
   std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_;
   std::vector<double> kval_, sval_;
   std::vector<std::pair<int, double>> pent_;

@@ -1,0 +1,107 @@
+// Discrete elastic shells (constraints/shell_rows.cpp, soft/shell.hpp, builder/shell_builder.cpp):
+// the hinge row's gradient against central finite differences, its sign and value on a hinge
+// folded by a known angle, the stiffnesses of the rows, and mesh validation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "ncpgym/builder/builder.hpp"
+#include "ncpgym/constraints/shell_rows.hpp"
+
+namespace ncpgym {
+namespace {
+
+// two triangles (0, 1, 2) and (1, 0, 3) sharing the edge 0 -> 1 along x
+std::shared_ptr<const Model> two_triangles(double fold, int group = -1) {
+  Builder b;
+  const std::vector<Vec3> v = {Vec3(0, 0, 0), Vec3(0.1, 0, 0), Vec3(0.05, 0.08, 0),
+                               Vec3(0.05, -0.08 * std::cos(fold), 0.08 * std::sin(fold))};
+  b.add_shell(v, {{0, 1, 2}, {1, 0, 3}}, 1e-3, 1e9, 0.3, 1000.0);
+  if (group >= 0) b.set_hinge_group(0, group);
+  return b.build();
+}
+
+VecX positions(const Model& m) {
+  VecX x(3 * m.nparticle);
+  for (int p = 0; p < m.nparticle; ++p) x.segment<3>(3 * p) = m.particle_pos0[p];
+  return x;
+}
+
+Rows evaluate(const Model& m, const VecX& x, const VecX& act) {
+  Rows rows;
+  rows.C.setZero(m.nhinge);
+  rows.E.setZero(m.nhinge);
+  rows.J.clear();
+  shell_rows(m, x, act, rows);
+  return rows;
+}
+
+TEST(Shell, HingeRowMatchesFiniteDifferences) {
+  const auto m = two_triangles(0.0);
+  ASSERT_EQ(m->nhinge, 1);
+  std::mt19937 rng(5);
+  std::normal_distribution<double> N(0.0, 0.01);
+  VecX x = positions(*m);
+  for (int k = 0; k < x.size(); ++k) x[k] += N(rng);
+  const Rows rows = evaluate(*m, x, VecX());
+  const MatX J = rows.J.dense(3 * m->nparticle);
+  VecX fd(x.size());
+  for (int k = 0; k < x.size(); ++k) {
+    VecX xp = x, xm = x;
+    xp[k] += 1e-7;
+    xm[k] -= 1e-7;
+    fd[k] = (evaluate(*m, xp, VecX()).C[0] - evaluate(*m, xm, VecX()).C[0]) / 2e-7;
+  }
+  EXPECT_LT((J.row(0).transpose() - fd).norm(), 1e-6 * fd.norm());
+  EXPECT_GT(fd.norm(), 1.0);
+}
+
+TEST(Shell, HingeAngleSignValueAndActuation) {
+  // built flat, folded by 0.7 rad with the tip x3 lifted to +z (the first triangle's normal
+  // is +z): the row reads -0.7 from the flat rest; built folded, it reads 0, and an
+  // activation of 0.3 rad on its group reads -0.3
+  const auto flat = two_triangles(0.0);
+  const auto folded = two_triangles(0.7, 0);
+  const Rows r = evaluate(*flat, positions(*folded), VecX());
+  EXPECT_NEAR(r.C[0], -0.7, 1e-12);
+  EXPECT_NEAR(folded->hinge_rest[0], -0.7, 1e-12);
+  VecX act(1);
+  act[0] = 0.3;
+  EXPECT_NEAR(evaluate(*folded, positions(*folded), VecX::Zero(1)).C[0], 0.0, 1e-12);
+  EXPECT_NEAR(evaluate(*folded, positions(*folded), act).C[0], -0.3, 1e-12);
+  EXPECT_EQ(folded->nactgroup, 1);
+}
+
+TEST(Shell, StiffnessesAndMasses) {
+  const auto m = two_triangles(0.0);
+  const double E = 1e9, h = 1e-3;
+  EXPECT_NEAR(m->hinge_compliance[0], 12 * std::sqrt(3.0) / (2 * E * h * h * h), 1e-12 * m->hinge_compliance[0]);
+  ASSERT_EQ(m->nstretch, 5);
+  for (int k = 0; k < 5; ++k) EXPECT_NEAR(m->stretch_compliance[k], 4 / (std::sqrt(3.0) * E * h), 1e-20);
+  double total = 0;
+  for (double w : m->particle_mass) total += w;
+  EXPECT_NEAR(total, 1000.0 * h * 2 * (0.5 * 0.1 * 0.08), 1e-15);
+  EXPECT_NEAR(m->particle_radius[0], 0.5 * h, 1e-18);
+}
+
+TEST(Shell, BuilderRejectsBadMeshes) {
+  const std::vector<Vec3> v = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, -1, 0), Vec3(0, 0, 1)};
+  Builder b;
+  // the same walk of edge (0, 1) in both triangles
+  EXPECT_THROW(b.add_shell(v, {{0, 1, 2}, {0, 1, 3}}, 1e-3, 1e9, 0.3, 1000), std::invalid_argument);
+  // three triangles on one edge
+  EXPECT_THROW(b.add_shell(v, {{0, 1, 2}, {1, 0, 3}, {1, 0, 4}}, 1e-3, 1e9, 0.3, 1000), std::invalid_argument);
+  EXPECT_THROW(b.add_shell(v, {{0, 1, 1}}, 1e-3, 1e9, 0.3, 1000), std::invalid_argument);
+  EXPECT_THROW(b.add_shell(v, {{0, 1, 9}}, 1e-3, 1e9, 0.3, 1000), std::invalid_argument);
+  EXPECT_THROW(b.add_shell({Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(2, 0, 0)}, {{0, 1, 2}}, 1e-3, 1e9, 0.3, 1000),
+               std::invalid_argument);  // collinear: zero area
+  EXPECT_THROW(b.add_shell(v, {{0, 1, 2}}, 0.0, 1e9, 0.3, 1000), std::invalid_argument);
+  EXPECT_THROW(b.add_shell(v, {{0, 1, 2}}, 1e-3, 1e9, 0.5, 1000), std::invalid_argument);
+  EXPECT_THROW(b.add_shell(v, {{0, 1, 2}}, 1e-3, 1e9, 0.3, 1000), std::invalid_argument);  // unused vertices
+  EXPECT_EQ(b.build()->nparticle, 0);
+  EXPECT_THROW(b.set_hinge_group(0, 0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ncpgym
