@@ -170,6 +170,9 @@ status 1 until reset.
   prop("stiffness_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.stiffness_scale(), {b.size()}); },
        "[N] stiffness multiplier per world (Young's modulus of every tetrahedron; Poisson's ratio kept)");
   prop("gravity", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.gravity(), {b.size(), S(3)}); }, "[N, 3] gravity per world");
+  prop("medium", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.medium(), {b.size(), S(3)}); },
+       "[N, 3] the surrounding medium per world: density (kg/m^3), drag coefficient, viscosity (Pa s); "
+       "buoyancy and viscosity act on rods and shells, drag on shell triangles");
   // Mocap poses and equality switches: views, and assignment with a shape/dtype check.
   c.def_property(
       "mocap_pos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mocap_pos(), {b.size(), S(b.model().nmocap), S(3)}); },

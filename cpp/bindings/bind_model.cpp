@@ -179,6 +179,13 @@ void bind_model(py::module_& m) {
           for (int j = 0; j < 3; ++j) a.mutable_at(k, j) = m.shell_tri[k][j];
         return a;
       }, "(ntri, 3) particle ids of the shell triangles")
+      .def_readonly("medium_density", &Model::medium_density, "density of the surrounding medium (kg/m^3)")
+      .def_readonly("drag_coefficient", &Model::drag_coefficient, "drag coefficient C_D of shell triangles")
+      .def_readonly("viscosity", &Model::viscosity, "viscosity of the medium (Pa s)")
+      .def_property_readonly("particle_density", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nparticle), m.particle_density.data()); },
+                             "(nparticle,) material density for buoyancy (0: none)")
+      .def_property_readonly("particle_visc_length", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nparticle), m.particle_visc_length.data()); },
+                             "(nparticle,) length scaling viscous friction (0: none)")
       .def_property_readonly("particle_ghost", [](const Model& m) {
         py::array_t<bool> a(py::ssize_t(m.nparticle));
         for (int p = 0; p < m.nparticle; ++p) a.mutable_at(p) = m.particle_ghost[p] != 0;
@@ -414,17 +421,20 @@ void bind_model(py::module_& m) {
       .def(
           "add_rod",
           [](Builder& b, const py::array_t<double, py::array::c_style | py::array::forcecast>& points, double radius,
-             double young, double poisson, double density, double friction, const Vec3& normal, int group) {
+             double young, double poisson, double density, double friction, const Vec3& normal, int group,
+             int start_particle, int end_particle) {
             if (points.ndim() != 2 || points.shape(1) != 3) throw std::invalid_argument("points: expected shape (n, 3)");
             std::vector<Vec3> v(points.shape(0));
             for (py::ssize_t i = 0; i < points.shape(0); ++i) v[i] = Vec3(points.at(i, 0), points.at(i, 1), points.at(i, 2));
-            return b.add_rod(v, radius, young, poisson, density, friction, normal, group);
+            return b.add_rod(v, radius, young, poisson, density, friction, normal, group, start_particle, end_particle);
           },
           py::arg("points"), py::arg("radius"), py::arg("young"), py::arg("poisson"), py::arg("density"),
           py::arg("friction") = 0.5, py::arg("normal") = Vec3::Zero(), py::arg("group") = -1,
+          py::arg("start_particle") = -1, py::arg("end_particle") = -1,
           "Discrete elastic rod through points (n, 3): stress-free rest shape, solid circular section. "
           "normal: the first edge's material vector m1 (zero: any); group >= 0: the activation of that group "
-          "(1/m) is a natural curvature bending the rod towards m1. Returns the first particle: the n nodes, "
+          "(1/m) is a natural curvature bending the rod towards m1. start_particle/end_particle >= 0: an existing "
+          "particle at that end point is the end node (joints). Returns the first new particle: the new nodes, "
           "then the n - 1 edges' ghost particles (ncpgym.rods wraps this).")
       .def(
           "add_shell",
@@ -446,6 +456,10 @@ void bind_model(py::module_& m) {
           "Discrete elastic shell from a consistently oriented triangle mesh: stretching rows on the edges, "
           "hinge bending rows on interior edges (stress-free at the initial shape). Returns the first particle.")
       .def_property_readonly("nhinge", &Builder::nhinge)
+      .def("set_medium", &Builder::set_medium, py::arg("density") = 0.0, py::arg("drag_coefficient") = 0.0,
+           py::arg("viscosity") = 0.0,
+           "The surrounding medium: density (kg/m^3; buoyancy of rods and shells, and drag on shell triangles "
+           "with drag_coefficient C_D) and viscosity (Pa s, on rod and shell nodes). Per world: Batch.medium.")
       .def("hinge_particles", &Builder::hinge_particles, py::arg("hinge"),
            "The particles of a hinge: edge x0 -> x1, then the two tips.")
       .def("set_hinge_group", &Builder::set_hinge_group, py::arg("hinge"), py::arg("group"),

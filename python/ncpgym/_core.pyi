@@ -48,6 +48,11 @@ class Model:
     rod_node_rest: ArrayF
     rod_node_compliance: ArrayF
     particle_ghost: npt.NDArray[np.bool_]
+    medium_density: float
+    drag_coefficient: float
+    viscosity: float
+    particle_density: ArrayF
+    particle_visc_length: ArrayF
     nhinge: int
     hinges: npt.NDArray[np.int32]
     hinge_rest: ArrayF
@@ -187,13 +192,15 @@ class Builder:
     def add_soft_body(self, vertices: ArrayF, tets: Any, density: float, young: float, poisson: float,
                       radius: float = 0.0, friction: float = 0.5, model: str = "linear") -> int: ...
     def add_rod(self, points: ArrayF, radius: float, young: float, poisson: float, density: float,
-                friction: float = 0.5, normal: Any = ..., group: int = -1) -> int: ...
+                friction: float = 0.5, normal: Any = ..., group: int = -1, start_particle: int = -1,
+                end_particle: int = -1) -> int: ...
     def add_shell(self, vertices: ArrayF, triangles: Any, thickness: float, young: float, poisson: float,
                   density: float, friction: float = 0.5) -> int: ...
     @property
     def nhinge(self) -> int: ...
     def hinge_particles(self, hinge: int) -> tuple[int, int, int, int]: ...
     def set_hinge_group(self, hinge: int, group: int) -> None: ...
+    def set_medium(self, density: float = 0.0, drag_coefficient: float = 0.0, viscosity: float = 0.0) -> None: ...
     def exclude_soft_pair(self, a: int, b: int) -> None: ...
     def add_connect(self, body1: int, body2: int, anchor1: Any = ..., anchor2: Any = ..., *,
                     compliance: float = 0.0, active: bool = True, name: str = "") -> int: ...
@@ -286,6 +293,7 @@ class Batch:
     mass_scale: ArrayF
     stiffness_scale: ArrayF
     gravity: ArrayF
+    medium: ArrayF
     xpos: ArrayF
     xquat: ArrayF
     xipos: ArrayF

@@ -39,20 +39,12 @@ class Rod:
     """Particle ids of one rod: ``nodes`` (n,) along the rod, ``ghosts`` (n - 1,) one per edge,
     and the material it was built with."""
 
-    first: int
-    n_nodes: int
+    nodes: np.ndarray
+    ghosts: np.ndarray
     radius: float
     young: float
     poisson: float
     density: float
-
-    @property
-    def nodes(self) -> np.ndarray:
-        return np.arange(self.first, self.first + self.n_nodes)
-
-    @property
-    def ghosts(self) -> np.ndarray:
-        return np.arange(self.first + self.n_nodes, self.first + 2 * self.n_nodes - 1)
 
     @property
     def area(self) -> float:
@@ -70,18 +62,28 @@ class Rod:
 
 
 def add_rod(builder, points, *, radius: float, young: float, poisson: float, density: float,
-            friction: float = 0.5, normal=None, group: int = -1) -> Rod:
+            friction: float = 0.5, normal=None, group: int = -1, start: int | None = None,
+            end: int | None = None) -> Rod:
     """Add a rod through ``points`` (n, 3) with a solid circular section: Young's modulus (Pa),
     Poisson's ratio in (-1, 0.5], density (kg/m^3), contact friction. Its rest shape is
     stress-free. ``normal``: the first edge's material vector (projected off the edge; None:
     any), carried along by parallel transport. ``group`` >= 0: that activation group's value
-    (1/m) is the natural curvature, bending the rod towards ``normal``."""
+    (1/m) is the natural curvature, bending the rod towards ``normal``. ``start`` / ``end``: an
+    existing particle at the first / last point to use as that end node (a joint with another
+    rod or a shell, or a payload); it gains the rod's share of mass."""
     pts = np.asarray(points, float)
     if pts.ndim != 2 or pts.shape[1] != 3:
         raise ValueError(f"points: expected shape (n, 3), got {pts.shape}")
     nrm = np.zeros(3) if normal is None else np.asarray(normal, float)
-    first = builder.add_rod(pts, radius, young, poisson, density, friction, nrm, group)
-    return Rod(first, len(pts), float(radius), float(young), float(poisson), float(density))
+    s_id = -1 if start is None else int(start)
+    e_id = -1 if end is None else int(end)
+    first = builder.add_rod(pts, radius, young, poisson, density, friction, nrm, group, s_id, e_id)
+    n = len(pts)
+    new = n - (start is not None) - (end is not None)
+    nodes = np.concatenate([[s_id] if start is not None else [], np.arange(first, first + new),
+                            [e_id] if end is not None else []]).astype(int)
+    ghosts = np.arange(first + new, first + new + n - 1)
+    return Rod(nodes, ghosts, float(radius), float(young), float(poisson), float(density))
 
 
 def clamp(builder, rod: Rod, end: str = "start", body: int = 0, body_pos=(0.0, 0.0, 0.0),

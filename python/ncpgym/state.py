@@ -20,7 +20,7 @@ __all__ = ["batch_state", "restore_batch", "simulator_state", "restore_simulator
 
 # the writable per-world arrays of a Batch, by name
 BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "mocap_pos", "mocap_quat", "eq_active",
-                "friction_scale", "mass_scale", "stiffness_scale", "gravity", "status")
+                "friction_scale", "mass_scale", "stiffness_scale", "gravity", "medium", "status")
 
 
 def batch_state(batch: _core.Batch) -> dict[str, np.ndarray]:

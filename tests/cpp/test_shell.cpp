@@ -8,6 +8,7 @@
 
 #include "ncpgym/builder/builder.hpp"
 #include "ncpgym/constraints/shell_rows.hpp"
+#include "ncpgym/soft/medium.hpp"
 
 namespace ncpgym {
 namespace {
@@ -101,6 +102,43 @@ TEST(Shell, BuilderRejectsBadMeshes) {
   EXPECT_THROW(b.add_shell(v, {{0, 1, 2}}, 1e-3, 1e9, 0.3, 1000), std::invalid_argument);  // unused vertices
   EXPECT_EQ(b.build()->nparticle, 0);
   EXPECT_THROW(b.set_hinge_group(0, 0), std::invalid_argument);
+}
+
+TEST(Shell, DragForceAndItsVelocityJacobian) {
+  // the seed's §5.4 drag on two triangles: -dF/dv against central differences of F in v,
+  // the force against the formula for a node of one triangle moving along the normal
+  Builder b;
+  b.add_shell({Vec3(0, 0, 0), Vec3(0.1, 0, 0), Vec3(0.05, 0.08, 0), Vec3(0.05, -0.08, 0.02)},
+              {{0, 1, 2}, {1, 0, 3}}, 1e-3, 1e9, 0.3, 1000.0);
+  b.set_medium(1000.0, 0.5, 0.0);
+  const auto m = b.build();
+  ASSERT_TRUE(has_drag(*m));
+  const VecX x = positions(*m);
+  std::mt19937 rng(2);
+  std::normal_distribution<double> N(0.0, 1.0);
+  VecX v(x.size());
+  for (int k = 0; k < v.size(); ++k) v[k] = N(rng);
+  VecX f, fp, fm;
+  std::vector<Mat3> D, Dx;
+  drag_forces(*m, x, v, f, D);
+  for (int p = 0; p < m->nparticle; ++p)
+    for (int j = 0; j < 3; ++j) {
+      VecX vp = v, vm = v;
+      vp[3 * p + j] += 1e-6;
+      vm[3 * p + j] -= 1e-6;
+      drag_forces(*m, x, vp, fp, Dx);
+      drag_forces(*m, x, vm, fm, Dx);
+      const VecX col = -(fp - fm) / 2e-6;  // -dF/dv_{p,j}: only particle p's force moves
+      for (int q = 0; q < m->nparticle; ++q)
+        for (int i = 0; i < 3; ++i)
+          EXPECT_NEAR(q == p ? D[p](i, j) : 0.0, col[3 * q + i], 1e-6 * (1 + D[p].norm()));
+    }
+  // vertex 2 belongs to triangle (0, 1, 2) only (normal +z, area 0.004): moving at w along +z
+  VecX v2 = VecX::Zero(x.size());
+  v2[3 * 2 + 2] = 2.0;
+  drag_forces(*m, x, v2, f, D);
+  EXPECT_NEAR(f[3 * 2 + 2], -0.5 * 1000.0 * 0.5 * (0.004 / 3) * 4.0, 1e-12);
+  EXPECT_NEAR(f.segment<2>(3 * 2).norm(), 0.0, 1e-15);
 }
 
 }  // namespace

@@ -242,4 +242,4 @@ def test_bad_rods_are_refused_with_a_message():
     with pytest.raises(ValueError, match="Poisson"):
         rods.add_rod(b, [[0, 0, 0], [1, 0, 0]], radius=1e-3, young=1e6, poisson=0.5001, density=1000.0)
     with pytest.raises(ValueError, match="end must be"):
-        rods.clamp(b, rods.Rod(0, 2, 1e-3, 1e6, 0.3, 1000.0), "middle")
+        rods.clamp(b, rods.Rod(np.arange(2), np.arange(2, 3), 1e-3, 1e6, 0.3, 1000.0), "middle")

@@ -51,6 +51,12 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   gravity_.resize(3 * N);
   for (size_t i = 0; i < N; ++i)
     for (int k = 0; k < 3; ++k) gravity_[3 * i + k] = m.gravity[k];
+  medium_.resize(3 * N);
+  for (size_t i = 0; i < N; ++i) {
+    medium_[3 * i] = m.medium_density;
+    medium_[3 * i + 1] = m.drag_coefficient;
+    medium_[3 * i + 2] = m.viscosity;
+  }
   key_.resize(N);
   counter_.assign(N, 0);
   for (size_t i = 0; i < N; ++i) key_[i] = world_key(0, i);
@@ -103,6 +109,9 @@ void Batch::apply_parameters(Workspace& w, int i) const {
     m.tet_lambda[t] = ss * b.tet_lambda[t];
   }
   m.gravity = Vec3(gravity_[3 * i], gravity_[3 * i + 1], gravity_[3 * i + 2]);
+  m.medium_density = medium_[3 * i];
+  m.drag_coefficient = medium_[3 * i + 1];
+  m.viscosity = medium_[3 * i + 2];
   const size_t I = static_cast<size_t>(i);
   for (int k = 0; k < b.nmocap; ++k)  // kinematic bodies at the world's mocap pose
     set_mocap_pose(m, mocap_body_[k], &mocap_pos_[(I * b.nmocap + k) * 3], &mocap_quat_[(I * b.nmocap + k) * 4]);

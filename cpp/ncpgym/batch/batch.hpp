@@ -69,6 +69,8 @@ class Batch {
   double* mass_scale() { return mass_scale_.data(); }
   double* stiffness_scale() { return stiffness_scale_.data(); }
   double* gravity() { return gravity_.data(); }
+  // The medium per world [N, 3]: density, drag coefficient, viscosity (soft/medium.hpp).
+  double* medium() { return medium_.data(); }
   // Mocap poses [N, nmocap, 3] and [N, nmocap, 4] (w, x, y, z; normalised when applied) and
   // equality switches [N, neq] (1 on, 0 off), applied to each world's model copy as it
   // steps. Like the other per-world parameters they start at the model's values and keep
@@ -134,7 +136,7 @@ class Batch {
   std::vector<uint8_t> eq_active_;
   std::vector<int> mocap_body_;  // body of each mocap index
   std::vector<int8_t> status_;
-  std::vector<double> friction_scale_, mass_scale_, stiffness_scale_, gravity_;
+  std::vector<double> friction_scale_, mass_scale_, stiffness_scale_, gravity_, medium_;
   std::vector<uint64_t> key_, counter_;
   std::vector<double> xpos_, xquat_, xipos_, cinert_, cvel_, cfrc_ext_, qfrc_act_, site_xpos_, site_xmat_,
       geom_force_, soft_volume_, contact_depth_;

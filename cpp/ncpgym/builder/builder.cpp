@@ -242,6 +242,8 @@ int Builder::add_particle(const Vec3& pos, double mass, double radius, double fr
   m_.particle_radius.push_back(radius);
   m_.particle_friction.push_back(friction);
   m_.particle_ghost.push_back(0);
+  m_.particle_density.push_back(0.0);
+  m_.particle_visc_length.push_back(0.0);
   return m_.nparticle++;
 }
 
@@ -294,6 +296,15 @@ void Builder::set_tet_group(int tet, int group) {
   require(group >= -1, "set_tet_group: group must be >= 0 (or -1 for none)");
   m_.tet_group[tet] = group;
   count_activation_groups();
+}
+
+void Builder::set_medium(double density, double drag_coefficient, double viscosity) {
+  require(std::isfinite(density) && density >= 0, "medium: density must be >= 0");
+  require(std::isfinite(drag_coefficient) && drag_coefficient >= 0, "medium: drag coefficient must be >= 0");
+  require(std::isfinite(viscosity) && viscosity >= 0, "medium: viscosity must be >= 0");
+  m_.medium_density = density;
+  m_.drag_coefficient = drag_coefficient;
+  m_.viscosity = viscosity;
 }
 
 void Builder::add_stretch(int p1, int p2, double compliance) {

@@ -79,10 +79,14 @@ class Builder {
   // (builder/rod_builder.cpp; dismech-rods-shells.txt §3). Its rest shape is stress-free
   // (a helix keeps its shape). `normal`: the first edge's material vector m1 (projected
   // off the edge; zero: any), carried along the rod by parallel transport; natural curvature
-  // from activation group `group` (>= 0, act in 1/m) bends the rod towards m1. Returns the
-  // first particle: the n nodes come first, then the n - 1 edges' ghost particles.
+  // from activation group `group` (>= 0, act in 1/m) bends the rod towards m1.
+  // start_particle / end_particle (>= 0): an existing particle at the first / last point
+  // becomes that end node (joints with other rods and shells, a payload); it gains the
+  // rod's share of mass. Returns the first new particle: the new nodes in order, then the
+  // n - 1 edges' ghost particles.
   int add_rod(const std::vector<Vec3>& points, double radius, double young, double poisson, double density,
-              double friction = 0.5, const Vec3& normal = Vec3::Zero(), int group = -1);
+              double friction = 0.5, const Vec3& normal = Vec3::Zero(), int group = -1, int start_particle = -1,
+              int end_particle = -1);
   // A discrete elastic shell (builder/shell_builder.cpp; dismech-rods-shells.txt §3.1, §3.3.1)
   // from a triangle mesh with consistently oriented (counter-clockwise) triangles: one
   // particle per vertex (mass rho h A / 3 from each triangle), every edge a stretching row
@@ -118,6 +122,10 @@ class Builder {
   // No contact between the geoms of two bodies (MJCF <contact><exclude>).
   void exclude_bodies(int body1, int body2);
   void set_gravity(const Vec3& g) { m_.gravity = g; }
+  // The medium (soft/medium.hpp): density (kg/m^3; buoyancy of rods and shells, and with a
+  // drag coefficient C_D the drag on shell triangles) and viscosity (Pa s, on rod and shell
+  // nodes). All >= 0; zero is vacuum.
+  void set_medium(double density, double drag_coefficient, double viscosity);
   void set_timestep(double h);
   // Newton / linear iteration counts for this model (0: the solver's defaults).
   void set_solver_iterations(int newton, int linear);

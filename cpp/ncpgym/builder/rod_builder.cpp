@@ -31,7 +31,7 @@ Vec3 perpendicular(const Vec3& t, const Vec3& hint) {
 }  // namespace
 
 int Builder::add_rod(const std::vector<Vec3>& points, double radius, double young, double poisson, double density,
-                     double friction, const Vec3& normal, int group) {
+                     double friction, const Vec3& normal, int group, int start_particle, int end_particle) {
   const int n = static_cast<int>(points.size());
   require(n >= 2, "needs at least 2 points, got " + std::to_string(n));
   for (const auto& p : points) require(p.allFinite(), "non-finite point");
@@ -75,24 +75,49 @@ int Builder::add_rod(const std::vector<Vec3>& points, double radius, double youn
     node_mass[e + 1] += 0.5 * (me - gmass[e]);
   }
 
+  // Nodes: the given end particles (rod-rod and rod-shell joints share them; they gain the
+  // rod's share of mass), new particles for the others, then one ghost per edge.
+  std::vector<int> node(n, -1);
+  for (auto [i, given] : {std::pair{0, start_particle}, std::pair{n - 1, end_particle}}) {
+    if (given < 0) continue;
+    const std::string who = "end particle " + std::to_string(given);
+    require(given < m_.nparticle && !m_.particle_ghost[given], who + " does not exist (or is a ghost)");
+    require((m_.particle_pos0[given] - points[i]).norm() <= 1e-9 * std::max(1.0, points[i].norm()),
+            who + " is not at the rod's end point");
+    node[i] = given;
+  }
+  require(n > 2 || node[0] < 0 || node[0] != node[n - 1], "a rod of one edge cannot start and end at one particle");
   const int first = m_.nparticle;
-  for (int i = 0; i < n; ++i) add_particle(points[i], node_mass[i], radius, friction);
+  for (int i = 0; i < n; ++i) {
+    const double lv = 0.5 * ((i > 0 ? len[i - 1] : 0.0) + (i < ne ? len[i] : 0.0));  // Voronoi length
+    if (node[i] >= 0) {
+      m_.particle_mass[node[i]] += node_mass[i];
+      m_.particle_visc_length[node[i]] += lv;
+      if (m_.particle_density[node[i]] == 0) m_.particle_density[node[i]] = density;
+      continue;
+    }
+    node[i] = add_particle(points[i], node_mass[i], radius, friction);
+    m_.particle_density[node[i]] = density;  // buoyancy
+    m_.particle_visc_length[node[i]] = lv;
+  }
+  const int ghost0 = m_.nparticle;
   for (int e = 0; e < ne; ++e) {
     const int g = add_particle(0.5 * (points[e] + points[e + 1]) + gdist[e] * m1[e], gmass[e], 0.0, 0.0);
     m_.particle_ghost[g] = 1;
+    m_.particle_density[g] = density;  // buoyant like its edge; no viscous drag of its own
   }
   // stretching: U = EA / (2 l) (|e| - l)^2, a stretch row with compliance l / EA
-  for (int e = 0; e < ne; ++e) add_stretch(first + e, first + e + 1, len[e] / (young * A));
+  for (int e = 0; e < ne; ++e) add_stretch(node[e], node[e + 1], len[e] / (young * A));
   const int edge0 = m_.nrodedge;
   for (int e = 0; e < ne; ++e) {
-    m_.rodedge_p.push_back({first + e, first + e + 1, first + n + e});
+    m_.rodedge_p.push_back({node[e], node[e + 1], ghost0 + e});
     m_.rodedge_ghost.push_back(gdist[e]);
     ++m_.nrodedge;
   }
   for (int i = 1; i < n - 1; ++i) {
     // the rest shape's strains are the natural ones; Voronoi length l = (l0 + l1) / 2
-    Vec3 x[5] = {points[i - 1], points[i], points[i + 1], m_.particle_pos0[first + n + i - 1],
-                 m_.particle_pos0[first + n + i]};
+    Vec3 x[5] = {points[i - 1], points[i], points[i + 1], m_.particle_pos0[ghost0 + i - 1],
+                 m_.particle_pos0[ghost0 + i]};
     double s[3];
     rod_node_strains<double>(x, s);
     const double lv = 0.5 * (len[i - 1] + len[i]);

@@ -55,7 +55,12 @@ int Builder::add_shell(const std::vector<Vec3>& vertices, const std::vector<std:
   }
 
   const int first = m_.nparticle;
-  for (int v = 0; v < nv; ++v) add_particle(vertices[v], mass[v], 0.5 * thickness, friction);
+  for (int v = 0; v < nv; ++v) {
+    const int p = add_particle(vertices[v], mass[v], 0.5 * thickness, friction);
+    m_.particle_density[p] = density;  // buoyancy
+    // viscous length: sqrt of the node's third of its triangles' area (soft/medium.hpp)
+    m_.particle_visc_length[p] = std::sqrt(mass[v] / (density * thickness));
+  }
   // stretching (seed eq. 10): U = 1/2 k_s eps^2 l = 1/2 (k_s / l) (|e| - l)^2 with
   // k_s = sqrt(3)/4 E h l: a stretch row of compliance l / k_s = 4 / (sqrt(3) E h)
   const double stretch_compliance = 4.0 / (std::sqrt(3.0) * young * thickness);

@@ -147,6 +147,9 @@ struct Model {
   // (the seed's PneuNet rod actuation); -1: none
   std::vector<int> rodnode_group;
   std::vector<char> particle_ghost;      // nparticle: 1 for a rod's ghost (no contact)
+  // Per particle, for the forces of a surrounding medium (soft/medium.hpp): the material
+  // density (buoyancy; 0: none) and the length that scales viscous friction (0: none).
+  std::vector<double> particle_density, particle_visc_length;
   // Discrete elastic shells (dismech-rods-shells.txt §3.1, §3.3.1; soft/shell.hpp): nodes are
   // particles, edges stretch as stretch rows (k_s = sqrt(3)/4 E h l), and each hinge (an edge
   // shared by two triangles) bends as one compliant row c = phi - phi_bar, E = 1 / k_b with
@@ -196,6 +199,11 @@ struct Model {
   std::vector<std::array<int, 2>> exclude_pairs;
 
   Vec3 gravity = Vec3(0, 0, -9.81);
+  // The medium around particles (dismech-rods-shells.txt §5; per world in a Batch):
+  // density rho_med (buoyancy of particles with a material density; aerodynamic drag on
+  // shell triangles with drag_coefficient C_D) and viscosity eta (Pa s) on particles with a
+  // viscous length. Zero: vacuum.
+  double medium_density = 0.0, drag_coefficient = 0.0, viscosity = 0.0;
   double timestep = 0.002;
   // Iteration counts this model asks for (0: the solver's defaults), as the seed's Table 2
   // sets them per scene. The Python Simulator and Batch constructors apply them unless the

@@ -139,6 +139,7 @@ void model_fields(Ar& ar, M& m) {
   // tetrahedra, activation groups, soft surfaces
   ar(m.ntet), ar(m.tet_p), ar(m.tet_Dminv), ar(m.tet_volume), ar(m.tet_mu), ar(m.tet_lambda), ar(m.tet_model);
   ar(m.tet_group), ar(m.nactgroup);
+  ar(m.particle_density), ar(m.particle_visc_length);
   // stretching springs, rods
   ar(m.nstretch), ar(m.stretch_p), ar(m.stretch_rest), ar(m.stretch_compliance);
   ar(m.nrodedge), ar(m.rodedge_p), ar(m.rodedge_ghost), ar(m.nrodnode), ar(m.rodnode_edge), ar(m.rodnode_len);
@@ -153,11 +154,12 @@ void model_fields(Ar& ar, M& m) {
   ar(m.eq_polycoef), ar(m.eq_compliance), ar(m.eq_active), ar(m.eq_name), ar(m.exclude_pairs);
   // options
   ar(m.gravity), ar(m.timestep), ar(m.newton_iterations), ar(m.linear_iterations);
+  ar(m.medium_density), ar(m.drag_coefficient), ar(m.viscosity);
 }
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 2912,
+static_assert(sizeof(Model) == 2984,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -212,7 +214,9 @@ void check_sizes(const Model& m) {
     need(got, ns, name);
   for (auto [got, name] : {std::pair{m.particle_mass.size(), "particle_mass"}, {m.particle_radius.size(), "particle_radius"},
                            {m.particle_friction.size(), "particle_friction"}, {m.particle_pos0.size(), "particle_pos0"},
-                           {m.particle_soft.size(), "particle_soft"}, {m.particle_ghost.size(), "particle_ghost"}})
+                           {m.particle_soft.size(), "particle_soft"}, {m.particle_ghost.size(), "particle_ghost"},
+                           {m.particle_density.size(), "particle_density"},
+                           {m.particle_visc_length.size(), "particle_visc_length"}})
     need(got, np, name);
   for (auto [got, name] : {std::pair{m.stretch_p.size(), "stretch_p"}, {m.stretch_rest.size(), "stretch_rest"},
                            {m.stretch_compliance.size(), "stretch_compliance"}})

@@ -34,6 +34,7 @@
 
 #include "ncpgym/constraints/tet_rows.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/soft/medium.hpp"
 #include "ncpgym/solver/stepper.hpp"
 
 namespace ncpgym {
@@ -106,6 +107,13 @@ void Stepper::build_soft_pattern() {
   }
   kdiag_.resize(n);
   for (int i = 0; i < n; ++i) kdiag_[i] = slot(i, i);
+  kpslot_.assign(9 * m.nparticle, -1);
+  for (int p = 0; p < m.nparticle; ++p)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j <= i; ++j) {
+        const int sl = slot(3 * p + i, 3 * p + j);
+        if (sl < kouter_[3 * p + j + 1] && kinner_[sl] == 3 * p + i) kpslot_[9 * p + 3 * i + j] = sl;
+      }
   kval_.resize(kinner_.size());
 }
 
@@ -157,12 +165,20 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
 
   // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t);
   // jtl_ = J_eff^T lambda of this iterate (Stepper::newton)
+  // (+ h times the drag at the iterate's positions and velocities, soft/medium.hpp)
+  const bool drag = has_drag(m);
+  if (drag) drag_forces(m, xn_, u_.tail(np3), drag_f_, drag_D_);
   for (int k = 0; k < np3; ++k)
-    Hg_[nv + k] = m.particle_mass[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * jtl_[nv + k];
+    Hg_[nv + k] = pmass_[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * jtl_[nv + k] - (drag ? h * drag_f_[k] : 0.0);
 
   rhs_.resize(nr + nv + np3);
   for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
   soft_stiffness(nr, cdiag, hvec);
+  if (drag)  // dg/du gains -h dF/dv = h D on each particle's 3 x 3 block
+    for (int p = 0; p < m.nparticle; ++p)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j <= i; ++j)
+          if (kpslot_[9 * p + 3 * i + j] >= 0) kval_[kpslot_[9 * p + 3 * i + j]] += h * drag_D_[p](i, j);
 
   // The trees' H = M(q-) + h B (+ h^2 K of implicit springs) as a dense block, once per step.
   if (first && nv > 0) {

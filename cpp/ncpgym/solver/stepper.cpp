@@ -7,6 +7,7 @@
 #include "ncpgym/collision/detect.hpp"
 #include "ncpgym/constraints/ncp.hpp"
 #include "ncpgym/dynamics/actuation.hpp"
+#include "ncpgym/soft/medium.hpp"
 
 namespace ncpgym {
 
@@ -47,6 +48,9 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   sweep_.setZero(m.ngeom);
   xn_.setZero(3 * m.nparticle);
   psweep_.setZero(m.nparticle);
+  pmass_.setZero(m.nparticle);
+  drag_f_.setZero(3 * m.nparticle);
+  drag_D_.assign(m.nparticle, Mat3::Zero());
   scale_.setOnes(nvall_);
   f_prev_.setZero(3 * m.nparticle);
   du_prev_.setZero(3 * m.nparticle);
@@ -124,8 +128,12 @@ void Stepper::free_velocity(const State& s, double h) {
   }
   aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), false, extra_arm_.data());
   u_tilde_.head(m.nv) = s.u + h * dH_.qacc;
-  for (int p = 0; p < m.nparticle; ++p) {  // particles: M diagonal, gravity only
-    u_tilde_.segment<3>(m.nv + 3 * p) = s.v.segment<3>(3 * p) + h * m.gravity;
+  for (int p = 0; p < m.nparticle; ++p) {
+    // particles: M diagonal; gravity with buoyancy, and linear viscous friction taken
+    // implicitly: (m + h c) u = m v + h m g' (soft/medium.hpp)
+    const double mp = m.particle_mass[p], c = viscous_coefficient(m, p);
+    pmass_[p] = mp + h * c;
+    u_tilde_.segment<3>(m.nv + 3 * p) = (mp / pmass_[p]) * (s.v.segment<3>(3 * p) + h * buoyancy_factor(m, p) * m.gravity);
     psweep_[p] = h * std::max(s.v.segment<3>(3 * p).norm(), u_tilde_.segment<3>(m.nv + 3 * p).norm());
   }
 }
@@ -226,7 +234,7 @@ void Stepper::geometric_stiffness(double h, int it, int nrow) {
     for (int k = 0; k < np3; ++k) {
       if (std::abs(du_prev_[k]) < 1e-12) continue;
       const double c = h * (f_now_[k] - f_prev_[k]) / du_prev_[k];  // eq. 73, see above
-      const double mk = m.particle_mass[k / 3];
+      const double mk = pmass_[k / 3];
       const double Hkk = mk - std::min(0.0, c);  // eq. 74
       pminv[k] = 1.0 / Hkk;
       scale_[m.nv + k] = mk / Hkk;  // H^-1 M on the diagonal
@@ -355,11 +363,13 @@ void Stepper::newton(const State& s, double h, int nrow) {
   }
   u_.setZero();  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started)
   VecX& pminv = del_.particle_hinv();
-  for (int p = 0; p < m.nparticle; ++p) pminv.segment<3>(3 * p).setConstant(1.0 / m.particle_mass[p]);
+  for (int p = 0; p < m.nparticle; ++p) pminv.segment<3>(3 * p).setConstant(1.0 / pmass_[p]);
   scale_.setOnes();
   f_prev_.setZero();
   du_prev_.setZero();
   const bool primal = opt_.soft_primal && (m.ntet > 0 || m.nstretch > 0);
+  if (!primal && has_drag(m))
+    throw std::invalid_argument("aerodynamic drag is solved only by the primal soft solver (soft_solver='primal')");
   const bool dense = !primal && (nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                                  opt_.linear == LinearSolverType::LDLT);
   last_dense_ = dense;

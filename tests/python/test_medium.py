@@ -1,0 +1,120 @@
+"""Forces of a surrounding medium (issue 21; dismech-rods-shells.txt §5): buoyancy, viscous
+friction and aerodynamic drag, against closed forms: a rod's momentum under viscosity
+decays by exactly 1 / (1 + h eta / (rho A)) per implicit step; a rod as dense as the medium
+floats and one twice as dense falls at g / 2; a flat plate falls at the terminal speed of
+m g = 1/2 rho C_D A v^2; the seed's parachute descends at the speed its drag law gives for
+the canopy's shape. Per-world media in a Batch, and the dual solver's refusal of drag."""
+
+import numpy as np
+import pytest
+
+import ncpgym
+from ncpgym import rods, shells
+
+
+def free_rod(builder, z=0.0):
+    return rods.add_rod(builder, rods.straight([0, 0, z], [0.2, 0, z], 10), radius=2e-3, young=1e7, poisson=0.5,
+                        density=1000.0)
+
+
+def test_viscous_friction_decays_a_rods_momentum_at_the_implicit_rate():
+    b = ncpgym.Builder()
+    h, eta = 1e-3, 0.5
+    b.set_timestep(h)
+    b.set_gravity([0, 0, 0])
+    b.set_medium(density=0.0, drag_coefficient=0.0, viscosity=eta)
+    rod = free_rod(b)
+    model = b.build()
+    # each node's viscous length is its Voronoi length: they add up to the rod's length
+    assert model.particle_visc_length[rod.nodes].sum() == pytest.approx(0.2, rel=1e-12)
+    # 30 damped Newton iterations: the 8 default ones leave (1 - 0.75)^8 of each step's
+    # velocity change unsolved, 8e-4 of the decay over 50 steps
+    sim = ncpgym.Simulator(model, newton_iterations=30)
+    sim.v[:] = [0.3, 0.4, 0.0]  # a uniform translation (ghosts too)
+    sim.step(nsteps=50)
+    # total momentum: M (v' - v) = -h eta L v', M = rho A L  =>  v' = v / (1 + h eta / (rho A))
+    expect = 0.5 * (1 + h * eta / (1000.0 * np.pi * 4e-6)) ** -50
+    speed = np.linalg.norm((model.particle_mass[:, None] * sim.v).sum(0)) / model.particle_mass.sum()
+    assert speed == pytest.approx(expect, rel=1e-5)  # the solver regularisation (1e-6) is left
+    assert expect < 0.1  # the decay is not negligible
+
+
+def test_buoyancy_floats_a_neutral_rod_and_halves_gravity_at_twice_the_density():
+    b = ncpgym.Builder()
+    b.set_timestep(1e-3)
+    rod = free_rod(b)
+    model = b.build()
+    batch = ncpgym.Batch(model, 3, num_threads=2, newton_iterations=30)  # see the viscosity test
+    batch.medium[:] = [[1000.0, 0, 0], [500.0, 0, 0], [0.0, 0, 0]]  # neutral, half, vacuum
+    batch.step(None, 100)
+    vz = batch.v[:, rod.nodes, 2].mean(axis=1)
+    np.testing.assert_allclose(vz, [0.0, -9.81 * 0.5 * 0.1, -9.81 * 0.1], rtol=1e-6, atol=1e-12)
+
+
+def flat_plate(n=4, h=5e-3):
+    b = ncpgym.Builder()
+    b.set_timestep(h)
+    b.set_medium(density=1.0, drag_coefficient=10.0)
+    v, t = shells.hexagon_mesh(1.0, n)
+    shell = shells.add_shell(b, v + [0, 0, 10.0], t, thickness=1e-3, young=1e9, poisson=0.3, density=1500.0)
+    return b.build(), shell
+
+
+def test_flat_plate_falls_at_the_terminal_speed_of_its_drag():
+    model, shell = flat_plate()
+    sim = ncpgym.Simulator(model)
+    sim.step(nsteps=400)  # 2 s; the time constant v_t / g is 0.18 s
+    mass = model.particle_mass.sum()
+    area = 3 * np.sqrt(3) / 2
+    # weight less buoyancy (rho_med / rho = 1 / 1500) against drag: 1.71 m/s
+    vt = np.sqrt(2 * mass * 9.81 * (1 - 1.0 / 1500.0) / (1.0 * 10.0 * area))
+    # 2.5e-4 short with the default 8 damped Newton iterations (each step starts from u = 0,
+    # eq. 67, where the drag's Jacobian vanishes), 1e-6 with 30
+    np.testing.assert_allclose(sim.v[:, 2], -vt, rtol=1e-3)
+    sim30 = ncpgym.Simulator(model, newton_iterations=30)
+    sim30.step(nsteps=400)
+    np.testing.assert_allclose(sim30.v[:, 2], -vt, rtol=1e-6)
+    np.testing.assert_allclose(sim.x[:, 2], sim.x[0, 2], atol=1e-9)  # stays flat
+
+
+def test_the_seeds_parachute_descends_at_the_speed_of_its_canopys_drag():
+    # dismech-rods-shells.txt §7: hexagonal canopy (side 1 m, 1 mm, E 1 GPa, nu 0.3), six rope
+    # rods (E 10 MPa, nu 0.5) from its corners to a 0.13 kg payload, rho 1500, rho_med 1, C_D 10
+    b = ncpgym.Builder()
+    b.set_timestep(5e-3)
+    b.set_medium(density=1.0, drag_coefficient=10.0)
+    v, t = shells.hexagon_mesh(1.0, 4)
+    v = v + [0, 0, 5.0]
+    canopy = shells.add_shell(b, v, t, thickness=1e-3, young=1e9, poisson=0.3, density=1500.0)
+    payload = b.add_particle([0, 0, 4.0], 0.13, 0.01, 0.5)
+    corners = np.flatnonzero(np.abs(np.linalg.norm(v[:, :2], axis=1) - 1.0) < 1e-9)
+    assert len(corners) == 6
+    ropes = [rods.add_rod(b, rods.straight(v[k], [0, 0, 4.0], 10), radius=1e-3, young=1e7, poisson=0.5,
+                          density=1500.0, start=canopy.first + k, end=payload) for k in corners]
+    assert all(r.nodes[0] == canopy.first + k and r.nodes[-1] == payload for r, k in zip(ropes, corners))
+    model = b.build()
+    sim = ncpgym.Simulator(model)
+    sim.step(nsteps=800)  # 4 s: opened and steady
+    mass = model.particle_mass.sum()
+    speed = -(model.particle_mass * sim.v[:, 2]).sum() / mass
+    tri = model.shell_triangles
+    cr = np.cross(sim.x[tri[:, 1]] - sim.x[tri[:, 0]], sim.x[tri[:, 2]] - sim.x[tri[:, 0]])
+    area = 0.5 * np.linalg.norm(cr, axis=1)
+    cos = np.abs(cr[:, 2]) / (2 * area)
+    # the seed's drag law on a steady descent: m g = 1/2 rho C_D v^2 sum_k A_k cos^3
+    assert speed == pytest.approx(np.sqrt(2 * mass * 9.81 / (10.0 * np.sum(area * cos**3))), rel=0.01)
+    # the opened canopy (a bowl: projected area 2.24 m^2 of 2.60) against m g = 1/2 rho C_D A v^2
+    # with its projected area: 11 % faster, the tilt of its triangles
+    v_proj = np.sqrt(2 * mass * 9.81 / (10.0 * np.sum(area * cos)))
+    assert 1.0 < speed / v_proj < 1.15
+    assert np.sum(area * cos) < 0.9 * 3 * np.sqrt(3) / 2  # it did open into a bowl
+    assert sim.x[payload, 2] < sim.x[canopy.particles, 2].min()  # payload below
+
+
+def test_drag_is_refused_by_the_dual_solver_and_media_are_validated():
+    model, _ = flat_plate(n=2)
+    sim = ncpgym.Simulator(model, soft_solver="dual")
+    with pytest.raises(ValueError, match="primal"):
+        sim.step()
+    with pytest.raises(ValueError, match="viscosity"):
+        ncpgym.Builder().set_medium(1.0, 0.5, -1.0)
