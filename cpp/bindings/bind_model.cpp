@@ -182,6 +182,8 @@ void bind_model(py::module_& m) {
       .def_readonly("medium_density", &Model::medium_density, "density of the surrounding medium (kg/m^3)")
       .def_readonly("drag_coefficient", &Model::drag_coefficient, "drag coefficient C_D of shell triangles")
       .def_readonly("viscosity", &Model::viscosity, "viscosity of the medium (Pa s)")
+      .def_property_readonly("particle_radius", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nparticle), m.particle_radius.data()); },
+                             "(nparticle,) collision radius of each particle (m)")
       .def_property_readonly("particle_density", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nparticle), m.particle_density.data()); },
                              "(nparticle,) material density for buoyancy (0: none)")
       .def_property_readonly("particle_visc_length", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nparticle), m.particle_visc_length.data()); },

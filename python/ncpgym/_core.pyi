@@ -51,6 +51,7 @@ class Model:
     medium_density: float
     drag_coefficient: float
     viscosity: float
+    particle_radius: ArrayF
     particle_density: ArrayF
     particle_visc_length: ArrayF
     nhinge: int

@@ -42,8 +42,9 @@ class Camera:
     """A free camera looking at ``lookat`` from ``distance`` metres, ``azimuth`` and
     ``elevation`` in degrees (MuJoCo's ``mjvCamera``: azimuth 90 looks along +y, negative
     elevation looks down). With ``track`` (a body name or id) the camera follows that
-    body's x, y and ``lookat`` is an offset from it; ``heading(batch, world)`` (degrees),
-    when given, sets the azimuth every frame."""
+    body's x, y and ``lookat`` is an offset from it; ``follow(batch, world)`` (a point, for
+    worlds without bodies to track, e.g. a swimming shell) does the same with any point;
+    ``heading(batch, world)`` (degrees), when given, sets the azimuth every frame."""
 
     lookat: Sequence[float] = (0.0, 0.0, 0.0)
     distance: float = 3.0
@@ -51,6 +52,7 @@ class Camera:
     elevation: float = -20.0
     track: str | int | None = None
     heading: Callable[[Any, int], float] | None = None
+    follow: Callable[[Any, int], Sequence[float]] | None = None
 
 
 @dataclass
@@ -61,7 +63,8 @@ class SceneSpec:
     camera: the default camera (a :class:`Camera`, the name of a camera in the MJCF, or
         None for MuJoCo's default free camera framing the whole model).
     tet_class, class_rgba: colour class of every tetrahedron (ntet ints) and the colour of
-        each class; a boundary triangle takes its tetrahedron's class.
+        each class; a boundary triangle takes its tetrahedron's class, a shell triangle class
+        0. Rods are drawn as capsules of their radius between their nodes.
     geom_rgba: colours of named geoms. edit: a change to the ``mujoco.MjSpec`` (made before
         the defaults: sky, floor, light). grid: side of a floor square (m) on an added floor.
     extent: size of the scene in metres (MuJoCo scales the clipping planes and shadows by it;
@@ -286,11 +289,13 @@ class WorldRenderer:
     def _add_soft(
         s: mujoco.MjSpec, model: _core.Model, spec: SceneSpec
     ) -> list[tuple[str, np.ndarray]]:
-        """One two-dimensional flex per colour class of the boundary triangles."""
+        """One two-dimensional flex per colour class of the boundary triangles (shell
+        triangles in class 0)."""
         tri = np.asarray(model.surface_triangles, np.int64).reshape(-1, 3)
-        if tri.size == 0:
+        shell = np.asarray(model.shell_triangles, np.int64).reshape(-1, 3)
+        if tri.size == 0 and shell.size == 0:
             return []
-        if spec.tet_class is None:
+        if spec.tet_class is None or tri.size == 0:
             tri_class = np.zeros(len(tri), np.int64)
         else:
             tet_class = np.asarray(spec.tet_class, np.int64)
@@ -303,6 +308,8 @@ class WorldRenderer:
             if min(faces) < 0:
                 raise ValueError("render scene: a boundary triangle is no face of a tetrahedron")
             tri_class = tet_class[faces]
+        tri = np.concatenate([tri, shell])
+        tri_class = np.concatenate([tri_class, np.zeros(len(shell), np.int64)])
         rgba = np.asarray(spec.class_rgba, float).reshape(-1, 4)
         if tri_class.max() >= len(rgba) or tri_class.min() < 0:
             raise ValueError(
@@ -386,6 +393,8 @@ class WorldRenderer:
         c.lookat[:] = cam.lookat
         if cam.track is not None:
             c.lookat[:2] += self.data.xpos[self._track, :2]
+        if cam.follow is not None:
+            c.lookat[:] += np.asarray(cam.follow(batch, world), float)
         c.distance, c.elevation = cam.distance, cam.elevation
         c.azimuth = cam.azimuth if cam.heading is None else float(cam.heading(batch, world))
         return c
@@ -402,6 +411,7 @@ class WorldRenderer:
                 d.flexvert_xpos[adr : adr + len(parts)] = x[parts]
             rgba = self.mj.flex_rgba[[f for f, _, _ in self._flex]].copy()
         self._renderer.update_scene(d, self._mjv_camera(batch, world))
+        self._draw_rods(batch.x[world])
         if self.frame_hook is not None:
             self.frame_hook(batch, world, self._frame)
         if self._flex:
@@ -412,6 +422,22 @@ class WorldRenderer:
                     g.rgba[:] = self.mj.flex_rgba[g.objid]
             self.mj.flex_rgba[[f for f, _, _ in self._flex]] = rgba
         return self._renderer.render()
+
+    def _draw_rods(self, x: np.ndarray) -> None:
+        """Each rod edge as a capsule of its nodes' radius (rods have no surface mesh)."""
+        if self.model.nrodedge == 0:
+            return
+        edges = np.asarray(self.model.rod_edges)
+        radius = np.asarray(self.model.particle_radius)
+        scn = self.scene
+        for a, b, _ in edges:
+            if scn.ngeom >= scn.maxgeom:
+                return
+            g = scn.geoms[scn.ngeom]
+            mujoco.mjv_initGeom(g, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), np.eye(3).ravel(),
+                                np.array([0.85, 0.45, 0.2, 1.0], np.float32))
+            mujoco.mjv_connector(g, mujoco.mjtGeom.mjGEOM_CAPSULE, float(radius[a]), x[a].astype(float), x[b].astype(float))
+            scn.ngeom += 1
 
     def close(self) -> None:
         r = getattr(self, "_renderer", None)

@@ -364,3 +364,28 @@ def rocks(n=30, seed=0, mu=0.5, density=1000.0, half_width=0.6, timestep=1 / 120
            f'<worldbody>{"".join(geoms + bodies)}</worldbody></mujoco>')
     mjm = mujoco.MjModel.from_xml_string(xml)
     return from_mujoco(mjm, source="scenes.rocks", convex_decomposition="hull"), mjm.qpos0.copy()
+
+
+def manta_ray(n=10, thickness=2e-3, timestep=5e-3, span=1.0, length=1.0, depth=1.5):
+    """The seed's manta ray (dismech-rods-shells.txt §7): a hinge shell of 1 m span and
+    length (a rhombus, shells.diamond_mesh), E = 6 GPa, nu = 0.3, rho = 1057 kg/m^3, in
+    water (rho_med = 1000, C_D = 0.5) under gravity, buoyancy and drag. The hinges on the
+    centre line (x = 0) form activation groups 0, 1, ... from the front (+y) to the back:
+    each group's value is its hinge's natural angle (rad). The thickness is not in the seed;
+    2 mm here. The body starts flat at height ``depth`` above the origin (nothing to touch:
+    the floor a picture shows is a seabed drawn for scale). Returns (model, hinge ids of the
+    groups)."""
+    from . import shells
+
+    b = Builder()
+    b.set_timestep(timestep)
+    b.set_medium(1000.0, 0.5, 0.0)
+    v, t = shells.diamond_mesh(span, length, n)
+    v[:, 2] = depth
+    shell = shells.add_shell(b, v, t, thickness=thickness, young=6e9, poisson=0.3, density=1057.0)
+    hinge = np.asarray([b.hinge_particles(int(k)) for k in shell.hinges]) - shell.first
+    centre = np.flatnonzero(np.all(np.abs(v[hinge[:, :2], 0]) < 1e-9, axis=1))
+    centre = centre[np.argsort(-v[hinge[centre, :2], 1].mean(axis=1))]  # front first
+    for g, k in enumerate(centre):
+        b.set_hinge_group(int(shell.hinges[k]), g)
+    return b.build(), shell.hinges[centre]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Shell", "add_shell", "clamp", "rectangle_mesh", "hexagon_mesh", "hinge_angles"]
+__all__ = ["Shell", "add_shell", "clamp", "rectangle_mesh", "hexagon_mesh", "diamond_mesh", "hinge_angles"]
 
 
 @dataclass(frozen=True)
@@ -130,17 +130,54 @@ def hexagon_mesh(side: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(pos), np.asarray(tris)
 
 
-def hinge_angles(model, x) -> np.ndarray:
-    """Each hinge's angle (rad) at positions ``x`` (nparticle, 3), written out here
-    independently of the C++ rows: the signed angle between the two triangles' normals about
-    the hinge edge (0 flat; positive when the second tip folds to the side opposite the first
-    triangle's normal)."""
+def diamond_mesh(span: float, length: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A flat rhombus |x| / (span/2) + |y| / (length/2) <= 1 (z = 0) covered by the
+    equilateral lattice triangles (spacing length / n) that fit inside it, with lattice edges
+    along y: the centre line x = 0 is a straight chain of edges (hinges to fold a body
+    about, as the seed's manta ray does). Counter-clockwise from +z."""
+    if n < 2 or span <= 0 or length <= 0:
+        raise ValueError("diamond_mesh: needs span, length > 0 and n >= 2")
+    s = length / n
+    a, b = np.array([0.0, s]), np.array([s * np.sqrt(3) / 2, s / 2])
+    index: dict[tuple[int, int], int] = {}
+    pos = []
+
+    def inside(i, j):
+        p = i * a + j * b
+        return abs(p[0]) / (span / 2) + abs(p[1]) / (length / 2) <= 1 + 1e-9
+
+    def vid(i, j):
+        if (i, j) not in index:
+            index[(i, j)] = len(pos)
+            p = i * a + j * b
+            pos.append([p[0], p[1], 0.0])
+        return index[(i, j)]
+
+    r = 2 * n + 2
+    tris = []
+    for i in range(-r, r + 1):
+        for j in range(-r, r + 1):
+            # the two lattice triangles of cell (i, j); b lies clockwise of a, so each is
+            # listed clockwise and reversed
+            for tri in (((0, 0), (1, 0), (0, 1)), ((1, 0), (1, 1), (0, 1))):
+                if all(inside(i + di, j + dj) for di, dj in tri):
+                    tris.append([vid(i + di, j + dj) for di, dj in tri[::-1]])
+    return np.asarray(pos), np.asarray(tris)
+
+
+def hinge_angles(model, x, hinges=None) -> np.ndarray:
+    """Each hinge's angle (rad) at positions ``x`` (nparticle, 3) or a batch of them
+    (N, nparticle, 3), written out here independently of the C++ rows: the signed angle
+    between the two triangles' normals about the hinge edge (0 flat; positive when the second
+    tip folds to the side opposite the first triangle's normal). ``hinges``: (k, 4) particle
+    ids of the hinges to measure (default: all of ``model.hinges``)."""
     x = np.asarray(x, float)
-    h = np.asarray(model.hinges)
-    e = x[h[:, 1]] - x[h[:, 0]]
-    n0 = np.cross(e, x[h[:, 2]] - x[h[:, 0]])
-    n1 = np.cross(x[h[:, 3]] - x[h[:, 0]], e)
-    n0 /= np.linalg.norm(n0, axis=1)[:, None]
-    n1 /= np.linalg.norm(n1, axis=1)[:, None]
-    e /= np.linalg.norm(e, axis=1)[:, None]
-    return np.arctan2(np.sum(np.cross(n0, n1) * e, axis=1), np.sum(n0 * n1, axis=1))
+    h = np.asarray(model.hinges if hinges is None else hinges)
+    x0, x1, x2, x3 = (x[..., h[:, k], :] for k in range(4))
+    e = x1 - x0
+    n0 = np.cross(e, x2 - x0)
+    n1 = np.cross(x3 - x0, e)
+    n0 /= np.linalg.norm(n0, axis=-1, keepdims=True)
+    n1 /= np.linalg.norm(n1, axis=-1, keepdims=True)
+    e /= np.linalg.norm(e, axis=-1, keepdims=True)
+    return np.arctan2(np.sum(np.cross(n0, n1) * e, axis=-1), np.sum(n0 * n1, axis=-1))

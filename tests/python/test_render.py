@@ -148,6 +148,31 @@ def test_soft_ball_silhouette_flattens_when_squeezed():
     assert aspects[1] < 0.9 * aspects[0]
 
 
+def test_rods_and_shells_are_drawn_where_their_particles_are():
+    # a rod along x at z = 0.3 (orange capsules) and a flat shell at z = 0.1 (green flex), seen
+    # from the side: the rod's pixels sit on the image row of z = 0.3, the shell's on z = 0.1
+    from ncpgym import rods, shells
+    from ncpgym.render import SceneSpec, WorldRenderer
+
+    b = ncpgym.Builder()
+    b.set_gravity([0, 0, 0])
+    rods.add_rod(b, rods.straight([-0.2, 0, 0.3], [0.2, 0, 0.3], 8), radius=0.01, young=1e7, poisson=0.5,
+                 density=1000.0)
+    v, t = shells.rectangle_mesh(0.4, 0.2, 4)
+    shells.add_shell(b, v + [-0.2, 0, 0.1], t, thickness=1e-3, young=1e8, poisson=0.3, density=1000.0)
+    model = b.build()
+    batch = ncpgym.Batch(model, 1)
+    h, dist, z0 = 200, 1.0, 0.2
+    cam = Camera(lookat=(0.0, 0.0, z0), distance=dist, azimuth=90.0, elevation=-10.0)
+    r = WorldRenderer(model, SceneSpec(camera=cam, class_rgba=[(0.1, 0.8, 0.1, 1.0)]), width=200, height=h)
+    img = r.render(batch, 0).astype(int)
+    r.close()
+    orange = (img[..., 0] > img[..., 2] + 60) & (img[..., 0] > 120)
+    green = (img[..., 1] > img[..., 0] + 50) & (img[..., 1] > img[..., 2] + 50)
+    assert orange.sum() > 50 and green.sum() > 50
+    assert np.nonzero(orange)[0].mean() < np.nonzero(green)[0].mean() - 20  # the rod is above the shell
+
+
 @pytest.mark.parametrize(
     "env_id, steps", [("ncpgym/Humanoid-v0", 200), ("ncpgym/PneuNetGrasp-v0", 30)]
 )

@@ -18,6 +18,7 @@ from .flagrun import (
     HumanoidFlagrunTask,
     HumanoidFlagrunVectorEnv,
 )
+from .manta_swim import MantaSwimEnv, MantaSwimTask, MantaSwimVectorEnv
 from .inverted_pendulum import InvertedPendulumEnv, InvertedPendulumTask, InvertedPendulumVectorEnv
 from .pneunet_grasp import PneuNetGraspEnv, PneuNetGraspTask, PneuNetGraspVectorEnv
 from .yumi_drawer import YuMiDrawerEnv, YuMiDrawerTask, YuMiDrawerVectorEnv
@@ -31,6 +32,7 @@ __all__ = [
     "HumanoidFlagrunEnv", "HumanoidFlagrunTask", "HumanoidFlagrunVectorEnv",
     "HumanoidFlagrunHarderEnv", "HumanoidFlagrunHarderTask", "HumanoidFlagrunHarderVectorEnv",
     "InvertedPendulumEnv", "InvertedPendulumTask", "InvertedPendulumVectorEnv",
+    "MantaSwimEnv", "MantaSwimTask", "MantaSwimVectorEnv",
     "PneuNetGraspEnv", "PneuNetGraspTask", "PneuNetGraspVectorEnv",
     "YuMiDrawerEnv", "YuMiDrawerTask", "YuMiDrawerVectorEnv",
     "register_all", "TASK_IDS",
@@ -48,6 +50,7 @@ _TASKS = {
     "ncpgym/AllegroGrasp-v0": ("allegro_grasp", "AllegroGrasp", 180),
     "ncpgym/FetchTomato-v0": ("fetch_tomato", "FetchTomato", 300),
     "ncpgym/FetchBeamInsert-v0": ("fetch_beam_insert", "FetchBeamInsert", 150),
+    "ncpgym/MantaSwim-v0": ("manta_swim", "MantaSwim", 200),
 }
 TASK_IDS = tuple(_TASKS)
 

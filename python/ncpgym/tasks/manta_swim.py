@@ -1,0 +1,200 @@
+"""``ncpgym/MantaSwim-v0``: a soft manta ray learns to swim forward by folding its body along
+its centre line.
+
+The seed's manta ray (``dismech-rods-shells.txt`` §7, Fig. 5), built by
+``ncpgym.scenes.manta_ray``: a discrete elastic shell (hinge bending, stretching edges) of 1 m
+span and length, a rhombus meshed by equilateral triangles of 0.1 m (57 nodes, 86
+triangles, 116 hinges) starting 1.5 m above the origin, E = 6 GPa, nu = 0.3, rho = 1057 kg/m^3, 2 mm thick, in water
+(rho_med = 1000 kg/m^3, C_D = 0.5): gravity with buoyancy (it sinks at 5 % of g) and the
+seed's aerodynamic drag on every triangle, solved implicitly. h = 5 ms, 5 physics steps per
+env step (40 Hz control).
+
+Action (8, float32 in [-1, 1], clipped): the natural angles of the 8 hinges on the centre
+line, front (+y) to back: phi_bar_k = 2 pi / 3 x a_k (the seed's flapping amplitude), held
+for the env step. The hinges' elasticity (k_b = 2 E h^3 / (12 sqrt 3)) pulls the body
+towards them; the wings follow through the shell and the water.
+
+Observation (31, float64): centre-of-mass velocity (3, m/s); the body's forward axis (3,
+the unit vector from the back tip to the front tip) and its normal (3, unit, the side axis
+from the left to the right wing tip crossed with the forward axis); centre-of-mass height
+relative to the start (1, m); the 8 centre-line hinge angles (rad) and the 8 natural angles
+commanded (rad); the wing tips' heights relative to the centre of mass (2, m); a clock at
+the seed's gait frequency, sin and cos of 2 pi 3.4 Hz t (2); the elapsed share of the
+episode, t / 5 s (1).
+
+Reward ``forward + energy`` (named terms in ``info["reward_terms"]``; reweight with
+``reward_weights``):
+    forward  the centre of mass's velocity along the world +y axis (m/s), averaged over
+             the env step (displacement / dt)                                    (weight 1)
+    energy   mean of a^2 over the 8 actions (the bending commanded)               (weight -0.05)
+``info["is_success"]``: the centre of mass has moved >= 1 m (one body length) along +y since
+the reset; ``info["distance"]`` that displacement (m).
+No termination; truncation at 200 env steps (5 s).
+
+Reset: the flat body at rest where it started, natural angles 0, each node's velocity drawn
+uniformly in [-0.05, 0.05] m/s per axis.
+
+Scripted baseline (``scripted_actions``): the seed's gait, a_k = sin(2 pi 3.4 t - phi_k) with
+phi_k from 0 (front) to pi (back), amplitude 2 pi / 3.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Iterable
+
+import gymnasium as gym
+import numpy as np
+
+from .. import scenes
+from ..shells import hinge_angles
+from ..vector import Task, env_classes
+from ..wrappers import RewardComposition, RewardTerm, StepContext
+
+H = 5e-3
+FRAME_SKIP = 5
+AMPLITUDE = 2 * np.pi / 3     # the seed's flapping amplitude (rad)
+FREQUENCY = 3.4               # the seed's gait (Hz), the observation's clock
+EPISODE_STEPS = 200           # 5 s
+SUCCESS_DISTANCE = 1.0        # m: one body length
+VELOCITY_NOISE = 0.05
+
+
+@lru_cache(maxsize=2)
+def _world(n: int):
+    return scenes.manta_ray(n=n, timestep=H)
+
+
+def default_terms() -> list[RewardTerm]:
+    return [
+        RewardTerm("forward", lambda c: c.forward, 1.0),
+        RewardTerm("energy", lambda c: np.mean(c.action ** 2, axis=1), -0.05),
+    ]
+
+
+class MantaSwimTask(Task):
+    frame_skip = FRAME_SKIP
+    solver_options: dict = {}
+    max_episode_steps = EPISODE_STEPS
+
+    def __init__(self, *, mesh: int = 10, reward_weights: dict[str, float] | None = None,
+                 extra_reward_terms: Iterable[RewardTerm] = ()):
+        super().__init__()
+        if isinstance(mesh, bool) or not isinstance(mesh, (int, np.integer)) or not 4 <= mesh <= 30:
+            raise ValueError(f"mesh: expected an int in [4, 30] (lattice spacings along the body), got {mesh!r}")
+        self.mesh = int(mesh)
+        self.rewards = RewardComposition.configured(default_terms(), reward_weights, extra_reward_terms)
+        self.targets = np.zeros((0, 8))
+        self.action = np.zeros((0, 8))
+        self.steps = np.zeros(0, np.int64)
+        self.start = np.zeros((0, 3))
+
+    def build_model(self):
+        model, groups = _world(self.mesh)
+        self.ngroup = len(groups)
+        if self.ngroup != 8:
+            raise ValueError(f"mesh={self.mesh} gives {self.ngroup} centre-line hinges; the task needs 8 (mesh=10)")
+        self.groups = np.asarray(groups)
+        self.mass = np.asarray(model.particle_mass)
+        x0 = np.asarray(model.particle_pos0)
+        self.front, self.back = int(np.argmax(x0[:, 1])), int(np.argmin(x0[:, 1]))
+        self.left, self.right = int(np.argmin(x0[:, 0])), int(np.argmax(x0[:, 0]))
+        hinges = np.asarray(model.hinges)
+        self.centre_hinges = hinges[self.groups]
+        return model
+
+    def spaces(self, model):
+        obs = gym.spaces.Box(-np.inf, np.inf, shape=(31,), dtype=np.float64)
+        act = gym.spaces.Box(-1.0, 1.0, shape=(8,), dtype=np.float32)
+        return obs, act
+
+    def _ensure(self, n: int) -> None:
+        if self.targets.shape[0] != n:
+            self.targets = np.zeros((n, 8))
+            self.action = np.zeros((n, 8))
+            self.steps = np.zeros(n, np.int64)
+            self.start = np.zeros((n, 3))
+
+    def com(self, batch) -> np.ndarray:
+        """Centre of mass of every world's body, [N, 3]."""
+        return np.einsum("p,npk->nk", self.mass, batch.x) / self.mass.sum()
+
+    # -- hooks ----------------------------------------------------------------------------
+
+    def reset_states(self, batch, worlds):
+        self._ensure(batch.num_worlds)
+        self.targets[worlds] = 0.0
+        self.action[worlds] = 0.0
+        self.steps[worlds] = 0
+        batch.activation[worlds] = 0.0
+        return np.zeros((len(worlds), 0)), np.zeros((len(worlds), 0))
+
+    def after_reset(self, batch, worlds):
+        n = batch.model.nparticle
+        batch.v[worlds] = batch.uniform(worlds, 3 * n, -VELOCITY_NOISE, VELOCITY_NOISE).reshape(len(worlds), n, 3)
+        self.start[worlds] = self.com(batch)[worlds]
+
+    def apply_action(self, batch, action, dt):
+        self._ensure(batch.num_worlds)
+        self.action = np.array(action, float)
+        self.targets = AMPLITUDE * self.action
+        batch.activation[:] = self.targets
+        return np.zeros((batch.num_worlds, 0))
+
+    def before_step(self, batch):
+        return self.com(batch)
+
+    def observe(self, batch):
+        self._ensure(batch.num_worlds)
+        x, v = batch.x, batch.v
+        com = self.com(batch)
+        vel = np.einsum("p,npk->nk", self.mass, v) / self.mass.sum()
+        fwd = x[:, self.front] - x[:, self.back]
+        fwd /= np.linalg.norm(fwd, axis=1, keepdims=True)
+        side = x[:, self.right] - x[:, self.left]
+        normal = np.cross(side, fwd)
+        normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+        angles = hinge_angles(batch.model, x, self.centre_hinges)
+        t = self.steps * FRAME_SKIP * H
+        tips = np.stack([x[:, self.left, 2], x[:, self.right, 2]], axis=1) - com[:, 2:3]
+        return np.concatenate([
+            vel, fwd, normal, (com[:, 2] - self.start[:, 2])[:, None], angles, self.targets, tips,
+            np.stack([np.sin(2 * np.pi * FREQUENCY * t), np.cos(2 * np.pi * FREQUENCY * t)], axis=1),
+            (t / (EPISODE_STEPS * FRAME_SKIP * H))[:, None]], axis=1)
+
+    def evaluate(self, batch, before, ctrl, dt):
+        self.steps += 1
+        com = self.com(batch)
+        forward = (com[:, 1] - before[:, 1]) / dt
+        distance = com[:, 1] - self.start[:, 1]
+        ctx = StepContext(batch, self.action, dt, {"forward": forward})
+        reward, terms = self.rewards(ctx)
+        info = {"reward_terms": terms, "is_success": distance >= SUCCESS_DISTANCE, "distance": distance}
+        return reward, np.zeros(batch.num_worlds, bool), info
+
+    # -- pictures -------------------------------------------------------------------------
+
+    def render_scene(self, model):
+        from ..render import Camera, SceneSpec
+
+        camera = Camera(lookat=(0.0, 0.0, 0.0), distance=2.0, azimuth=215.0, elevation=-18.0, follow=self._follow)
+        def seabed(spec):  # drawn for scale only: the model has nothing to touch
+            import mujoco
+
+            spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0.0, 0.0, 0.1], contype=0, conaffinity=0)
+
+        return SceneSpec(camera=camera, class_rgba=[(0.62, 0.66, 0.74, 1.0)], grid=0.5, extent=4.0, edit=seabed)
+
+    def _follow(self, batch, world):
+        return self.com(batch)[world]
+
+
+MantaSwimVectorEnv, MantaSwimEnv = env_classes(MantaSwimTask, "MantaSwim")
+
+
+def scripted_actions(task: MantaSwimTask, batch) -> np.ndarray:
+    """The seed's gait: a_k = sin(2 pi 3.4 Hz t - phi_k), phi_k from 0 (front) to pi (back),
+    at the time of the coming env step."""
+    t = task.steps[:, None] * FRAME_SKIP * H
+    phase = np.linspace(0.0, np.pi, 8)[None, :]
+    return np.sin(2 * np.pi * FREQUENCY * t - phase)
