@@ -31,6 +31,7 @@ STEPS = {  # env steps before the picture
     "ncpgym/AllegroGrasp-v0": 110,
     "ncpgym/FetchTomato-v0": 180,
     "ncpgym/FetchBeamInsert-v0": 60,
+    "ncpgym/MantaSwim-v0": 40,
 }
 
 
