@@ -243,3 +243,44 @@ def test_bad_rods_are_refused_with_a_message():
         rods.add_rod(b, [[0, 0, 0], [1, 0, 0]], radius=1e-3, young=1e6, poisson=0.5001, density=1000.0)
     with pytest.raises(ValueError, match="end must be"):
         rods.clamp(b, rods.Rod(np.arange(2), np.arange(2, 3), 1e-3, 1e6, 0.3, 1000.0), "middle")
+
+
+def test_a_rod_rests_on_a_thin_bar_between_its_nodes():
+    # a fixed horizontal capsule (radius 3 mm) under the middle of an edge of 4 cm: node
+    # spheres alone would let the rod fall past it; the edge rests on it, its axis at
+    # 3 mm + 2 mm above the bar's axis, and the rod balances there
+    b = ncpgym.Builder()
+    b.set_timestep(2e-3)
+    b.add_geom(0, "capsule", size=[0.003, 0.05, 0], pos=[0, 0, 0.1],
+               quat=[np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0])  # fixed in the world, along y
+    rod = rods.add_rod(b, rods.straight([-0.1, 0, 0.12], [0.1, 0, 0.12], 5), radius=2e-3, young=1e8, poisson=0.5,
+                       density=1000.0, friction=0.5, normal=[0, 0, 1])
+    model = b.build()
+    sim = ncpgym.Simulator(model)
+    sim.step(nsteps=1000)  # 2 s
+    x = sim.x[rod.nodes]
+    # the rod's axis point above the bar (x = 0) sits at 0.1 + 0.005
+    i = np.searchsorted(x[:, 0], 0.0)
+    t = (0.0 - x[i - 1, 0]) / (x[i, 0] - x[i - 1, 0])
+    z_axis = (1 - t) * x[i - 1, 2] + t * x[i, 2]
+    assert z_axis == pytest.approx(0.105, abs=2e-4)
+    assert 0.1 < t < 0.9  # resting on the edge's interior, not on a node
+    assert np.abs(sim.v[rod.nodes]).max() < 1e-3
+
+
+def test_two_rods_cross_and_rest_on_each_other():
+    # a clamped rod along x and a second, free, along y dropped across its middle edge: it
+    # comes to rest with the axes r1 + r2 apart (edge-edge contact; particles alone have none)
+    b = ncpgym.Builder()
+    b.set_timestep(2e-3)
+    low = rods.add_rod(b, rods.straight([-0.1, 0, 0.1], [0.1, 0, 0.1], 4), radius=2e-3, young=2e10, poisson=0.5,
+                       density=1000.0, normal=[0, 0, 1])
+    rods.clamp(b, low, "start")
+    rods.clamp(b, low, "end")
+    top = rods.add_rod(b, rods.straight([0.0, -0.05, 0.11], [0.0, 0.05, 0.11], 4), radius=3e-3, young=1e8,
+                       poisson=0.5, density=1000.0, normal=[0, 0, 1])
+    sim = ncpgym.Simulator(b.build())
+    sim.step(nsteps=500)
+    gap = sim.x[top.nodes, 2].min() - sim.x[low.nodes, 2].max()
+    assert gap == pytest.approx(0.005, abs=2e-4)  # r1 + r2, the lower rod barely sags (20 GPa)
+    assert np.abs(sim.v[top.nodes]).max() < 1e-3

@@ -40,6 +40,13 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
                                   std::vector<Contact>& out, const double* psweep, const double* gsweep,
                                   bool rigid_triangles, bool soft_soft);
 
+// Contacts of rod edges (collision/rod_contact.cpp), appended to `out`: each edge as a
+// capsule of its nodes' radius against the non-plane geoms that accept particles (points
+// at the edge's ends are the nodes' own contacts), and against every edge of any rod that
+// shares no node with it.
+void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
+                         std::vector<Contact>& out, const double* psweep, const double* gsweep);
+
 // Signed distance between geoms g1 and g2 at the poses in d (negative: penetration depth),
 // with the witness points on each (world); distmax when they are farther apart than that
 // (MuJoCo's mj_geomDistance contract). Non-plane pairs use GJK/EPA on the true shapes.

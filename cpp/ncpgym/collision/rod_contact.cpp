@@ -1,0 +1,144 @@
+// Contacts of rod edges (capsules of the rod's radius between two nodes) against rigid geoms
+// and against each other (written for ncpgym; the seed handles rod contact by the IMC
+// penalty energy, dismech-rods-shells.txt §4, ncpgym by the solver's hard contact rows).
+//
+// An edge point is a contact side with the weights (1 - t, t) on the edge's two particles, so
+// its rows are w_i n^T on each (nonsmooth-newton-ncp.txt eq. 9 with a(q) = sum_i w_i x_i), as
+// for soft surface triangles. Against rigid geoms, points at an edge's ends are left to the
+// node's own sphere contact (same radius); planes meet edges only at their ends, so they are
+// skipped. Edge pairs that share a node are skipped (they meet at it).
+#include <algorithm>
+#include <cmath>
+
+#include "ncpgym/collision/convex_contact.hpp"
+#include "ncpgym/collision/detect.hpp"
+#include "ncpgym/collision/filter.hpp"
+#include "ncpgym/collision/geom.hpp"
+
+namespace ncpgym {
+
+namespace {
+
+constexpr double kEnd = 1e-6;  // edge parameter within this of 0 or 1: the node's contact
+
+// Closest points of segments [p0, p1] and [q0, q1]: parameters s, t in [0, 1] (Ericson,
+// "Real-Time Collision Detection", 2004, §5.1.9).
+void segment_segment(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, double& s, double& t) {
+  const Vec3 d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
+  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
+  const double c = d1.dot(r), b = d1.dot(d2), den = a * e - b * b;
+  s = den > 1e-14 * a * e ? std::clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
+  t = (b * s + f) / e;
+  if (t < 0) {
+    t = 0;
+    s = std::clamp(-c / a, 0.0, 1.0);
+  } else if (t > 1) {
+    t = 1;
+    s = std::clamp((b - c) / a, 0.0, 1.0);
+  }
+}
+
+void edge_side(Contact& k, int a, int b, double t, double radius) {
+  k.n1 = 2;
+  k.p1[0] = a;
+  k.p1[1] = b;
+  k.w1[0] = 1 - t;
+  k.w1[1] = t;
+  k.geom1 = -1;
+  k.body1 = 0;
+  k.radius1 = radius;
+}
+
+}  // namespace
+
+void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
+                         std::vector<Contact>& out, const double* psweep, const double* gsweep) {
+  thread_local collision::Points pts = [] {
+    collision::Points p;
+    p.reserve(16);
+    return p;
+  }();
+  auto sweep = [&](int p) { return psweep ? psweep[p] : 0.0; };
+  // 1. edges against rigid geoms (not planes: an edge meets a plane at its ends only)
+  for (int g = 0; g < m.ngeom; ++g) {
+    if (!accepts_particles(m, g) || m.geom_type[g] == GeomType::Plane) continue;
+    const int body = m.geom_body[g];
+    const GeomPose pg{d.xpos[body] + d.xmat[body] * m.geom_pos[g], d.xmat[body] * m.geom_quat[g].toRotationMatrix()};
+    const collision::Shape gs = geom_shape(m, g, pg);
+    const double rb = geom_rbound(m, g);
+    for (int e = 0; e < m.nrodedge; ++e) {
+      const int a = m.rodedge_p[e][0], b = m.rodedge_p[e][1];
+      const Vec3 xa = x.segment<3>(3 * a), xb = x.segment<3>(3 * b);
+      const double r = m.particle_radius[a], len = (xb - xa).norm();
+      const double margin = opt.margin + std::max(sweep(a), sweep(b)) + (gsweep ? gsweep[g] : 0.0);
+      const Vec3 mid = 0.5 * (xa + xb);
+      if ((mid - pg.pos).norm() > 0.5 * len + r + rb + margin || len <= 0) continue;
+      collision::Shape seg;
+      seg.kind = collision::CoreKind::Segment;
+      seg.pos = mid;
+      seg.rot = Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), (xb - xa) / len).toRotationMatrix();
+      seg.size[1] = 0.5 * len;
+      seg.radius = r;
+      pts.clear();
+      collision::convex_pair(seg, gs, margin, pts);
+      for (const auto& c : pts) {
+        const Vec3 core = c.a + c.ra * c.n;  // on the edge's axis
+        const double t = std::clamp((core - xa).dot(xb - xa) / (len * len), 0.0, 1.0);
+        if (t < kEnd || t > 1 - kEnd) continue;
+        Contact k;
+        edge_side(k, a, b, t, c.ra);
+        k.geom2 = g;
+        k.body2 = body;
+        k.normal = c.n;
+        k.pos = 0.5 * (c.a + c.b);
+        k.dist = c.dist;
+        k.friction = combine_friction(std::max(m.particle_friction[a], m.particle_friction[b]), m.geom_friction[g][0]);
+        k.local2 = d.xmat[body].transpose() * (c.b - c.rb * c.n - d.xpos[body]);
+        k.radius2 = c.rb;
+        set_tangents(k);
+        out.push_back(k);
+      }
+    }
+  }
+  // 2. edges against edges (of any rods, the same one included) that share no node
+  for (int e = 0; e < m.nrodedge; ++e) {
+    const int a = m.rodedge_p[e][0], b = m.rodedge_p[e][1];
+    const Vec3 xa = x.segment<3>(3 * a), xb = x.segment<3>(3 * b);
+    const double ra = m.particle_radius[a];
+    for (int f = e + 1; f < m.nrodedge; ++f) {
+      const int c0 = m.rodedge_p[f][0], c1 = m.rodedge_p[f][1];
+      if (c0 == a || c0 == b || c1 == a || c1 == b) continue;
+      const Vec3 xc = x.segment<3>(3 * c0), xd = x.segment<3>(3 * c1);
+      const double rc = m.particle_radius[c0];
+      const double margin = opt.margin + std::max(sweep(a), sweep(b)) + std::max(sweep(c0), sweep(c1));
+      // bounding boxes first
+      const Vec3 lo1 = xa.cwiseMin(xb), hi1 = xa.cwiseMax(xb), lo2 = xc.cwiseMin(xd), hi2 = xc.cwiseMax(xd);
+      const double reach = ra + rc + margin;
+      if (((lo1.array() - hi2.array()) > reach).any() || ((lo2.array() - hi1.array()) > reach).any()) continue;
+      double s, t;
+      segment_segment(xa, xb, xc, xd, s, t);
+      const Vec3 p = xa + s * (xb - xa), q = xc + t * (xd - xc);
+      const double dist = (p - q).norm();
+      if (dist - ra - rc >= margin || dist <= 1e-12) continue;
+      Contact k;
+      edge_side(k, a, b, s, ra);
+      k.n2 = 2;
+      k.p2[0] = c0;
+      k.p2[1] = c1;
+      k.w2[0] = 1 - t;
+      k.w2[1] = t;
+      k.geom2 = -1;
+      k.body2 = 0;
+      k.radius2 = rc;
+      k.normal = (p - q) / dist;
+      k.pos = 0.5 * (p + q);
+      k.dist = dist - ra - rc;
+      k.friction = combine_friction(std::max(m.particle_friction[a], m.particle_friction[b]),
+                                    std::max(m.particle_friction[c0], m.particle_friction[c1]));
+      set_tangents(k);
+      out.push_back(k);
+    }
+  }
+}
+
+}  // namespace ncpgym
