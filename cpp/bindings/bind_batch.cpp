@@ -163,6 +163,8 @@ status 1 until reset.
   prop("ctrl", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.ctrl(), {b.size(), S(b.model().nu)}); }, "[N, nu] controls");
   prop("x", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.x(), {b.size(), S(b.model().nparticle), S(3)}); }, "[N, nparticle, 3] particle positions");
   prop("v", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.v(), {b.size(), S(b.model().nparticle), S(3)}); }, "[N, nparticle, 3] particle velocities");
+  prop("particle_force", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.particle_force(), {b.size(), S(b.model().nparticle), S(3)}); },
+       "[N, nparticle, 3] external forces on the particles (N), held over each step until changed");
   prop("activation", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.activation(), {b.size(), S(b.model().nactgroup)}); }, "[N, nactgroup] active volumetric strain of each group of tetrahedra");
   prop("status", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.status(), {b.size()}); }, "[N] 0 ok, 1 diverged in the last step");
   prop("friction_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.friction_scale(), {b.size()}); }, "[N] friction multiplier per world");

@@ -292,6 +292,10 @@ void bind_sim(py::module_& mod) {
         auto& s = self.cast<Simulator&>();
         return py::array_t<double>({s.model_->nparticle, 3}, s.state.v.data(), self);
       }, "Particle velocities (nparticle, 3), writable view.")
+      .def_property_readonly("particle_force", [](py::object self) {
+        auto& s = self.cast<Simulator&>();
+        return py::array_t<double>({s.model_->nparticle, 3}, s.state.f.data(), self);
+      }, "External forces on the particles (nparticle, 3) in N, held over each step until changed; writable view.")
       .def_property_readonly("contacts", [](const Simulator& s) {
         const auto& cs = s.stepper.contacts();
         const py::ssize_t n = static_cast<py::ssize_t>(cs.size());

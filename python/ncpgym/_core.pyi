@@ -290,6 +290,7 @@ class Batch:
     v: ArrayF
     status: Any
     activation: ArrayF
+    particle_force: ArrayF
     friction_scale: ArrayF
     mass_scale: ArrayF
     stiffness_scale: ArrayF
@@ -335,6 +336,8 @@ class Simulator:
     def x(self) -> ArrayF: ...
     @property
     def v(self) -> ArrayF: ...
+    @property
+    def particle_force(self) -> ArrayF: ...
     @property
     def contacts(self) -> dict[str, Any]: ...
     @property

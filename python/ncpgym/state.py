@@ -19,7 +19,7 @@ from . import _core
 __all__ = ["batch_state", "restore_batch", "simulator_state", "restore_simulator", "task_state", "restore_task"]
 
 # the writable per-world arrays of a Batch, by name
-BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "mocap_pos", "mocap_quat", "eq_active",
+BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "particle_force", "mocap_pos", "mocap_quat", "eq_active",
                 "friction_scale", "mass_scale", "stiffness_scale", "gravity", "medium", "status")
 
 
@@ -47,7 +47,7 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
 
 
 # the writable arrays of a Simulator (its one world), by name
-SIMULATOR_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "mocap_pos", "mocap_quat", "eq_active")
+SIMULATOR_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "particle_force", "mocap_pos", "mocap_quat", "eq_active")
 
 
 def simulator_state(sim: _core.Simulator) -> dict[str, np.ndarray]:

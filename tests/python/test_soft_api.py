@@ -107,3 +107,26 @@ def test_a_diverging_soft_world_is_reported_and_leaves_the_others_untouched():
     batch.reset(np.array([0, 1, 0], np.uint8), np.zeros((1, m.nq)), np.zeros((1, m.nv)))
     assert list(batch.status) == [0, 0, 0]
     np.testing.assert_array_equal(batch.x[1], np.asarray(m.particle_pos0))
+
+
+def test_particle_forces_accelerate_particles_and_reset_to_zero():
+    # a free particle in zero gravity under F: v = n h F / m after n steps (implicit Euler is
+    # exact for a constant force); per world in a Batch, zeroed by reset
+    b = ncpgym.Builder()
+    b.set_gravity([0, 0, 0])
+    b.set_timestep(0.01)
+    b.add_particle([0, 0, 0], 2.0)
+    model = b.build()
+    sim = ncpgym.Simulator(model)
+    sim.particle_force[0] = [1.0, -2.0, 0.5]
+    sim.step(nsteps=10)
+    np.testing.assert_allclose(sim.v[0], 10 * 0.01 * np.array([1.0, -2.0, 0.5]) / 2.0, rtol=1e-12)
+    batch = ncpgym.Batch(model, 2)
+    batch.particle_force[1, 0] = [0, 0, 4.0]
+    batch.step(None, 5)
+    np.testing.assert_allclose(batch.v[:, 0, 2], [0.0, 5 * 0.01 * 4.0 / 2.0], rtol=1e-12)
+    batch.reset(np.array([1, 1], np.uint8), np.zeros((2, 0)), np.zeros((2, 0)))
+    assert not batch.particle_force.any()
+    sim.particle_force[:] = np.nan
+    with pytest.raises(ValueError, match="particle forces are not finite"):
+        sim.step()

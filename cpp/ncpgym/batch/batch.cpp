@@ -34,6 +34,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   x_.resize(N * 3 * m.nparticle);
   v_.assign(N * 3 * m.nparticle, 0.0);
   act_.assign(N * m.nactgroup, 0.0);
+  pforce_.assign(N * 3 * m.nparticle, 0.0);
   for (size_t i = 0; i < N; ++i) {
     std::copy(m.qpos0.data(), m.qpos0.data() + m.nq, q_.begin() + i * m.nq);
     for (int p = 0; p < m.nparticle; ++p)
@@ -146,6 +147,7 @@ void Batch::load(Workspace& w, int i) {
   s.x = Eigen::Map<const VecX>(x_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle);
   s.v = Eigen::Map<const VecX>(v_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle);
   s.act = Eigen::Map<const VecX>(act_.data() + static_cast<size_t>(i) * m.nactgroup, m.nactgroup);
+  s.f = Eigen::Map<const VecX>(pforce_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle);
 }
 
 void Batch::store(Workspace& w, int i) {
@@ -319,6 +321,7 @@ void Batch::reset(const uint8_t* mask, const double* q, const double* u) {
     std::copy(q + static_cast<size_t>(row) * m.nq, q + static_cast<size_t>(row + 1) * m.nq, q_.begin() + I * m.nq);
     std::copy(u + static_cast<size_t>(row) * m.nv, u + static_cast<size_t>(row + 1) * m.nv, u_.begin() + I * m.nv);
     std::fill(ctrl_.begin() + I * m.nu, ctrl_.begin() + (I + 1) * m.nu, 0.0);
+    std::fill(pforce_.begin() + I * 3 * m.nparticle, pforce_.begin() + (I + 1) * 3 * m.nparticle, 0.0);
     for (int p = 0; p < m.nparticle; ++p)
       for (int k = 0; k < 3; ++k) {
         x_[(I * m.nparticle + p) * 3 + k] = m.particle_pos0[p][k];

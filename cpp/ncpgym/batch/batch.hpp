@@ -40,7 +40,7 @@ class Batch {
   // mask[i] != 0 (all if mask is null) from their current q, u: call after writing states.
   void forward(const uint8_t* mask = nullptr);
   // Copies q (nq) and u (nv) rows into the masked worlds (rows in world order, one per
-  // masked world), resets their particles to the model's and zeroes ctrl and contacts.
+  // masked world), resets their particles to the model's and zeroes ctrl, particle forces and contacts.
   void reset(const uint8_t* mask, const double* q, const double* u);
 
   // Seeds world i's random stream with the key world_key(seed_i, i)-style value given.
@@ -62,6 +62,7 @@ class Batch {
   double* v() { return v_.data(); }
   int8_t* status() { return status_.data(); }
   double* activation() { return act_.data(); }  // [N, nactgroup] active strain per group
+  double* particle_force() { return pforce_.data(); }  // [N, nparticle, 3] external forces (N)
   // Per-world parameters for domain randomisation: friction scale, mass scale (bodies
   // and particles; armature untouched), stiffness scale (the Lame parameters of every
   // tetrahedron: Young's modulus times the scale, Poisson's ratio kept), gravity (3).
@@ -131,7 +132,7 @@ class Batch {
   int n_, nthread_;
   double h_;
   std::vector<std::unique_ptr<Workspace>> work_;
-  std::vector<double> q_, u_, ctrl_, x_, v_, act_;
+  std::vector<double> q_, u_, ctrl_, x_, v_, act_, pforce_;
   std::vector<double> mocap_pos_, mocap_quat_;
   std::vector<uint8_t> eq_active_;
   std::vector<int> mocap_body_;  // body of each mocap index

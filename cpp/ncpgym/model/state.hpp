@@ -9,7 +9,7 @@ namespace ncpgym {
 struct State {
   explicit State(const Model& m)
       : q(m.qpos0), u(VecX::Zero(m.nv)), ctrl(VecX::Zero(m.nu)), x(3 * m.nparticle), v(VecX::Zero(3 * m.nparticle)),
-        act(VecX::Zero(m.nactgroup)) {
+        act(VecX::Zero(m.nactgroup)), f(VecX::Zero(3 * m.nparticle)) {
     for (int p = 0; p < m.nparticle; ++p) x.segment<3>(3 * p) = m.particle_pos0[p];
   }
   VecX q;     // generalized positions (nq), MuJoCo qpos layout
@@ -17,7 +17,8 @@ struct State {
   VecX ctrl;  // actuator controls (nu)
   VecX x;     // particle positions (3 nparticle)
   VecX v;     // particle velocities (3 nparticle)
-  VecX act;   // activation per group of tetrahedra (nactgroup): active volumetric strain
+  VecX act;   // activation per group (nactgroup): active strain, rod curvature, hinge angle
+  VecX f;     // external forces on the particles (3 nparticle, N), held over the step
 };
 
 }  // namespace ncpgym

@@ -129,11 +129,12 @@ void Stepper::free_velocity(const State& s, double h) {
   aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), false, extra_arm_.data());
   u_tilde_.head(m.nv) = s.u + h * dH_.qacc;
   for (int p = 0; p < m.nparticle; ++p) {
-    // particles: M diagonal; gravity with buoyancy, and linear viscous friction taken
-    // implicitly: (m + h c) u = m v + h m g' (soft/medium.hpp)
+    // particles: M diagonal; gravity with buoyancy, the external force, and linear viscous
+    // friction taken implicitly: (m + h c) u = m v + h (m g' + f) (soft/medium.hpp)
     const double mp = m.particle_mass[p], c = viscous_coefficient(m, p);
     pmass_[p] = mp + h * c;
-    u_tilde_.segment<3>(m.nv + 3 * p) = (mp / pmass_[p]) * (s.v.segment<3>(3 * p) + h * buoyancy_factor(m, p) * m.gravity);
+    u_tilde_.segment<3>(m.nv + 3 * p) =
+        (mp * (s.v.segment<3>(3 * p) + h * buoyancy_factor(m, p) * m.gravity) + h * s.f.segment<3>(3 * p)) / pmass_[p];
     psweep_[p] = h * std::max(s.v.segment<3>(3 * p).norm(), u_tilde_.segment<3>(m.nv + 3 * p).norm());
   }
 }
@@ -178,6 +179,7 @@ void Stepper::detect(const State& s, double h) {
 int Stepper::prepare(const State& s, double h) {
   const Model& m = *m_;
   if (s.act.size() != m.nactgroup) throw std::invalid_argument("state: activation has the wrong size");
+  if (s.f.size() != 3 * m.nparticle) throw std::invalid_argument("state: particle forces have the wrong size");
   act_ = s.act;  // same size every step: no allocation
   cons_.begin_step(s);
   free_velocity(s, h);
@@ -420,6 +422,7 @@ void Stepper::step(State& s) {
   const double h = opt_.timestep;
   if (!s.q.allFinite() || !s.u.allFinite() || !s.x.allFinite() || !s.v.allFinite())
     throw std::runtime_error("state is not finite");
+  if (!s.f.allFinite()) throw std::invalid_argument("particle forces are not finite");
 
   int nrow = prepare(s, h);
   const int np3 = 3 * m.nparticle;
