@@ -107,3 +107,29 @@ def test_bad_meshes_are_refused_with_a_message():
         b = ncpgym.Builder()
         s = shells.add_shell(b, v[:3], [[0, 1, 2]], thickness=1e-3, young=1e9, poisson=0.3, density=1000.0)
         shells.clamp(b, s, np.zeros(3, bool))
+
+
+def test_a_small_ball_rests_on_a_shell_between_its_vertices():
+    # a 1 cm rigid ball dropped on the middle of a triangle of a clamped 5 cm-lattice plate:
+    # vertex contacts alone let it fall through; the triangle holds it at radius + h/2 above
+    # the sagged sheet
+    b = ncpgym.Builder()
+    b.set_timestep(2e-3)
+    v, t = shells.rectangle_mesh(0.2, 0.2, 4)
+    v = v + [-0.1, 0, 0.1]
+    shell = shells.add_shell(b, v, t, thickness=2e-3, young=1e9, poisson=0.3, density=1000.0)
+    shells.clamp(b, shell, np.abs(np.abs(v[:, 0]) - 0.1) < 1e-9)  # both short edges
+    tri = t[np.argmin(np.linalg.norm(v[t].mean(axis=1)[:, :2], axis=1))]  # the triangle at the middle
+    centre = v[tri].mean(axis=0)
+    mass = 1000.0 * 4 / 3 * np.pi * 0.01**3
+    ball = b.add_body(0, [centre[0], centre[1], 0.13], mass=mass, inertia=np.eye(3) * 0.4 * mass * 1e-4, name="ball")
+    b.add_joint(ball, "free")
+    b.add_geom(ball, "sphere", size=[0.01, 0, 0])
+    model = b.build()
+    sim = ncpgym.Simulator(model)
+    sim.step(nsteps=500)  # 1 s
+    z = sim.q[2]
+    sheet = sim.x[shell.first + tri, 2].mean()
+    assert z > 0.08  # held above the sheet, not fallen through
+    assert z - sheet == pytest.approx(0.01 + 1e-3, abs=5e-4)
+    assert abs(sim.u[2]) < 1e-3

@@ -84,7 +84,16 @@ int Builder::add_shell(const std::vector<Vec3>& vertices, const std::vector<std:
     m_.hinge_group.push_back(-1);
     ++m_.nhinge;
   }
-  for (const auto& f : triangles) m_.shell_tri.push_back({first + f[0], first + f[1], first + f[2]});
+  for (size_t t = 0; t < triangles.size(); ++t) {
+    const auto& f = triangles[t];
+    m_.shell_tri.push_back({first + f[0], first + f[1], first + f[2]});
+    std::array<char, 3> own{0, 0, 0};  // the first triangle naming an edge reports contacts on it
+    for (int k = 0; k < 3; ++k) {
+      const int a = f[k], b = f[(k + 1) % 3];
+      own[k] = edges.at({std::min(a, b), std::max(a, b)}).front().tri == static_cast<int>(t);
+    }
+    m_.shell_tri_edge_owner.push_back(own);
+  }
   return first;
 }
 

@@ -47,6 +47,13 @@ void detect_soft_surface_contacts(const Model& m, const Data& d, const VecX& x, 
 void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
                          std::vector<Contact>& out, const double* psweep, const double* gsweep);
 
+// Contacts of shell triangles (collision/shell_contact.cpp), appended to `out`: each
+// triangle grown by the shell's half thickness against the non-plane geoms that accept
+// particles (vertex-region points are the vertices' own contacts; a shared edge is reported
+// by its owner triangle).
+void detect_shell_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
+                           std::vector<Contact>& out, const double* psweep, const double* gsweep);
+
 // Signed distance between geoms g1 and g2 at the poses in d (negative: penetration depth),
 // with the witness points on each (world); distmax when they are farther apart than that
 // (MuJoCo's mj_geomDistance contract). Non-plane pairs use GJK/EPA on the true shapes.

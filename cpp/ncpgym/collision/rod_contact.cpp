@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ncpgym/collision/closest.hpp"
 #include "ncpgym/collision/convex_contact.hpp"
 #include "ncpgym/collision/detect.hpp"
 #include "ncpgym/collision/filter.hpp"
@@ -20,23 +21,6 @@ namespace ncpgym {
 namespace {
 
 constexpr double kEnd = 1e-6;  // edge parameter within this of 0 or 1: the node's contact
-
-// Closest points of segments [p0, p1] and [q0, q1]: parameters s, t in [0, 1] (Ericson,
-// "Real-Time Collision Detection", 2004, §5.1.9).
-void segment_segment(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, double& s, double& t) {
-  const Vec3 d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
-  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
-  const double c = d1.dot(r), b = d1.dot(d2), den = a * e - b * b;
-  s = den > 1e-14 * a * e ? std::clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
-  t = (b * s + f) / e;
-  if (t < 0) {
-    t = 0;
-    s = std::clamp(-c / a, 0.0, 1.0);
-  } else if (t > 1) {
-    t = 1;
-    s = std::clamp((b - c) / a, 0.0, 1.0);
-  }
-}
 
 void edge_side(Contact& k, int a, int b, double t, double radius) {
   k.n1 = 2;
@@ -115,9 +99,9 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
       const Vec3 lo1 = xa.cwiseMin(xb), hi1 = xa.cwiseMax(xb), lo2 = xc.cwiseMin(xd), hi2 = xc.cwiseMax(xd);
       const double reach = ra + rc + margin;
       if (((lo1.array() - hi2.array()) > reach).any() || ((lo2.array() - hi1.array()) > reach).any()) continue;
-      double s, t;
-      segment_segment(xa, xb, xc, xd, s, t);
-      const Vec3 p = xa + s * (xb - xa), q = xc + t * (xd - xc);
+      Vec3 p, q;
+      collision::closest_segments(xa, xb, xc, xd, p, q);
+      const double s = collision::param_of(p, xa, xb), t = collision::param_of(q, xc, xd);
       const double dist = (p - q).norm();
       if (dist - ra - rc >= margin || dist <= 1e-12) continue;
       Contact k;

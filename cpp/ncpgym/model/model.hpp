@@ -161,6 +161,7 @@ struct Model {
   // activation group whose State::act value (rad) is added to the natural hinge angle; -1: none
   std::vector<int> hinge_group;
   std::vector<std::array<int, 3>> shell_tri;  // shell triangles (particles, counter-clockwise)
+  std::vector<std::array<char, 3>> shell_tri_edge_owner;  // edge k (p_k, p_k+1) reported by this triangle
   // Soft surfaces (computed by Builder::build, soft/surface.cpp): each connected set of
   // tetrahedra is a soft body (particle_soft: its index, -1 for loose particles); its
   // boundary faces, outward, are the triangles rigid geoms and other soft bodies touch.

@@ -145,7 +145,8 @@ void model_fields(Ar& ar, M& m) {
   ar(m.nrodedge), ar(m.rodedge_p), ar(m.rodedge_ghost), ar(m.nrodnode), ar(m.rodnode_edge), ar(m.rodnode_len);
   ar(m.rodnode_rest), ar(m.rodnode_compliance), ar(m.rodnode_group), ar(m.particle_ghost);
   // shells
-  ar(m.nhinge), ar(m.hinge_p), ar(m.hinge_rest), ar(m.hinge_compliance), ar(m.hinge_group), ar(m.shell_tri);
+  ar(m.nhinge), ar(m.hinge_p), ar(m.hinge_rest), ar(m.hinge_compliance), ar(m.hinge_group), ar(m.shell_tri),
+      ar(m.shell_tri_edge_owner);
   ar(m.nsoft), ar(m.particle_soft), ar(m.tri_p), ar(m.tri_soft), ar(m.tri_edge_owner), ar(m.soft_vertex);
   ar(m.soft_vertex_start), ar(m.soft_tri_start), ar(m.soft_exclude_particles), ar(m.soft_exclude);
   // mocap, equalities, exclusions
@@ -159,7 +160,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 2984,
+static_assert(sizeof(Model) == 3008,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -230,6 +231,7 @@ void check_sizes(const Model& m) {
   for (auto [got, name] : {std::pair{m.hinge_p.size(), "hinge_p"}, {m.hinge_rest.size(), "hinge_rest"},
                            {m.hinge_compliance.size(), "hinge_compliance"}, {m.hinge_group.size(), "hinge_group"}})
     need(got, m.nhinge, name);
+  need(m.shell_tri_edge_owner.size(), static_cast<long>(m.shell_tri.size()), "shell_tri_edge_owner");
   for (auto [got, name] : {std::pair{m.dist_p1.size(), "dist_p1"}, {m.dist_p2.size(), "dist_p2"},
                            {m.dist_rest.size(), "dist_rest"}, {m.dist_compliance.size(), "dist_compliance"}})
     need(got, m.ndistance, name);
