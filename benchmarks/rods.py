@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import ncpgym
-from ncpgym import rods, scenes, shells
+from ncpgym import rods, scenes
 
 RHO, R, L, NU = 1200.0, 1e-3, 0.1, 0.5
 
@@ -146,20 +146,6 @@ def rod_drop(young):
     return b.build()
 
 
-def parachute():
-    b = ncpgym.Builder()
-    b.set_timestep(5e-3)
-    b.set_medium(density=1.0, drag_coefficient=10.0)
-    v, t = shells.hexagon_mesh(1.0, 4)
-    v = v + [0, 0, 5.0]
-    canopy = shells.add_shell(b, v, t, thickness=1e-3, young=1e9, poisson=0.3, density=1500.0)
-    payload = b.add_particle([0, 0, 4.0], 0.13, 0.01, 0.5)
-    for k in np.flatnonzero(np.abs(np.linalg.norm(v[:, :2], axis=1) - 1.0) < 1e-9):
-        rods.add_rod(b, rods.straight(v[k], [0, 0, 4.0], 10), radius=1e-3, young=1e7, poisson=0.5, density=1500.0,
-                     start=canopy.first + k, end=payload)
-    return b.build()
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", type=Path, help="write the rows here")
@@ -177,7 +163,7 @@ def main(argv=None):
     rows.append(stepping_row("pneunet rod kappa=31.45", model, setup))
     manta, _ = scenes.manta_ray()
     rows.append(stepping_row("manta ray", manta))
-    rows.append(stepping_row("parachute", parachute()))
+    rows.append(stepping_row("parachute", scenes.parachute()[0]))
     for young in (2e6, 2e9):
         rows.append(stepping_row(f"rod drop E={young:g}", rod_drop(young)))
     cols = ["scene", "simulator", "nodes", "edges", "triangles", "newton_iters", "h", "step_ms", "wall_s", "tip_error"]

@@ -389,3 +389,26 @@ def manta_ray(n=10, thickness=2e-3, timestep=5e-3, span=1.0, length=1.0, depth=1
     for g, k in enumerate(centre):
         b.set_hinge_group(int(shell.hinges[k]), g)
     return b.build(), shell.hinges[centre]
+
+
+def parachute(n=4, timestep=5e-3, height=5.0, rope_edges=10):
+    """The seed's parachute (dismech-rods-shells.txt §7, Fig. 6): a flat hexagonal canopy (side
+    1 m, 1 mm, E = 1 GPa, nu = 0.3; shells.hexagon_mesh with n lattice steps per side) at
+    ``height``, six rope rods (E = 10 MPa, nu = 0.5, radius 1 mm, not in the seed) from its
+    corners to a 0.13 kg payload particle 1 m below its centre, rho = 1500 kg/m^3 for both, in
+    air (rho_med = 1, C_D = 10) with gravity and drag. Returns (model, canopy Shell, payload
+    particle id, rope Rods)."""
+    from . import rods, shells
+
+    b = Builder()
+    b.set_timestep(timestep)
+    b.set_medium(density=1.0, drag_coefficient=10.0)
+    v, t = shells.hexagon_mesh(1.0, n)
+    v = v + [0, 0, height]
+    canopy = shells.add_shell(b, v, t, thickness=1e-3, young=1e9, poisson=0.3, density=1500.0)
+    below = [0.0, 0.0, height - 1.0]
+    payload = b.add_particle(below, 0.13, 0.01, 0.5)
+    corners = np.flatnonzero(np.abs(np.linalg.norm(v[:, :2], axis=1) - 1.0) < 1e-9)
+    ropes = [rods.add_rod(b, rods.straight(v[k], below, rope_edges), radius=1e-3, young=1e7, poisson=0.5,
+                          density=1500.0, start=canopy.first + k, end=payload) for k in corners]
+    return b.build(), canopy, payload, ropes

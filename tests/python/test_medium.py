@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ncpgym
-from ncpgym import rods, shells
+from ncpgym import rods, scenes, shells
 
 
 def free_rod(builder, z=0.0):
@@ -80,19 +80,11 @@ def test_flat_plate_falls_at_the_terminal_speed_of_its_drag():
 def test_the_seeds_parachute_descends_at_the_speed_of_its_canopys_drag():
     # dismech-rods-shells.txt §7: hexagonal canopy (side 1 m, 1 mm, E 1 GPa, nu 0.3), six rope
     # rods (E 10 MPa, nu 0.5) from its corners to a 0.13 kg payload, rho 1500, rho_med 1, C_D 10
-    b = ncpgym.Builder()
-    b.set_timestep(5e-3)
-    b.set_medium(density=1.0, drag_coefficient=10.0)
-    v, t = shells.hexagon_mesh(1.0, 4)
-    v = v + [0, 0, 5.0]
-    canopy = shells.add_shell(b, v, t, thickness=1e-3, young=1e9, poisson=0.3, density=1500.0)
-    payload = b.add_particle([0, 0, 4.0], 0.13, 0.01, 0.5)
+    model, canopy, payload, ropes = scenes.parachute()
+    assert len(ropes) == 6
+    v = canopy.vertices
     corners = np.flatnonzero(np.abs(np.linalg.norm(v[:, :2], axis=1) - 1.0) < 1e-9)
-    assert len(corners) == 6
-    ropes = [rods.add_rod(b, rods.straight(v[k], [0, 0, 4.0], 10), radius=1e-3, young=1e7, poisson=0.5,
-                          density=1500.0, start=canopy.first + k, end=payload) for k in corners]
     assert all(r.nodes[0] == canopy.first + k and r.nodes[-1] == payload for r, k in zip(ropes, corners))
-    model = b.build()
     sim = ncpgym.Simulator(model)
     sim.step(nsteps=800)  # 4 s: opened and steady
     mass = model.particle_mass.sum()

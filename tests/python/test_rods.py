@@ -284,3 +284,27 @@ def test_two_rods_cross_and_rest_on_each_other():
     gap = sim.x[top.nodes, 2].min() - sim.x[low.nodes, 2].max()
     assert gap == pytest.approx(0.005, abs=2e-4)  # r1 + r2, the lower rod barely sags (20 GPa)
     assert np.abs(sim.v[top.nodes]).max() < 1e-3
+
+
+def test_a_soft_coil_collapses_onto_itself_without_interpenetrating():
+    # a helix of 2.5 turns (rod radius 2 mm, 1 mm between the coils) standing on the ground
+    # under gravity, too soft to carry itself: its coils come to rest on each other (rod
+    # self-contact, edges many edges apart on one rod), axes 2 r apart, not through
+    b = ncpgym.Builder()
+    b.set_timestep(2e-3)
+    b.add_geom(0, "plane")
+    r = 2e-3
+    rod = rods.add_rod(b, rods.helix(0.03, 2 * r + 1e-3, 2.5, 50, center=[0, 0, r]), radius=r, young=2e5,
+                       poisson=0.5, density=1000.0, friction=0.3)
+    model = b.build()
+    sim = ncpgym.Simulator(model)
+    sim.step(nsteps=400)  # 0.8 s
+    x = sim.x[rod.nodes]
+    height = x[:, 2].max() - x[:, 2].min()
+    assert height < 0.9 * (2.5 * (2 * r + 1e-3))  # it did collapse
+    # closest approach between edges more than 15 edges apart (a turn is 20): never below 2 r
+    s = np.linspace(0, 1, 11)
+    pts = x[:-1, None, :] + s[None, :, None] * (x[1:] - x[:-1])[:, None, :]  # (edges, 11, 3) samples
+    i, j = np.triu_indices(len(pts), 15)
+    gaps = np.linalg.norm(pts[i][:, :, None, :] - pts[j][:, None, :, :], axis=-1).min(axis=(1, 2))
+    assert gaps.min() > 2 * r - 3e-4

@@ -6,7 +6,8 @@
 // its rows are w_i n^T on each (nonsmooth-newton-ncp.txt eq. 9 with a(q) = sum_i w_i x_i), as
 // for soft surface triangles. Against rigid geoms, points at an edge's ends are left to the
 // node's own sphere contact (same radius); planes meet edges only at their ends, so they are
-// skipped. Edge pairs that share a node are skipped (they meet at it).
+// skipped. Edge pairs that share a node (they meet at it) or lie within kNeighbours edges on
+// one rod are skipped.
 #include <algorithm>
 #include <cmath>
 
@@ -21,16 +22,32 @@ namespace ncpgym {
 namespace {
 
 constexpr double kEnd = 1e-6;  // edge parameter within this of 0 or 1: the node's contact
+// Edges of one rod fewer than this many edges apart do not collide: touching them would take
+// a bend tighter than the rod's elasticity allows (the seed's IMC skips neighbours the same
+// way), and the 1 cm speculative margin would otherwise pair every edge with its neighbours.
+constexpr int kNeighbours = 4;
 
-void edge_side(Contact& k, int a, int b, double t, double radius) {
-  k.n1 = 2;
-  k.p1[0] = a;
-  k.p1[1] = b;
-  k.w1[0] = 1 - t;
-  k.w1[1] = t;
-  k.geom1 = -1;
-  k.body1 = 0;
-  k.radius1 = radius;
+// Edges e < f lie on one rod within kNeighbours edges of each other.
+bool near_on_rod(const Model& m, int e, int f) {
+  if (f - e >= kNeighbours) return false;
+  for (int i = e; i < f; ++i)
+    if (m.rodedge_p[i][1] != m.rodedge_p[i + 1][0]) return false;
+  return true;
+}
+
+// Side A (side_a) or B of contact k: the point (1 - t) x_a + t x_b of edge (a, b), grown by
+// the edge's radius.
+void edge_side(Contact& k, bool side_a, int a, int b, double t, double radius) {
+  (side_a ? k.n1 : k.n2) = 2;
+  int* p = side_a ? k.p1 : k.p2;
+  double* w = side_a ? k.w1 : k.w2;
+  p[0] = a;
+  p[1] = b;
+  w[0] = 1 - t;
+  w[1] = t;
+  (side_a ? k.geom1 : k.geom2) = -1;
+  (side_a ? k.body1 : k.body2) = 0;
+  (side_a ? k.radius1 : k.radius2) = radius;
 }
 
 }  // namespace
@@ -70,7 +87,7 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
         const double t = std::clamp((core - xa).dot(xb - xa) / (len * len), 0.0, 1.0);
         if (t < kEnd || t > 1 - kEnd) continue;
         Contact k;
-        edge_side(k, a, b, t, c.ra);
+        edge_side(k, true, a, b, t, c.ra);
         k.geom2 = g;
         k.body2 = body;
         k.normal = c.n;
@@ -91,7 +108,7 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
     const double ra = m.particle_radius[a];
     for (int f = e + 1; f < m.nrodedge; ++f) {
       const int c0 = m.rodedge_p[f][0], c1 = m.rodedge_p[f][1];
-      if (c0 == a || c0 == b || c1 == a || c1 == b) continue;
+      if (c0 == a || c0 == b || c1 == a || c1 == b || near_on_rod(m, e, f)) continue;
       const Vec3 xc = x.segment<3>(3 * c0), xd = x.segment<3>(3 * c1);
       const double rc = m.particle_radius[c0];
       const double margin = opt.margin + std::max(sweep(a), sweep(b)) + std::max(sweep(c0), sweep(c1));
@@ -105,15 +122,8 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
       const double dist = (p - q).norm();
       if (dist - ra - rc >= margin || dist <= 1e-12) continue;
       Contact k;
-      edge_side(k, a, b, s, ra);
-      k.n2 = 2;
-      k.p2[0] = c0;
-      k.p2[1] = c1;
-      k.w2[0] = 1 - t;
-      k.w2[1] = t;
-      k.geom2 = -1;
-      k.body2 = 0;
-      k.radius2 = rc;
+      edge_side(k, true, a, b, s, ra);
+      edge_side(k, false, c0, c1, t, rc);
       k.normal = (p - q) / dist;
       k.pos = 0.5 * (p + q);
       k.dist = dist - ra - rc;
