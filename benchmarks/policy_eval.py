@@ -29,7 +29,7 @@ def controller(kind: str, envs, policy: Path | None, scripted: Callable[[int], n
 
 
 def cli(script: str, doc: str, run: Callable[[str, int, int, Path], dict],
-        columns: list[tuple[str, str, str]], argv=None) -> None:
+        columns: list[tuple[str, str, str]], argv=None, controllers=CONTROLLERS) -> None:
     """Parse --policy/--episodes/--seed/--json, evaluate every controller with
     ``run(kind, episodes, seed, policy)``, print ``columns`` ((header, row key, format)),
     write the rows and the command to the JSON file."""
@@ -39,7 +39,7 @@ def cli(script: str, doc: str, run: Callable[[str, int, int, Path], dict],
     ap.add_argument("--seed", type=int, default=12345)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    rows = [run(k, args.episodes, args.seed, args.policy) for k in CONTROLLERS]
+    rows = [run(k, args.episodes, args.seed, args.policy) for k in controllers]
     widths = [max(len(h) + 2, 9) for h, _, _ in columns]
     print(f"{'controller':<10}" + "".join(f"{h:>{w}}" for (h, _, _), w in zip(columns, widths)))
     for r in rows:
