@@ -165,7 +165,7 @@ status 1 until reset.
   prop("v", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.v(), {b.size(), S(b.model().nparticle), S(3)}); }, "[N, nparticle, 3] particle velocities");
   prop("particle_force", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.particle_force(), {b.size(), S(b.model().nparticle), S(3)}); },
        "[N, nparticle, 3] external forces on the particles (N), held over each step until changed");
-  prop("activation", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.activation(), {b.size(), S(b.model().nactgroup)}); }, "[N, nactgroup] active volumetric strain of each group of tetrahedra");
+  prop("activation", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.activation(), {b.size(), S(b.model().nactgroup)}); }, "[N, nactgroup] each activation group's value: active volumetric strain of tetrahedra, natural curvature (1/m) of rod nodes, natural angle (rad) of shell hinges");
   prop("status", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.status(), {b.size()}); }, "[N] 0 ok, 1 diverged in the last step");
   prop("friction_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.friction_scale(), {b.size()}); }, "[N] friction multiplier per world");
   prop("mass_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mass_scale(), {b.size()}); }, "[N] mass multiplier per world (bodies, particles)");

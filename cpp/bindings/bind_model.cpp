@@ -142,6 +142,8 @@ void bind_model(py::module_& m) {
           for (int k = 0; k < 3; ++k) a.mutable_at(e, k) = m.rodedge_p[e][k];
         return a;
       }, "(nrodedge, 3) particle ids of each rod edge: nodes a, b and the ghost")
+      .def_property_readonly("rod_edge_radius", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nrodedge), m.rodedge_radius.data()); },
+                             "(nrodedge,) radius of each rod edge (m)")
       .def_property_readonly("rod_node_edges", [](const Model& m) {
         py::array_t<int> a({py::ssize_t(m.nrodnode), py::ssize_t(2)});
         for (int k = 0; k < m.nrodnode; ++k)

@@ -283,7 +283,7 @@ void bind_sim(py::module_& mod) {
           },
           "Equality switches (neq,) uint8: 1 on, 0 off; applied at the next step.")
       .def_property_readonly("activation", [](py::object self) { return view(self.cast<Simulator&>().state.act, self); },
-                             "Active strain per group of tetrahedra (nactgroup), writable view.")
+                             "Each activation group's value (nactgroup): active strain of tetrahedra, natural curvature (1/m) of rod nodes, natural angle (rad) of shell hinges; writable view.")
       .def_property_readonly("x", [](py::object self) {
         auto& s = self.cast<Simulator&>();
         return py::array_t<double>({s.model_->nparticle, 3}, s.state.x.data(), self);

@@ -44,6 +44,7 @@ class Model:
     nrodedge: int
     nrodnode: int
     rod_edges: npt.NDArray[np.int32]
+    rod_edge_radius: ArrayF
     rod_node_edges: npt.NDArray[np.int32]
     rod_node_rest: ArrayF
     rod_node_compliance: ArrayF

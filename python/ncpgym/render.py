@@ -428,15 +428,15 @@ class WorldRenderer:
         if self.model.nrodedge == 0:
             return
         edges = np.asarray(self.model.rod_edges)
-        radius = np.asarray(self.model.particle_radius)
+        radius = np.asarray(self.model.rod_edge_radius)
         scn = self.scene
-        for a, b, _ in edges:
+        for (a, b, _), r in zip(edges, radius):
             if scn.ngeom >= scn.maxgeom:
                 return
             g = scn.geoms[scn.ngeom]
             mujoco.mjv_initGeom(g, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), np.eye(3).ravel(),
                                 np.array([0.85, 0.45, 0.2, 1.0], np.float32))
-            mujoco.mjv_connector(g, mujoco.mjtGeom.mjGEOM_CAPSULE, float(radius[a]), x[a].astype(float), x[b].astype(float))
+            mujoco.mjv_connector(g, mujoco.mjtGeom.mjGEOM_CAPSULE, float(r), x[a].astype(float), x[b].astype(float))
             scn.ngeom += 1
 
     def close(self) -> None:

@@ -75,8 +75,10 @@ def add_rod(builder, points, *, radius: float, young: float, poisson: float, den
     if pts.ndim != 2 or pts.shape[1] != 3:
         raise ValueError(f"points: expected shape (n, 3), got {pts.shape}")
     nrm = np.zeros(3) if normal is None else np.asarray(normal, float)
-    s_id = -1 if start is None else int(start)
-    e_id = -1 if end is None else int(end)
+    start = None if start is None or int(start) < 0 else int(start)
+    end = None if end is None or int(end) < 0 else int(end)
+    s_id = -1 if start is None else start
+    e_id = -1 if end is None else end
     first = builder.add_rod(pts, radius, young, poisson, density, friction, nrm, group, s_id, e_id)
     n = len(pts)
     new = n - (start is not None) - (end is not None)

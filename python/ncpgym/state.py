@@ -18,6 +18,10 @@ from . import _core
 
 __all__ = ["batch_state", "restore_batch", "simulator_state", "restore_simulator", "task_state", "restore_task"]
 
+# fields added after states were first saved: a state without them keeps the batch's own
+# (zero forces, the model's medium)
+_ADDED_LATER = ("particle_force", "medium")
+
 # the writable per-world arrays of a Batch, by name
 BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "particle_force", "mocap_pos", "mocap_quat", "eq_active",
                 "friction_scale", "mass_scale", "stiffness_scale", "gravity", "medium", "status")
@@ -37,6 +41,8 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
     if int(state.get("num_worlds", -1)) != batch.num_worlds:
         raise ValueError(f"state of {int(state.get('num_worlds', -1))} worlds, batch of {batch.num_worlds}")
     for k in BATCH_FIELDS:
+        if k not in state and k in _ADDED_LATER:
+            continue
         dst = getattr(batch, k)
         src = np.asarray(state[k])
         if src.shape != dst.shape:
@@ -60,6 +66,8 @@ def simulator_state(sim: _core.Simulator) -> dict[str, np.ndarray]:
 def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> None:
     """Write a :func:`simulator_state` back (same model)."""
     for k in SIMULATOR_FIELDS:
+        if k not in state and k in _ADDED_LATER:
+            continue
         dst = getattr(sim, k)
         src = np.asarray(state[k])
         if src.shape != dst.shape:

@@ -101,6 +101,7 @@ void Batch::apply_parameters(Workspace& w, int i) const {
   }
   for (int p = 0; p < b.nparticle; ++p) {
     m.particle_mass[p] = ms * b.particle_mass[p];
+    m.particle_density[p] = ms * b.particle_density[p];  // same volume, so buoyancy follows the mass
     m.particle_friction[p] = fs * b.particle_friction[p];
   }
   for (int g = 0; g < b.ngeom; ++g) m.geom_friction[g] = fs * b.geom_friction[g];
@@ -109,6 +110,10 @@ void Batch::apply_parameters(Workspace& w, int i) const {
     m.tet_mu[t] = ss * b.tet_mu[t];
     m.tet_lambda[t] = ss * b.tet_lambda[t];
   }
+  // rods and shells: every elastic compliance is 1 / (E x geometry)
+  for (int k = 0; k < b.nstretch; ++k) m.stretch_compliance[k] = b.stretch_compliance[k] / ss;
+  for (int k = 0; k < b.nrodnode; ++k) m.rodnode_compliance[k] = b.rodnode_compliance[k] / ss;
+  for (int k = 0; k < b.nhinge; ++k) m.hinge_compliance[k] = b.hinge_compliance[k] / ss;
   m.gravity = Vec3(gravity_[3 * i], gravity_[3 * i + 1], gravity_[3 * i + 2]);
   m.medium_density = medium_[3 * i];
   m.drag_coefficient = medium_[3 * i + 1];

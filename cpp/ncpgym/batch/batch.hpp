@@ -64,8 +64,10 @@ class Batch {
   double* activation() { return act_.data(); }  // [N, nactgroup] active strain per group
   double* particle_force() { return pforce_.data(); }  // [N, nparticle, 3] external forces (N)
   // Per-world parameters for domain randomisation: friction scale, mass scale (bodies
-  // and particles; armature untouched), stiffness scale (the Lame parameters of every
-  // tetrahedron: Young's modulus times the scale, Poisson's ratio kept), gravity (3).
+  // and particles, and the particles' density for buoyancy; armature untouched), stiffness
+  // scale (Young's modulus times the scale, Poisson's ratio kept: the Lame parameters of
+  // every tetrahedron, the stretch, bend, twist and hinge stiffness of rods and shells),
+  // gravity (3).
   double* friction_scale() { return friction_scale_.data(); }
   double* mass_scale() { return mass_scale_.data(); }
   double* stiffness_scale() { return stiffness_scale_.data(); }

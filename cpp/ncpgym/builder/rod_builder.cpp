@@ -92,8 +92,7 @@ int Builder::add_rod(const std::vector<Vec3>& points, double radius, double youn
     const double lv = 0.5 * ((i > 0 ? len[i - 1] : 0.0) + (i < ne ? len[i] : 0.0));  // Voronoi length
     if (node[i] >= 0) {
       m_.particle_mass[node[i]] += node_mass[i];
-      m_.particle_visc_length[node[i]] += lv;
-      if (m_.particle_density[node[i]] == 0) m_.particle_density[node[i]] = density;
+      m_.particle_visc_length[node[i]] += lv;  // its density (buoyancy) stays its own
       continue;
     }
     node[i] = add_particle(points[i], node_mass[i], radius, friction);
@@ -112,6 +111,7 @@ int Builder::add_rod(const std::vector<Vec3>& points, double radius, double youn
   for (int e = 0; e < ne; ++e) {
     m_.rodedge_p.push_back({node[e], node[e + 1], ghost0 + e});
     m_.rodedge_ghost.push_back(gdist[e]);
+    m_.rodedge_radius.push_back(radius);
     ++m_.nrodedge;
   }
   for (int i = 1; i < n - 1; ++i) {

@@ -70,7 +70,7 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
     for (int e = 0; e < m.nrodedge; ++e) {
       const int a = m.rodedge_p[e][0], b = m.rodedge_p[e][1];
       const Vec3 xa = x.segment<3>(3 * a), xb = x.segment<3>(3 * b);
-      const double r = m.particle_radius[a], len = (xb - xa).norm();
+      const double r = m.rodedge_radius[e], len = (xb - xa).norm();
       const double margin = opt.margin + std::max(sweep(a), sweep(b)) + (gsweep ? gsweep[g] : 0.0);
       const Vec3 mid = 0.5 * (xa + xb);
       if ((mid - pg.pos).norm() > 0.5 * len + r + rb + margin || len <= 0) continue;
@@ -105,12 +105,12 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
   for (int e = 0; e < m.nrodedge; ++e) {
     const int a = m.rodedge_p[e][0], b = m.rodedge_p[e][1];
     const Vec3 xa = x.segment<3>(3 * a), xb = x.segment<3>(3 * b);
-    const double ra = m.particle_radius[a];
+    const double ra = m.rodedge_radius[e];
     for (int f = e + 1; f < m.nrodedge; ++f) {
       const int c0 = m.rodedge_p[f][0], c1 = m.rodedge_p[f][1];
       if (c0 == a || c0 == b || c1 == a || c1 == b || near_on_rod(m, e, f)) continue;
       const Vec3 xc = x.segment<3>(3 * c0), xd = x.segment<3>(3 * c1);
-      const double rc = m.particle_radius[c0];
+      const double rc = m.rodedge_radius[f];
       const double margin = opt.margin + std::max(sweep(a), sweep(b)) + std::max(sweep(c0), sweep(c1));
       // bounding boxes first
       const Vec3 lo1 = xa.cwiseMin(xb), hi1 = xa.cwiseMax(xb), lo2 = xc.cwiseMin(xd), hi2 = xc.cwiseMax(xd);

@@ -78,13 +78,14 @@ void detect_shell_contacts(const Model& m, const Data& d, const VecX& x, const C
       const Vec3 cr = (T[1] - T[0]).cross(T[2] - T[0]);
       if (cr.norm() <= 0) continue;
       tri.set(T, centre, cr.normalized());
+      // the bare triangle (radius 0), its half thickness added to the results: when the
+      // triangle is the reference face, the face clipping measures from its bare plane
       collision::Shape ts;
       ts.kind = collision::CoreKind::Hull;
       ts.pos = centre;
       ts.hull = &tri.h;
-      ts.radius = r;
       pts.clear();
-      collision::convex_pair(ts, gs, margin, pts);
+      collision::convex_pair(ts, gs, margin + r, pts);
       for (const auto& c : pts) {
         double w[3];
         collision::closest_on_triangle(c.a + c.ra * c.n, T[0], T[1], T[2], w);  // the core point's weights
@@ -100,12 +101,12 @@ void detect_shell_contacts(const Model& m, const Data& d, const VecX& x, const C
         }
         k.geom1 = -1;
         k.body1 = 0;
-        k.radius1 = r;
+        k.radius1 = c.ra + r;
         k.geom2 = g;
         k.body2 = body;
         k.normal = c.n;
-        k.pos = 0.5 * (c.a + c.b);
-        k.dist = c.dist;
+        k.pos = 0.5 * (c.a - r * c.n + c.b);
+        k.dist = c.dist - r;
         k.friction = combine_friction(friction, m.geom_friction[g][0]);
         k.local2 = d.xmat[body].transpose() * (c.b - c.rb * c.n - d.xpos[body]);
         k.radius2 = c.rb;

@@ -138,6 +138,7 @@ struct Model {
   int nrodedge = 0;
   std::vector<std::array<int, 3>> rodedge_p;  // nodes a, b (a -> b) and the ghost
   std::vector<double> rodedge_ghost;          // the ghost's rest distance from the midpoint
+  std::vector<double> rodedge_radius;         // the rod's radius (contact, drawing)
   int nrodnode = 0;                           // interior nodes
   std::vector<std::array<int, 2>> rodnode_edge;     // incoming edge (.., b), outgoing (b, ..)
   std::vector<std::array<double, 2>> rodnode_len;   // their rest lengths

@@ -10,7 +10,7 @@ namespace ncpgym {
 namespace {
 
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: rods, shells, the medium
 
 // Writing: values appended to a string.
 struct Out {
@@ -142,7 +142,7 @@ void model_fields(Ar& ar, M& m) {
   ar(m.particle_density), ar(m.particle_visc_length);
   // stretching springs, rods
   ar(m.nstretch), ar(m.stretch_p), ar(m.stretch_rest), ar(m.stretch_compliance);
-  ar(m.nrodedge), ar(m.rodedge_p), ar(m.rodedge_ghost), ar(m.nrodnode), ar(m.rodnode_edge), ar(m.rodnode_len);
+  ar(m.nrodedge), ar(m.rodedge_p), ar(m.rodedge_ghost), ar(m.rodedge_radius), ar(m.nrodnode), ar(m.rodnode_edge), ar(m.rodnode_len);
   ar(m.rodnode_rest), ar(m.rodnode_compliance), ar(m.rodnode_group), ar(m.particle_ghost);
   // shells
   ar(m.nhinge), ar(m.hinge_p), ar(m.hinge_rest), ar(m.hinge_compliance), ar(m.hinge_group), ar(m.shell_tri),
@@ -160,7 +160,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 3008,
+static_assert(sizeof(Model) == 3032,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -224,6 +224,7 @@ void check_sizes(const Model& m) {
     need(got, m.nstretch, name);
   need(m.rodedge_p.size(), m.nrodedge, "rodedge_p");
   need(m.rodedge_ghost.size(), m.nrodedge, "rodedge_ghost");
+  need(m.rodedge_radius.size(), m.nrodedge, "rodedge_radius");
   for (auto [got, name] : {std::pair{m.rodnode_edge.size(), "rodnode_edge"}, {m.rodnode_len.size(), "rodnode_len"},
                            {m.rodnode_rest.size(), "rodnode_rest"}, {m.rodnode_compliance.size(), "rodnode_compliance"},
                            {m.rodnode_group.size(), "rodnode_group"}})

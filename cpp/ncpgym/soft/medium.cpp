@@ -4,7 +4,7 @@
 
 namespace ncpgym {
 
-void drag_forces(const Model& m, const VecX& x, const VecX& v, VecX& f, std::vector<Mat3>& D) {
+void drag_forces(const Model& m, const VecX& x, Eigen::Ref<const VecX> v, VecX& f, std::vector<Mat3>& D) {
   f.setZero(3 * m.nparticle);
   D.assign(m.nparticle, Mat3::Zero());
   const double k = 0.5 * m.medium_density * m.drag_coefficient;

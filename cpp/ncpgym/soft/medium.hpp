@@ -32,6 +32,6 @@ inline bool has_drag(const Model& m) {
 
 // Drag forces f (3 nparticle, overwritten) at positions x and velocities v, and per particle
 // D = -dF/dv (3 x 3, symmetric positive semi-definite; dfdv sized nparticle, overwritten).
-void drag_forces(const Model& m, const VecX& x, const VecX& v, VecX& f, std::vector<Mat3>& D);
+void drag_forces(const Model& m, const VecX& x, Eigen::Ref<const VecX> v, VecX& f, std::vector<Mat3>& D);
 
 }  // namespace ncpgym

@@ -126,13 +126,17 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
   std::fill(kval_.begin(), kval_.end(), 0.0);
   const VecX& pminv = del_.particle_hinv();
   for (int k = 0; k < np3; ++k) kval_[kdiag_[k]] += 1.0 / pminv[k];
-  // per element group: the dense block G^T diag(w) G of its rows (at most 6 rows and 15
-  // columns: fixed-capacity Eigen matrices, no allocation), then a scatter of its lower
-  // triangle into K's fixed slots
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 15> G;
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 15, 15> B;
+  // per element group: the dense block G^T diag(w) G of its rows, then a scatter of its lower
+  // triangle into K's fixed slots. Tetrahedra (6 rows on 12 coordinates) use fixed-size
+  // matrices as before rods and shells came (their arithmetic, and so every soft world's
+  // trajectory, stays bitwise the same); the other groups (at most 3 rows on 15) use
+  // fixed-capacity ones: no allocation either way.
+  Eigen::Matrix<double, 6, 12> Gt;
+  Eigen::Matrix<double, 12, 12> Bt;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 15> Gd;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 15, 15> Bd;
   int r = nr;
-  for (const auto& e : spans_) {
+  auto accumulate = [&](const ElementSpan& e, auto& G, auto& B) {
     const int w = 3 * e.np;
     const int* slots = kslot_.data() + e.slot;
     const int* gc = rows_.J.col.data() + rows_.J.start[r];  // the same columns for every row of the group
@@ -153,6 +157,13 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
         const int sl = slots[w * i + j];
         if (sl >= 0) kval_[sl] += B(i, j);
       }
+  };
+  for (const auto& e : spans_) {
+    if (e.rows == 6 && e.np == 4) {
+      accumulate(e, Gt, Bt);
+    } else {
+      accumulate(e, Gd, Bd);
+    }
   }
 }
 
@@ -166,8 +177,7 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
   // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t);
   // jtl_ = J_eff^T lambda of this iterate (Stepper::newton)
   // (+ h times the drag at the iterate's positions and velocities, soft/medium.hpp)
-  const bool drag = has_drag(m);
-  if (drag) drag_forces(m, xn_, u_.tail(np3), drag_f_, drag_D_);
+  const bool drag = has_drag(m);  // drag_f_, drag_D_ at this iterate: Stepper::newton
   for (int k = 0; k < np3; ++k)
     Hg_[nv + k] = pmass_[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * jtl_[nv + k] - (drag ? h * drag_f_[k] : 0.0);
 

@@ -133,8 +133,10 @@ void Stepper::free_velocity(const State& s, double h) {
     // friction taken implicitly: (m + h c) u = m v + h (m g' + f) (soft/medium.hpp)
     const double mp = m.particle_mass[p], c = viscous_coefficient(m, p);
     pmass_[p] = mp + h * c;
+    // written so that with c = 0 and f = 0 it is bitwise v + h g (mp / mp = 1, x + 0 = x)
     u_tilde_.segment<3>(m.nv + 3 * p) =
-        (mp * (s.v.segment<3>(3 * p) + h * buoyancy_factor(m, p) * m.gravity) + h * s.f.segment<3>(3 * p)) / pmass_[p];
+        (mp / pmass_[p]) * (s.v.segment<3>(3 * p) + h * buoyancy_factor(m, p) * m.gravity +
+                            (h / mp) * s.f.segment<3>(3 * p));
     psweep_[p] = h * std::max(s.v.segment<3>(3 * p).norm(), u_tilde_.segment<3>(m.nv + 3 * p).norm());
   }
 }
@@ -330,6 +332,10 @@ LinearResult Stepper::dual_direction(double h, int it) {
 void Stepper::momentum_residual(double h) {
   // max |H^-1 g| with g = M (u - u~) - h J_eff^T lambda (eq. 57), for the primal path's stats
   del_.apply_hinv(jtl_.data(), tmp_.data());
+  // with drag g also has -h F_drag on the particles (as soft_direction solves); H^-1 is
+  // diagonal there
+  const int np3 = 3 * m_->nparticle;
+  if (has_drag(*m_)) tmp_.tail(np3) += del_.particle_hinv().cwiseProduct(drag_f_);
   tmp_ = scale_.cwiseProduct(u_ - u_tilde_) - h * tmp_;
   stats_.momentum_residual.push_back(tmp_.lpNorm<Eigen::Infinity>());
 }
@@ -397,6 +403,7 @@ void Stepper::newton(const State& s, double h, int nrow) {
     stats_.residual.push_back(hvec_.head(nrow).lpNorm<Eigen::Infinity>());
     if (primal) {
       rows_.J.transpose_times(nrow, alpha_.data(), lambda_.data(), jtl_.data(), nvall_);  // J_eff^T lambda
+      if (has_drag(m)) drag_forces(m, xn_, u_.tail(np3), drag_f_, drag_D_);  // at this iterate (soft/medium.hpp)
       momentum_residual(h);  // stats (and the early exit), as dual_rhs does below
       if (opt_.tolerance > 0 && it > 0 && stats_.residual.back() < opt_.tolerance &&
           stats_.momentum_residual.back() < opt_.tolerance)

@@ -9,12 +9,12 @@ triangles, 116 hinges) starting 1.5 m above the origin, E = 6 GPa, nu = 0.3, rho
 seed's aerodynamic drag on every triangle, solved implicitly. h = 5 ms, 5 physics steps per
 env step (40 Hz control).
 
-Action (8, float32 in [-1, 1], clipped): the natural angles of the 8 hinges on the centre
-line, front (+y) to back: phi_bar_k = 2 pi / 3 x a_k (the seed's flapping amplitude), held
+Action (8, float32 in [-1, 1], clipped; mesh - 2 for other ``mesh`` values): the natural
+angles of the 8 hinges on the centre line, front (+y) to back: phi_bar_k = 2 pi / 3 x a_k (the seed's flapping amplitude), held
 for the env step. The hinges' elasticity (k_b = 2 E h^3 / (12 sqrt 3)) pulls the body
 towards them; the wings follow through the shell and the water.
 
-Observation (31, float64): centre-of-mass velocity (3, m/s); the body's forward axis (3,
+Observation (31, float64; 15 + 2 (mesh - 2) in general): centre-of-mass velocity (3, m/s); the body's forward axis (3,
 the unit vector from the back tip to the front tip) and its normal (3, unit, the side axis
 from the left to the right wing tip crossed with the forward axis); centre-of-mass height
 relative to the start (1, m); the 8 centre-line hinge angles (rad) and the 8 natural angles
@@ -26,7 +26,7 @@ Reward ``forward + energy`` (named terms in ``info["reward_terms"]``; reweight w
 ``reward_weights``):
     forward  the centre of mass's velocity along the world +y axis (m/s), averaged over
              the env step (displacement / dt)                                    (weight 1)
-    energy   mean of a^2 over the 8 actions (the bending commanded)               (weight -0.05)
+    energy   mean of a^2 over the actions (the bending commanded)                 (weight -0.05)
 ``info["is_success"]``: the centre of mass has moved >= 1 m (one body length) along +y since
 the reset; ``info["distance"]`` that displacement (m).
 No termination; truncation at 200 env steps (5 s).
@@ -91,16 +91,15 @@ class MantaSwimTask(Task):
             raise ValueError(f"mesh: expected an int in [4, 30] (lattice spacings along the body), got {mesh!r}")
         self.mesh = int(mesh)
         self.rewards = RewardComposition.configured(default_terms(), reward_weights, extra_reward_terms)
-        self.targets = np.zeros((0, 8))
-        self.action = np.zeros((0, 8))
+        self.ngroup = 8
+        self.targets = np.zeros((0, self.ngroup))
+        self.action = np.zeros((0, self.ngroup))
         self.steps = np.zeros(0, np.int64)
         self.start = np.zeros((0, 3))
 
     def build_model(self):
         model, groups = _world(self.mesh)
         self.ngroup = len(groups)
-        if self.ngroup != 8:
-            raise ValueError(f"mesh={self.mesh} gives {self.ngroup} centre-line hinges; the task needs 8 (mesh=10)")
         self.groups = np.asarray(groups)
         self.mass = np.asarray(model.particle_mass)
         x0 = np.asarray(model.particle_pos0)
@@ -111,14 +110,15 @@ class MantaSwimTask(Task):
         return model
 
     def spaces(self, model):
-        obs = gym.spaces.Box(-np.inf, np.inf, shape=(31,), dtype=np.float64)
-        act = gym.spaces.Box(-1.0, 1.0, shape=(8,), dtype=np.float32)
+        n = model.nactgroup  # one group per centre-line hinge
+        obs = gym.spaces.Box(-np.inf, np.inf, shape=(15 + 2 * n,), dtype=np.float64)
+        act = gym.spaces.Box(-1.0, 1.0, shape=(n,), dtype=np.float32)
         return obs, act
 
     def _ensure(self, n: int) -> None:
-        if self.targets.shape[0] != n:
-            self.targets = np.zeros((n, 8))
-            self.action = np.zeros((n, 8))
+        if self.targets.shape != (n, self.ngroup):
+            self.targets = np.zeros((n, self.ngroup))
+            self.action = np.zeros((n, self.ngroup))
             self.steps = np.zeros(n, np.int64)
             self.start = np.zeros((n, 3))
 
@@ -203,5 +203,5 @@ def scripted_actions(task: MantaSwimTask, batch) -> np.ndarray:
     """The seed's gait: a_k = sin(2 pi 3.4 Hz t - phi_k), phi_k from 0 (front) to pi (back),
     at the time of the coming env step."""
     t = task.steps[:, None] * FRAME_SKIP * H
-    phase = np.linspace(0.0, np.pi, 8)[None, :]
+    phase = np.linspace(0.0, np.pi, task.ngroup)[None, :]
     return np.sin(2 * np.pi * FREQUENCY * t - phase)
