@@ -17,6 +17,8 @@ GRASP = ["test_allegro_grasp.py::test_grasp_task_definition_from_its_docstring",
          "test_allegro_grasp.py::test_pinch_synergy_sweeps_the_fingertips_at_a_fixed_depth"]
 TOMATO = ["test_fetch_tomato.py"]
 BEAM = ["test_fetch_beam.py"]
+MANTA = ["test_manta_swim.py"]
+RODS = ["test_rods.py", "test_shells.py", "test_medium.py"]
 TRAIN = ["test_training.py::test_a_resumed_run_is_bitwise_the_uninterrupted_one",
          "test_training.py::test_a_checkpoint_written_inside_a_rollout_is_not_resumable",
          "test_training.py::test_play_takes_the_task_from_the_run_and_reports_returns_and_success"]
@@ -112,6 +114,16 @@ M = [
   "contype=1, conaffinity=1,", "loader forces contype/conaffinity to 1", LOADER),
  ("models/export.py", 'friction="{_f(model.geom_friction[g])}"', 'friction="1 0.005 0.0001"', "export friction constant", LOADER),
  ("models/export.py", "            if model.jnt_limited[j]:\n", "            if False:\n", "export drops joint limits", LOADER),
+ ("tasks/manta_swim.py", "forward = (com[:, 1] - before[:, 1]) / dt", "forward = (com[:, 1] - before[:, 1])", "manta forward not per second", MANTA),
+ ("tasks/manta_swim.py", "self.targets = AMPLITUDE * self.action", "self.targets = self.action", "manta amplitude dropped", MANTA),
+ ("tasks/manta_swim.py", "is_success\": distance >= SUCCESS_DISTANCE", "is_success\": distance > 0.5 * SUCCESS_DISTANCE", "manta success distance halved", MANTA),
+ ("tasks/manta_swim.py", "normal = np.cross(side, fwd)", "normal = np.cross(fwd, side)", "manta normal flipped", MANTA),
+ ("tasks/manta_swim.py", "self.start[worlds] = self.com(batch)[worlds]", "pass", "manta start not recorded", MANTA),
+ ("tasks/manta_swim.py", "phase = np.linspace(0.0, np.pi, task.ngroup)[None, :]", "phase = np.linspace(0.0, 0.0, task.ngroup)[None, :]", "manta gait without phase lag", MANTA),
+ ("rods.py", "ids = (nodes[0], nodes[1], ghosts[0]) if end", "ids = (nodes[0], ghosts[0]) if end", "rod clamp lets the second node go", RODS),
+ ("rods.py", "ids = (nodes[0], nodes[1], ghosts[0]) if end", "ids = (nodes[0], nodes[1]) if end", "rod clamp lets the twist go", RODS),
+ ("shells.py", "return np.arctan2(np.sum(np.cross(n0, n1) * e, axis=-1), np.sum(n0 * n1, axis=-1))", "return np.arctan2(np.sum(np.cross(n1, n0) * e, axis=-1), np.sum(n0 * n1, axis=-1))", "hinge angle reader sign", RODS),
+ ("scenes.py", "b.set_medium(density=1.0, drag_coefficient=10.0)", "b.set_medium(density=1.0, drag_coefficient=5.0)", "parachute drag coefficient", RODS),
 ]
 args = sys.argv[1:]
 only = []

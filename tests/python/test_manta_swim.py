@@ -52,11 +52,12 @@ def test_reward_terms_and_success_computed_by_hand():
     np.testing.assert_allclose(info["reward_terms"]["energy"], [0.25, 1.0])
     np.testing.assert_allclose(r, forward - 0.05 * np.array([0.25, 1.0]), rtol=1e-12)
     assert not term.any() and not trunc.any() and not info["is_success"].any()
-    # carry world 1's body 1.2 m forward: its distance passes one body length
+    # carry world 1's body 1.2 m forward (past one body length) and world 0's 0.8 m (short of it)
     batch.x[1, :, 1] += 1.2
+    batch.x[0, :, 1] += 0.8
     _, _, _, _, info = env.step(np.zeros((2, 8), np.float32))
     assert info["is_success"].tolist() == [False, True]
-    assert info["distance"][1] == pytest.approx(1.2, abs=0.05)
+    np.testing.assert_allclose(info["distance"], [0.8, 1.2], atol=0.05)
 
 
 def test_the_seeds_gait_swims_forward_and_random_flapping_does_not():

@@ -321,3 +321,35 @@ def test_stiffness_scale_stiffens_rods_per_world():
         batch.v[:] = 0.0
     sag = -batch.x[:, rod.nodes[-1], 2]
     np.testing.assert_allclose(sag / sag[0], [1.0, 0.5, 2.0], rtol=5e-3)
+
+
+def test_clamp_holds_bending_and_twist_at_the_seed_stiffnesses():
+    # a clamped rod (zero gravity) with, at its free end, a sideways force P on the tip node
+    # and a couple T about the axis (F on the last ghost, -F/2 on each node of its edge): the tip moves
+    # P L^3 / (3 EI) sideways and the last edge turns T L_t / GJ about the axis (L, L_t: the
+    # clamp-to-tip and first-to-last edge-midpoint lengths); a clamp that let the second node
+    # or the twist go would fail one of them
+    n = 20
+    b = ncpgym.Builder()
+    b.set_timestep(1e-3)
+    b.set_gravity([0, 0, 0])
+    l = 0.1 / (n - 0.5)
+    pts = np.zeros((n + 1, 3))
+    pts[:, 0] = (np.arange(n + 1) - 0.5) * l
+    rod = rods.add_rod(b, pts, radius=1e-3, young=2e9, poisson=0.5, density=1200.0, normal=[0, 0, 1])
+    rods.clamp(b, rod, "start")
+    model = b.build()
+    sim = ncpgym.Simulator(model)
+    d = model.particle_pos0[rod.ghosts[-1], 2]  # the last ghost's lever arm (it sits above the axis)
+    P, F = 1e-3, 2e-2
+    sim.particle_force[rod.nodes[-2]] = [0, -F / 2, 0]
+    sim.particle_force[rod.nodes[-1]] = [0, P - F / 2, 0]
+    sim.particle_force[rod.ghosts[-1]] = [0, F, 0]
+    settle(sim, 1.0)
+    tip_y = sim.x[rod.nodes[-1], 1]
+    assert tip_y == pytest.approx(P * 0.1**3 / (3 * rod.EI), rel=0.02)
+    a, c, g = model.rod_edges[-1]
+    mid = 0.5 * (sim.x[a] + sim.x[c])
+    # the couple (0, 0, d) x (0, F, 0) turns the ghost about -x, from +z towards +y
+    turn = np.arctan2(sim.x[g, 1] - mid[1], sim.x[g, 2] - mid[2])
+    assert turn == pytest.approx(F * d * (n - 1) * l / rod.GJ, rel=0.02)
