@@ -40,8 +40,8 @@ phi_k from 0 (front) to pi (back), amplitude 2 pi / 3.
 What the model allows: the hinges are position-controlled through their elasticity with no
 limit on power, and the seed's drag is quasi-steady and normal to each triangle (no added
 mass, no skin friction). A PPO policy exploits both: bang-bang flapping near 6 Hz at the full
-amplitude swims ~5.9 m/s, twenty times the seed's gait (benchmarks/manta_swim_eval.py; the
-same with 30 Newton iterations, so the speed is the model's, not the solver's). Raise the
+amplitude swims 7.4 m/s, forty times the seed's gait (benchmarks/manta_swim_eval.py; 7.3 m/s
+with 30 Newton iterations, so the speed is the model's, not the solver's). Raise the
 ``energy`` weight to ask for gentler gaits.
 """
 
