@@ -98,10 +98,11 @@ def clamp(builder, rod: Rod, end: str = "start", body: int = 0, body_pos=(0.0, 0
         raise ValueError(f"clamp: end must be 'start' or 'end', got {end!r}")
     nodes, ghosts = rod.nodes, rod.ghosts
     ids = (nodes[0], nodes[1], ghosts[0]) if end == "start" else (nodes[-1], nodes[-2], ghosts[-1])
-    w, x, y, z = np.asarray(body_quat, float) / np.linalg.norm(body_quat)
-    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    import mujoco
+
+    R = np.zeros(9)
+    mujoco.mju_quat2Mat(R, np.asarray(body_quat, float) / np.linalg.norm(body_quat))
+    R = R.reshape(3, 3)
     for p in ids:
         local = R.T @ (np.asarray(builder.particle_pos(int(p))) - np.asarray(body_pos, float))
         builder.add_attachment(int(p), int(body), local)

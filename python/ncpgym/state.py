@@ -27,6 +27,19 @@ BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "particle_force", "moc
                 "friction_scale", "mass_scale", "stiffness_scale", "gravity", "medium", "status")
 
 
+def _saved_fields(obj, state, names, who):
+    """(name, the object's array, the saved array) for each field of ``names`` the state
+    has (fields added later may be missing), checking the shapes."""
+    for k in names:
+        if k not in state and k in _ADDED_LATER:
+            continue
+        dst = getattr(obj, k)
+        src = np.asarray(state[k])
+        if src.shape != dst.shape:
+            raise ValueError(f"state['{k}']: shape {src.shape}, the {who} has {dst.shape}")
+        yield k, dst, src
+
+
 def batch_state(batch: _core.Batch) -> dict[str, np.ndarray]:
     """Copies of the batch's per-world arrays and random streams."""
     state = {k: np.array(getattr(batch, k), copy=True) for k in BATCH_FIELDS}
@@ -40,13 +53,7 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
     derived quantities (poses, contacts' summaries are those of a forward pass)."""
     if int(state.get("num_worlds", -1)) != batch.num_worlds:
         raise ValueError(f"state of {int(state.get('num_worlds', -1))} worlds, batch of {batch.num_worlds}")
-    for k in BATCH_FIELDS:
-        if k not in state and k in _ADDED_LATER:
-            continue
-        dst = getattr(batch, k)
-        src = np.asarray(state[k])
-        if src.shape != dst.shape:
-            raise ValueError(f"state['{k}']: shape {src.shape}, the batch has {dst.shape}")
+    for _, dst, src in _saved_fields(batch, state, BATCH_FIELDS, "batch"):
         dst[...] = src
     batch.rng_state = state["rng_state"]
     batch.forward()
@@ -65,13 +72,7 @@ def simulator_state(sim: _core.Simulator) -> dict[str, np.ndarray]:
 
 def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> None:
     """Write a :func:`simulator_state` back (same model)."""
-    for k in SIMULATOR_FIELDS:
-        if k not in state and k in _ADDED_LATER:
-            continue
-        dst = getattr(sim, k)
-        src = np.asarray(state[k])
-        if src.shape != dst.shape:
-            raise ValueError(f"state['{k}']: shape {src.shape}, the simulator has {dst.shape}")
+    for k, dst, src in _saved_fields(sim, state, SIMULATOR_FIELDS, "simulator"):
         if k in ("q", "u", "mocap_pos", "mocap_quat", "eq_active"):
             setattr(sim, k, src.copy())  # properties with setters (checked on assignment)
         else:

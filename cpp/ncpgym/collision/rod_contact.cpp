@@ -64,7 +64,7 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
   for (int g = 0; g < m.ngeom; ++g) {
     if (!accepts_particles(m, g) || m.geom_type[g] == GeomType::Plane) continue;
     const int body = m.geom_body[g];
-    const GeomPose pg{d.xpos[body] + d.xmat[body] * m.geom_pos[g], d.xmat[body] * m.geom_quat[g].toRotationMatrix()};
+    const GeomPose pg = geom_pose(m, d, g);
     const collision::Shape gs = geom_shape(m, g, pg);
     const double rb = geom_rbound(m, g);
     for (int e = 0; e < m.nrodedge; ++e) {
@@ -84,7 +84,7 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
       collision::convex_pair(seg, gs, margin, pts);
       for (const auto& c : pts) {
         const Vec3 core = c.a + c.ra * c.n;  // on the edge's axis
-        const double t = std::clamp((core - xa).dot(xb - xa) / (len * len), 0.0, 1.0);
+        const double t = collision::param_of(core, xa, xb);
         if (t < kEnd || t > 1 - kEnd) continue;
         Contact k;
         edge_side(k, true, a, b, t, c.ra);

@@ -10,8 +10,9 @@
 
 namespace ncpgym {
 
+constexpr int kRodNodeRows = 3;  // kappa1, kappa2, tau
 inline int rod_frame_row_count(const Model& m) { return 2 * m.nrodedge; }
-inline int rod_bend_row_count(const Model& m) { return 3 * m.nrodnode; }
+inline int rod_bend_row_count(const Model& m) { return kRodNodeRows * m.nrodnode; }
 
 // The natural (kappa1, kappa2, tau) of node k with activations act: the rest values, plus on
 // kappa1 the integrated curvature of the circle of curvature act[group] (1/m) when the node

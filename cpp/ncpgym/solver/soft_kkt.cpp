@@ -32,6 +32,7 @@
 #include <initializer_list>
 #include <stdexcept>
 
+#include "ncpgym/constraints/rod_rows.hpp"
 #include "ncpgym/constraints/tet_rows.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/soft/medium.hpp"
@@ -48,7 +49,7 @@ void for_each_element(const Model& m, F&& f) {
   for (int k = 0; k < m.nrodnode; ++k) {
     const auto& e0 = m.rodedge_p[m.rodnode_edge[k][0]];
     const auto& e1 = m.rodedge_p[m.rodnode_edge[k][1]];
-    f(3, std::initializer_list<int>{e0[0], e0[1], e1[1], e0[2], e1[2]});
+    f(kRodNodeRows, std::initializer_list<int>{e0[0], e0[1], e1[1], e0[2], e1[2]});
   }
   for (int k = 0; k < m.nhinge; ++k) {
     const auto& p = m.hinge_p[k];

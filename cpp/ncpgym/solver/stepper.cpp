@@ -377,14 +377,14 @@ void Stepper::newton(const State& s, double h, int nrow) {
   scale_.setOnes();
   f_prev_.setZero();
   du_prev_.setZero();
-  const bool primal = opt_.soft_primal && (m.ntet > 0 || m.nstretch > 0);
+  const int elem_row0 = rows_.begin(kFirstElementBlock);
+  const bool primal = opt_.soft_primal && elem_row0 < nrow;  // the step has element rows to eliminate
   if (!primal && has_drag(m))
     throw std::invalid_argument("aerodynamic drag is solved only by the primal soft solver (soft_solver='primal')");
   const bool dense = !primal && (nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                                  opt_.linear == LinearSolverType::LDLT);
   last_dense_ = dense;
   del_.begin_step(nrow, dense);
-  const int elem_row0 = rows_.begin(kFirstElementBlock);
   // Full steps on a smooth system of the trees (options.hpp, smooth_full_step): springs and
   // equalities only; particle rows keep the damping (their H is the quasi-Newton one of eqs.
   // 71-74, and full steps let a whipping chain overshoot: 7 mm stretch against 3 mm).

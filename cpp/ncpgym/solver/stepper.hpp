@@ -98,7 +98,7 @@ class Stepper {
   std::vector<ElementSpan> spans_;
   std::vector<int> kpslot_;  // per particle, K's slots of its 3 x 3 block (lower, -1: absent)
   VecX pmass_;               // particle mass + h x viscous coefficient (free_velocity)
-  VecX drag_f_;              // drag forces at the iterate (soft_direction)
+  VecX drag_f_;              // drag forces at the Newton iterate (Stepper::newton)
   std::vector<Mat3> drag_D_; // their -dF/dv blocks
   std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_;
   std::vector<double> kval_, sval_;
