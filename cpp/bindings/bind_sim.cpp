@@ -121,6 +121,8 @@ const std::vector<OptionField>& option_fields() {
                 "every rigid geom also against soft boundary triangles (round shapes by closest points, box, "
                 "cylinder and hull features clipped to the triangle)"),
       NUM_FIELD(soft_soft_contacts, bool, "vertices of one soft body against the boundary triangles of another"),
+      NUM_FIELD(deformable_contacts, bool,
+                "rods and shells against shells (a folded shell against itself) and tetrahedral bodies"),
       NUM_FIELD(refresh_depth, double,
                 "collide again at the step's end: a new contact deeper than this (m) joins the step, which is "
                 "solved again (0: off)"),

@@ -252,7 +252,8 @@ class SolverOptions:
                  geometric_stiffness: bool = True, block_preconditioner: bool = False,
                  implicit_springs: bool = True,
                  soft_solver: str = "primal", soft_triangle_contacts: bool = False,
-                 soft_soft_contacts: bool = True, refresh_depth: float = 0.001,
+                 soft_soft_contacts: bool = True, deformable_contacts: bool = True,
+                 refresh_depth: float = 0.001,
                  project_impulses: bool = True,
                  bounded_friction_w: bool = True, smooth_full_step: bool = False,
                  max_speed: float = 1e4) -> None: ...

@@ -1,6 +1,7 @@
 #include "ncpgym/builder/builder.hpp"
 #include "ncpgym/builder/hull.hpp"
 
+#include "ncpgym/soft/components.hpp"
 #include "ncpgym/soft/surface.hpp"
 #include "ncpgym/soft/tet.hpp"
 
@@ -530,6 +531,7 @@ std::shared_ptr<const Model> Builder::build() const {
   unique(m->act_name, "actuator");
   unique(m->eq_name, "equality");
   build_soft_surfaces(*m);
+  build_particle_components(*m);
   return m;
 }
 

@@ -54,6 +54,14 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
 void detect_shell_contacts(const Model& m, const Data& d, const VecX& x, const CollisionOptions& opt,
                            std::vector<Contact>& out, const double* psweep, const double* gsweep);
 
+// Contacts between deformable pieces (collision/deformable_contact.cpp), appended to
+// `out`: rods against shells and tetrahedral bodies, shells against shells (themselves
+// included: a folded shell) and tetrahedral bodies; points against triangles, edges against
+// edges, shell and boundary vertices against rod edges. Rod-rod and tetrahedral-tetrahedral
+// pairs are the other functions' (above).
+void detect_deformable_contacts(const Model& m, const VecX& x, const CollisionOptions& opt,
+                                std::vector<Contact>& out, const double* psweep);
+
 // Signed distance between geoms g1 and g2 at the poses in d (negative: penetration depth),
 // with the witness points on each (world); distmax when they are farther apart than that
 // (MuJoCo's mj_geomDistance contract). Non-plane pairs use GJK/EPA on the true shapes.

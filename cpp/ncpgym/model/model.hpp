@@ -148,6 +148,8 @@ struct Model {
   // (the seed's PneuNet rod actuation); -1: none
   std::vector<int> rodnode_group;
   std::vector<char> particle_ghost;      // nparticle: 1 for a rod's ghost (no contact)
+  // nparticle: the deformable piece each particle belongs to (soft/components.hpp)
+  std::vector<int> particle_component;
   // Per particle, for the forces of a surrounding medium (soft/medium.hpp): the material
   // density (buoyancy; 0: none) and the length that scales viscous friction (0: none).
   std::vector<double> particle_density, particle_visc_length;

@@ -10,7 +10,7 @@ namespace ncpgym {
 namespace {
 
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
-constexpr std::uint32_t kVersion = 2;  // 2: rods, shells, the medium
+constexpr std::uint32_t kVersion = 3;  // 2: rods, shells, the medium; 3: particle components
 
 // Writing: values appended to a string.
 struct Out {
@@ -144,6 +144,7 @@ void model_fields(Ar& ar, M& m) {
   ar(m.nstretch), ar(m.stretch_p), ar(m.stretch_rest), ar(m.stretch_compliance);
   ar(m.nrodedge), ar(m.rodedge_p), ar(m.rodedge_ghost), ar(m.rodedge_radius), ar(m.nrodnode), ar(m.rodnode_edge), ar(m.rodnode_len);
   ar(m.rodnode_rest), ar(m.rodnode_compliance), ar(m.rodnode_group), ar(m.particle_ghost);
+  ar(m.particle_component);
   // shells
   ar(m.nhinge), ar(m.hinge_p), ar(m.hinge_rest), ar(m.hinge_compliance), ar(m.hinge_group), ar(m.shell_tri),
       ar(m.shell_tri_edge_owner);
@@ -160,7 +161,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 3032,
+static_assert(sizeof(Model) == 3056,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -216,6 +217,7 @@ void check_sizes(const Model& m) {
   for (auto [got, name] : {std::pair{m.particle_mass.size(), "particle_mass"}, {m.particle_radius.size(), "particle_radius"},
                            {m.particle_friction.size(), "particle_friction"}, {m.particle_pos0.size(), "particle_pos0"},
                            {m.particle_soft.size(), "particle_soft"}, {m.particle_ghost.size(), "particle_ghost"},
+                           {m.particle_component.size(), "particle_component"},
                            {m.particle_density.size(), "particle_density"},
                            {m.particle_visc_length.size(), "particle_visc_length"}})
     need(got, np, name);

@@ -61,6 +61,9 @@ struct SolverOptions {
   // soft_soft_contacts: vertices of one soft body against another's triangles.
   bool soft_triangle_contacts = false;
   bool soft_soft_contacts = true;
+  // Rods and shells against shells (a folded shell against itself) and tetrahedral bodies
+  // (collision/deformable_contact.cpp); only worlds with rods or shells pay for it.
+  bool deformable_contacts = true;
   // Contacts that follow the bodies within a step (solver/refresh.cpp): after the solve,
   // collide again at q^{n+1}; a contact deeper than refresh_depth there that no contact of
   // the step covers (a tumbling box's edge that was not in the manifold at q^n) joins the

@@ -173,6 +173,8 @@ void Stepper::detect(const State& s, double h) {
     detect_particle_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data());
   if (m.nrodedge > 0) detect_rod_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data());
   if (!m.shell_tri.empty()) detect_shell_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data());
+  if (opt_.deformable_contacts && (m.nrodedge > 0 || !m.shell_tri.empty()))
+    detect_deformable_contacts(m, s.x, coll, contacts_, psweep_.data());
   if (m.nsoft > 0 && (opt_.soft_triangle_contacts || opt_.soft_soft_contacts))
     detect_soft_surface_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data(),
                                  opt_.soft_triangle_contacts, opt_.soft_soft_contacts);
