@@ -2,7 +2,8 @@
 python scripts/scene_stills.py [--out DIR] [--seconds S]
 
 Each scene of ncpgym.scenes (the rock pile: 30 random convex hulls of 50-300 vertices; the
-seed's table pile: 54 tables of five boxes) is stepped for S seconds (default 3) at
+seed's table pile: 54 tables of five boxes; the trampoline: a soft block, a rod and a shell
+dropped on a clamped shell) is stepped for S seconds (default 3) at
 h = 1/120 and drawn with ncpgym's renderer (MuJoCo's, through models.to_mjcf), saved as
 DIR/<scene>.png (default docs/gallery/scenes).
 """
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCENES = {  # builder, camera
     "rocks": (lambda: scenes.rocks(n=30), Camera(lookat=(0, 0, 0.1), distance=2.2, azimuth=60, elevation=-68)),
     "table_pile": (lambda: scenes.table_pile(n=54), Camera(lookat=(0, 0, 0.3), distance=3.2, azimuth=60, elevation=-30)),
+    "trampoline": (scenes.trampoline, Camera(lookat=(0, 0, 0.0), distance=0.45, azimuth=60, elevation=-25)),
 }
 
 

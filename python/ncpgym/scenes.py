@@ -412,3 +412,26 @@ def parachute(n=4, timestep=5e-3, height=5.0, rope_edges=10):
     ropes = [rods.add_rod(b, rods.straight(v[k], below, rope_edges), radius=1e-3, young=1e7, poisson=0.5,
                           density=1500.0, start=canopy.first + k, end=payload) for k in corners]
     return b.build(), canopy, payload, ropes
+
+
+def trampoline(timestep=2e-3, n=12):
+    """Deformables on deformables (collision/deformable_contact.cpp): a 0.3 m square shell
+    (2 mm, E = 10 MPa) clamped along its border, a soft tetrahedral block (6 x 6 x 4 cm,
+    E = 100 kPa) dropped onto it, a rod (radius 5 mm, E = 10 MPa) dropped across the block
+    and the shell, and a small shell square (2 mm, E = 100 MPa) onto the rod and the block.
+    Returns (model, qpos) (no rigid bodies: qpos is empty)."""
+    from . import rods, shells, soft
+
+    b = Builder()
+    b.set_timestep(timestep)
+    v, t = shells.rectangle_mesh(0.3, 0.3, n)
+    v = v - v.mean(0)
+    sheet = shells.add_shell(b, v, t, thickness=2e-3, young=1e7, poisson=0.3, density=1000.0)
+    shells.clamp(b, sheet, (np.abs(v[:, 0]) > 0.149) | (np.abs(v[:, 1]) > 0.149))
+    bv, bt = soft.box_mesh([0.06, 0.06, 0.04], 3, origin=(-0.03, -0.03, 0.01))
+    soft.add_mesh(b, bv, bt, density=500.0, young=1e5, poisson=0.3)
+    rods.add_rod(b, rods.straight([-0.12, 0.03, 0.08], [0.12, -0.04, 0.08], 16), radius=5e-3, young=1e7,
+                 poisson=0.3, density=1500.0)
+    sv, st = shells.rectangle_mesh(0.08, 0.08, 5)
+    shells.add_shell(b, sv - [0.04, 0.04, -0.12], st, thickness=2e-3, young=1e8, poisson=0.3, density=1000.0)
+    return b.build(), np.zeros(0)
