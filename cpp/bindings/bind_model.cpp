@@ -9,6 +9,7 @@
 #include "ncpgym/builder/builder.hpp"
 #include "ncpgym/model/serialize.hpp"
 #include "ncpgym/model/state.hpp"
+#include "ncpgym/soft/pressure.hpp"
 
 using namespace ncpgym;
 
@@ -181,6 +182,46 @@ void bind_model(py::module_& m) {
           for (int j = 0; j < 3; ++j) a.mutable_at(k, j) = m.shell_tri[k][j];
         return a;
       }, "(ntri, 3) particle ids of the shell triangles")
+      .def_readonly("nchamber", &Model::nchamber, "number of pressure chambers")
+      .def_property_readonly("chamber_triangles", [](const Model& m) {
+        py::array_t<int> a({py::ssize_t(m.chamber_tri.size()), py::ssize_t(3)});
+        for (size_t k = 0; k < m.chamber_tri.size(); ++k)
+          for (int j = 0; j < 3; ++j) a.mutable_at(k, j) = m.chamber_tri[k][j];
+        return a;
+      }, "(ntri, 3) particle ids of every chamber's triangles, chamber by chamber (chamber_start)")
+      .def_property_readonly("chamber_start", [](const Model& m) { return py::array_t<int>(py::ssize_t(m.nchamber + 1), m.chamber_start.data()); },
+                             "(nchamber + 1,) chamber c's triangles are chamber_triangles[start[c]:start[c + 1]]")
+      .def_property_readonly("chamber_group", [](const Model& m) { return py::array_t<int>(py::ssize_t(m.nchamber), m.chamber_group.data()); },
+                             "(nchamber,) activation group holding each chamber's pressure (Pa)")
+      .def("chamber_volumes", [](const Model& m, const VecX& x) {
+        if (x.size() != 3 * m.nparticle) throw std::invalid_argument("x: expected 3 nparticle values");
+        VecX v;
+        chamber_volumes(m, x, v);
+        return v;
+      }, py::arg("x"), "Each chamber's enclosed volume (m^3) at particle positions x (flat, 3 nparticle).")
+      .def("pressure_forces", [](const Model& m, const VecX& x, const VecX& act) {
+        if (x.size() != 3 * m.nparticle) throw std::invalid_argument("x: expected 3 nparticle values");
+        if (act.size() != m.nactgroup) throw std::invalid_argument("activation: expected nactgroup values");
+        VecX f = VecX::Zero(3 * m.nparticle);
+        add_pressure_forces(m, x, act, f);
+        return f;
+      }, py::arg("x"), py::arg("activation"),
+           "The chambers' pressure forces p dV/dx (flat, 3 nparticle) at positions x with pressures from activation.")
+      .def("pressure_stiffness", [](const Model& m, const VecX& x, const VecX& act) {
+        if (x.size() != 3 * m.nparticle) throw std::invalid_argument("x: expected 3 nparticle values");
+        if (act.size() != m.nactgroup) throw std::invalid_argument("activation: expected nactgroup values");
+        MatX K = MatX::Zero(3 * m.nparticle, 3 * m.nparticle);
+        for (int c = 0; c < m.nchamber; ++c)
+          for (int t = m.chamber_start[c]; t < m.chamber_start[c + 1]; ++t) {
+            Mat3 H[9];
+            pressure_hessian(m, x, c, t, act[m.chamber_group[c]], H);
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j)
+                K.block<3, 3>(3 * m.chamber_tri[t][i], 3 * m.chamber_tri[t][j]) += H[3 * i + j];
+          }
+        return K;
+      }, py::arg("x"), py::arg("activation"),
+           "d(pressure_forces)/dx (dense, 3 nparticle square): the follower load's stiffness the solver uses.")
       .def_readonly("medium_density", &Model::medium_density, "density of the surrounding medium (kg/m^3)")
       .def_readonly("drag_coefficient", &Model::drag_coefficient, "drag coefficient C_D of shell triangles")
       .def_readonly("viscosity", &Model::viscosity, "viscosity of the medium (Pa s)")
@@ -468,6 +509,16 @@ void bind_model(py::module_& m) {
            "The particles of a hinge: edge x0 -> x1, then the two tips.")
       .def("set_hinge_group", &Builder::set_hinge_group, py::arg("hinge"), py::arg("group"),
            "The hinge's natural angle becomes its rest angle plus the activation of `group` (rad); -1: none.")
+      .def("add_pressure_chamber", [](Builder& b, const py::array_t<int, py::array::c_style | py::array::forcecast>& tris,
+                                      int group) {
+            if (tris.ndim() != 2 || tris.shape(1) != 3) throw std::invalid_argument("triangles: expected shape (m, 3)");
+            std::vector<std::array<int, 3>> t(tris.shape(0));
+            for (py::ssize_t i = 0; i < tris.shape(0); ++i)
+              for (int k = 0; k < 3; ++k) t[i][k] = tris.at(i, k);
+            return b.add_pressure_chamber(t, group);
+          }, py::arg("triangles"), py::arg("group"),
+           "A pressure chamber: a closed surface of (m, 3) particle-id triangles oriented out of the cavity; its "
+           "pressure (Pa) is the activation of `group` (per world: Batch.activation). Returns the chamber's index.")
       .def("set_tet_group", &Builder::set_tet_group, py::arg("tet"), py::arg("group"),
            "Put a tetrahedron in an activation group (pneumatic chamber); -1: none.")
       .def("add_attachment", &Builder::add_attachment, py::arg("particle"), py::arg("body"),

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["box_mesh", "ball_mesh", "sphere_mesh", "ellipsoid_mesh", "read_mesh", "add_mesh", "tet_centroids", "compact"]
+__all__ = ["box_mesh", "ball_mesh", "hollow_ball_mesh", "sphere_mesh", "ellipsoid_mesh", "read_mesh", "add_mesh",
+           "tet_centroids", "compact", "boundary_faces", "cavities", "surface_volume", "add_pressure_chambers"]
 
 # The six tetrahedra of a hexahedron around its main diagonal (corner bits: x=1, y=2, z=4),
 # one per monotone path 0 -> a -> b -> 7; neighbouring hexahedra share faces consistently.
@@ -80,6 +81,75 @@ def ball_mesh(radius: float, n: int, center=(0.0, 0.0, 0.0)) -> tuple[np.ndarray
     sq = np.sqrt(np.stack([1 - y2 / 2 - z2 / 2 + y2 * z2 / 3, 1 - z2 / 2 - x2 / 2 + z2 * x2 / 3,
                            1 - x2 / 2 - y2 / 2 + x2 * y2 / 3], axis=1))
     return u * sq * (radius * shell)[:, None] + np.asarray(center, float), t
+
+
+def hollow_ball_mesh(radius: float, inner: float, n: int, center=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
+    """``ball_mesh`` with a spherical cavity of radius ``inner``: the cube shells inside it are
+    left out, so the cavity's vertices lie on that sphere. ``inner / radius`` must be a
+    multiple of 2 / n (a shell of the grid)."""
+    k = inner / radius * n / 2
+    if not (0 < inner < radius) or abs(k - round(k)) > 1e-9:
+        raise ValueError(f"hollow_ball_mesh: inner / radius must be a multiple of 2/n in (0, 1), got {inner / radius}")
+    v, t = ball_mesh(radius, n, center)
+    # a tetrahedron of the cube grid is inside the cavity when its cube cell is: all four
+    # corners on or inside the cavity's sphere
+    r = np.linalg.norm(v - np.asarray(center, float), axis=1)
+    inside = np.all(r[t] < inner * (1 + 1e-9), axis=1)
+    return compact(v, t[~inside])
+
+
+def boundary_faces(tets: np.ndarray) -> np.ndarray:
+    """The faces of a positively oriented tetrahedral mesh that belong to one tetrahedron
+    only, (F, 3) vertex indices oriented out of the material."""
+    tets = np.asarray(tets)
+    faces = np.concatenate([tets[:, [1, 2, 3]], tets[:, [0, 3, 2]], tets[:, [0, 1, 3]], tets[:, [0, 2, 1]]])
+    _, inverse, count = np.unique(np.sort(faces, axis=1), axis=0, return_inverse=True, return_counts=True)
+    return faces[count[inverse.ravel()] == 1]
+
+
+def surface_volume(x: np.ndarray, tris: np.ndarray) -> float:
+    """Volume enclosed by a closed triangle surface (positive when oriented outward)."""
+    y = np.asarray(x, float)[np.asarray(tris)] - np.asarray(x, float)[np.unique(tris)].mean(axis=0)
+    return float(np.einsum("ij,ij->i", y[:, 0], np.cross(y[:, 1], y[:, 2])).sum() / 6.0)
+
+
+def cavities(verts: np.ndarray, tets: np.ndarray) -> list[np.ndarray]:
+    """The closed cavities of a tetrahedral mesh (the hollow chambers of a PneuNet, a hollow
+    ball): each connected piece of the boundary that encloses negative volume when oriented
+    out of the material, returned as (F, 3) vertex-index triangles oriented out of the cavity
+    (into the walls), as ``Builder.add_pressure_chamber`` takes them. Sorted by their
+    smallest vertex index."""
+    faces = boundary_faces(tets)
+    parent = np.arange(len(verts))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for f in faces:
+        a, b, c = find(f[0]), find(f[1]), find(f[2])
+        root = min(a, b, c)
+        parent[[a, b, c]] = root
+    roots = np.array([find(f[0]) for f in faces])
+    out = []
+    for r in np.unique(roots):
+        piece = faces[roots == r]
+        if surface_volume(verts, piece) < 0:
+            out.append(piece[:, [0, 2, 1]])
+    return sorted(out, key=lambda p: int(p.min()))
+
+
+def add_pressure_chambers(builder, first: int, verts: np.ndarray, tets: np.ndarray, groups) -> list[int]:
+    """Make every cavity of a tetrahedral mesh already added at particle ``first`` a pressure
+    chamber, cavity k (``cavities`` order) driven by activation group ``groups[k]`` (Pa).
+    Returns the chambers' indices."""
+    cav = cavities(verts, tets)
+    groups = np.broadcast_to(np.asarray(groups, int), (len(cav),))
+    if not cav:
+        raise ValueError("add_pressure_chambers: the mesh has no closed cavity")
+    return [builder.add_pressure_chamber(first + c, int(g)) for c, g in zip(cav, groups)]
 
 
 def read_mesh(path) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -315,8 +316,45 @@ void Builder::add_stretch(int p1, int p2, double compliance) {
   ++m_.nstretch;
 }
 
+int Builder::add_pressure_chamber(const std::vector<std::array<int, 3>>& triangles, int group) {
+  const std::string who = "add_pressure_chamber: ";
+  require(!triangles.empty(), who + "no triangles");
+  require(group >= 0, who + "group must be >= 0 (the chamber's pressure is that group's activation)");
+  std::map<std::pair<int, int>, int> edges;  // directed edge -> count
+  for (const auto& t : triangles) {
+    for (int p : t)
+      require(p >= 0 && p < m_.nparticle && !m_.particle_ghost[p],
+              who + "particle " + std::to_string(p) + " does not exist (or is a rod's ghost)");
+    require(t[0] != t[1] && t[1] != t[2] && t[0] != t[2], who + "a triangle repeats a particle");
+    for (int k = 0; k < 3; ++k) ++edges[{t[k], t[(k + 1) % 3]}];
+  }
+  for (const auto& [e, n] : edges) {
+    const auto back = edges.find({e.second, e.first});
+    require(n == 1 && back != edges.end() && back->second == 1,
+            who + "the surface is not closed and consistently oriented (edge " + std::to_string(e.first) + "-" +
+                std::to_string(e.second) + "): a chamber must enclose its cavity");
+  }
+  Vec3 mean = Vec3::Zero();
+  for (const auto& t : triangles)
+    for (int p : t) mean += m_.particle_pos0[p];
+  mean /= 3.0 * triangles.size();
+  double volume = 0;
+  for (const auto& t : triangles) {
+    const Vec3 y0 = m_.particle_pos0[t[0]] - mean, y1 = m_.particle_pos0[t[1]] - mean, y2 = m_.particle_pos0[t[2]] - mean;
+    volume += y0.dot(y1.cross(y2)) / 6.0;
+  }
+  require(volume > 0, who + "the enclosed volume is " + std::to_string(volume) +
+                          " m^3: orient the triangles out of the cavity (into the walls)");
+  m_.chamber_tri.insert(m_.chamber_tri.end(), triangles.begin(), triangles.end());
+  m_.chamber_start.push_back(static_cast<int>(m_.chamber_tri.size()));
+  m_.chamber_group.push_back(group);
+  count_activation_groups();
+  return m_.nchamber++;
+}
+
 void Builder::count_activation_groups() {
   m_.nactgroup = 0;
+  for (int g : m_.chamber_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);
   for (int g : m_.tet_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);
   for (int g : m_.rodnode_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);
   for (int g : m_.hinge_group) m_.nactgroup = std::max(m_.nactgroup, g + 1);

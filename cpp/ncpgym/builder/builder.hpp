@@ -67,6 +67,11 @@ class Builder {
   int add_tet(const std::array<int, 4>& particles, double young, double poisson, int model = 0);
   // Puts a tetrahedron in activation group `group` (>= 0; -1 removes it from any group).
   void set_tet_group(int tet, int group);
+  // A pressure chamber (soft/pressure.hpp): a closed surface of triangles on existing
+  // particles, each edge shared by two triangles in opposite directions, oriented out of the
+  // cavity (positive enclosed volume). Its pressure (Pa) is the activation of `group`.
+  // Returns the chamber's index.
+  int add_pressure_chamber(const std::vector<std::array<int, 3>>& triangles, int group);
   // A soft body from a tetrahedral mesh: one particle per vertex with the lumped mass
   // (density x volume of the elements around it / 4), then the elements. Returns the first
   // particle's index. Negatively oriented elements are reordered; degenerate ones rejected.

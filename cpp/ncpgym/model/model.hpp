@@ -125,6 +125,13 @@ struct Model {
   // nodes of group g take it as a natural curvature (rodnode_group)
   std::vector<int> tet_group;
   int nactgroup = 0;
+  // Pressure chambers (soft/pressure.hpp): closed triangle surfaces on particles, oriented out
+  // of the cavity; chamber c's pressure (Pa) is State::act[chamber_group[c]], its load the
+  // follower force p dV/dx of the enclosed volume V.
+  int nchamber = 0;
+  std::vector<std::array<int, 3>> chamber_tri;
+  std::vector<int> chamber_start = {0};  // nchamber + 1: chamber c's triangles
+  std::vector<int> chamber_group;
   // Elastic stretching of rod and shell edges (dismech-rods-shells.txt eqs. 9-10): compliant
   // rows |x1 - x2| - rest with compliance rest / k_s, eliminated into the particle block by
   // the primal solve like the other element rows (constraints/stretch_rows.cpp).

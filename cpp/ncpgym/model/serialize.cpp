@@ -10,7 +10,7 @@ namespace ncpgym {
 namespace {
 
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
-constexpr std::uint32_t kVersion = 3;  // 2: rods, shells, the medium; 3: particle components
+constexpr std::uint32_t kVersion = 3;  // 2: rods, shells, the medium; 3: particle components, chambers
 
 // Writing: values appended to a string.
 struct Out {
@@ -139,6 +139,7 @@ void model_fields(Ar& ar, M& m) {
   // tetrahedra, activation groups, soft surfaces
   ar(m.ntet), ar(m.tet_p), ar(m.tet_Dminv), ar(m.tet_volume), ar(m.tet_mu), ar(m.tet_lambda), ar(m.tet_model);
   ar(m.tet_group), ar(m.nactgroup);
+  ar(m.nchamber), ar(m.chamber_tri), ar(m.chamber_start), ar(m.chamber_group);
   ar(m.particle_density), ar(m.particle_visc_length);
   // stretching springs, rods
   ar(m.nstretch), ar(m.stretch_p), ar(m.stretch_rest), ar(m.stretch_compliance);
@@ -161,7 +162,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 3056,
+static_assert(sizeof(Model) == 3136,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -252,6 +253,9 @@ void check_sizes(const Model& m) {
                            {m.eq_polycoef.size(), "eq_polycoef"}, {m.eq_compliance.size(), "eq_compliance"},
                            {m.eq_active.size(), "eq_active"}, {m.eq_name.size(), "eq_name"}})
     need(got, m.neq, name);
+  need(m.chamber_start.size(), m.nchamber + 1, "chamber_start");
+  need(m.chamber_group.size(), m.nchamber, "chamber_group");
+  need(m.chamber_tri.size(), static_cast<long>(m.chamber_start.back()), "chamber_tri");
   need(m.tri_soft.size(), static_cast<long>(m.tri_p.size()), "tri_soft");
   need(m.tri_edge_owner.size(), static_cast<long>(m.tri_p.size()), "tri_edge_owner");
   need(m.soft_vertex_start.size(), m.nsoft + 1, "soft_vertex_start");

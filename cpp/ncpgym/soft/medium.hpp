@@ -30,6 +30,10 @@ inline bool has_drag(const Model& m) {
   return m.drag_coefficient > 0 && m.medium_density > 0 && !m.shell_tri.empty();
 }
 
+// Forces that are evaluated at every Newton iterate's positions (and velocities): drag, and
+// the pressure of chambers (soft/pressure.hpp).
+inline bool has_iterate_forces(const Model& m) { return has_drag(m) || m.nchamber > 0; }
+
 // Drag forces f (3 nparticle, overwritten) at positions x and velocities v, and per particle
 // D = -dF/dv (3 x 3, symmetric positive semi-definite; dfdv sized nparticle, overwritten).
 void drag_forces(const Model& m, const VecX& x, Eigen::Ref<const VecX> v, VecX& f, std::vector<Mat3>& D);

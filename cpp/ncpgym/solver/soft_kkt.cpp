@@ -36,6 +36,7 @@
 #include "ncpgym/constraints/tet_rows.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/soft/medium.hpp"
+#include "ncpgym/soft/pressure.hpp"
 #include "ncpgym/solver/stepper.hpp"
 
 namespace ncpgym {
@@ -78,6 +79,13 @@ void Stepper::build_soft_pattern() {
   std::vector<std::vector<int>> cols(n);
   for (int i = 0; i < n; ++i) cols[i].push_back(i);
   auto coord = [](const ElementSpan& e, int i) { return 3 * e.p[i / 3] + i % 3; };
+  // pressure chambers couple the corners of each triangle (soft/pressure.hpp)
+  auto tcoord = [&](int t, int i) { return 3 * m.chamber_tri[t][i / 3] + i % 3; };
+  const int ntri = static_cast<int>(m.chamber_tri.size());
+  for (int t = 0; t < ntri; ++t)
+    for (int i = 0; i < 9; ++i)
+      for (int j = 0; j < 9; ++j)
+        if (tcoord(t, i) > tcoord(t, j)) cols[tcoord(t, j)].push_back(tcoord(t, i));
   for (const auto& e : spans_)
     for (int i = 0; i < 3 * e.np; ++i)
       for (int j = 0; j < 3 * e.np; ++j) {
@@ -106,6 +114,11 @@ void Stepper::build_soft_pattern() {
         if (gi >= gj) kslot_[e.slot + w * i + j] = slot(gi, gj);
       }
   }
+  chamber_slot_.assign(81 * ntri, -1);
+  for (int t = 0; t < ntri; ++t)
+    for (int i = 0; i < 9; ++i)
+      for (int j = 0; j < 9; ++j)
+        if (tcoord(t, i) >= tcoord(t, j)) chamber_slot_[81 * t + 9 * i + j] = slot(tcoord(t, i), tcoord(t, j));
   kdiag_.resize(n);
   for (int i = 0; i < n; ++i) kdiag_[i] = slot(i, i);
   kpslot_.assign(9 * m.nparticle, -1);
@@ -178,9 +191,10 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
   // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t);
   // jtl_ = J_eff^T lambda of this iterate (Stepper::newton)
   // (+ h times the drag at the iterate's positions and velocities, soft/medium.hpp)
-  const bool drag = has_drag(m);  // drag_f_, drag_D_ at this iterate: Stepper::newton
+  const bool drag = has_drag(m);  // iterate_f_, drag_D_ at this iterate: Stepper::newton
+  const bool follow = has_iterate_forces(m);
   for (int k = 0; k < np3; ++k)
-    Hg_[nv + k] = pmass_[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * jtl_[nv + k] - (drag ? h * drag_f_[k] : 0.0);
+    Hg_[nv + k] = pmass_[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * jtl_[nv + k] - (follow ? h * iterate_f_[k] : 0.0);
 
   rhs_.resize(nr + nv + np3);
   for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
@@ -190,6 +204,19 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j <= i; ++j)
           if (kpslot_[9 * p + 3 * i + j] >= 0) kval_[kpslot_[9 * p + 3 * i + j]] += h * drag_D_[p](i, j);
+  // pressure: dg/du gains -h dF/dv = -h^2 p d2V/dx2 (soft/pressure.hpp), off-diagonal blocks
+  for (int c = 0; c < m.nchamber; ++c) {
+    const double pr = act_[m.chamber_group[c]];
+    if (pr == 0) continue;
+    for (int t = m.chamber_start[c]; t < m.chamber_start[c + 1]; ++t) {
+      Mat3 H[9];
+      pressure_hessian(m, xn_, c, t, pr, H);
+      const int* slots = chamber_slot_.data() + 81 * t;
+      for (int i = 0; i < 9; ++i)
+        for (int j = 0; j < 9; ++j)
+          if (i / 3 != j / 3 && slots[9 * i + j] >= 0) kval_[slots[9 * i + j]] -= h * h * H[3 * (i / 3) + j / 3](i % 3, j % 3);
+    }
+  }
 
   // The trees' H = M(q-) + h B (+ h^2 K of implicit springs) as a dense block, once per step.
   if (first && nv > 0) {

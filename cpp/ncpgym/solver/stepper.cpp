@@ -8,6 +8,7 @@
 #include "ncpgym/constraints/ncp.hpp"
 #include "ncpgym/dynamics/actuation.hpp"
 #include "ncpgym/soft/medium.hpp"
+#include "ncpgym/soft/pressure.hpp"
 
 namespace ncpgym {
 
@@ -49,7 +50,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   xn_.setZero(3 * m.nparticle);
   psweep_.setZero(m.nparticle);
   pmass_.setZero(m.nparticle);
-  drag_f_.setZero(3 * m.nparticle);
+  iterate_f_.setZero(3 * m.nparticle);
   drag_D_.assign(m.nparticle, Mat3::Zero());
   scale_.setOnes(nvall_);
   f_prev_.setZero(3 * m.nparticle);
@@ -337,7 +338,7 @@ void Stepper::momentum_residual(double h) {
   // with drag g also has -h F_drag on the particles (as soft_direction solves); H^-1 is
   // diagonal there
   const int np3 = 3 * m_->nparticle;
-  if (has_drag(*m_)) tmp_.tail(np3) += del_.particle_hinv().cwiseProduct(drag_f_);
+  if (has_iterate_forces(*m_)) tmp_.tail(np3) += del_.particle_hinv().cwiseProduct(iterate_f_);
   tmp_ = scale_.cwiseProduct(u_ - u_tilde_) - h * tmp_;
   stats_.momentum_residual.push_back(tmp_.lpNorm<Eigen::Infinity>());
 }
@@ -381,8 +382,9 @@ void Stepper::newton(const State& s, double h, int nrow) {
   du_prev_.setZero();
   const int elem_row0 = rows_.begin(kFirstElementBlock);
   const bool primal = opt_.soft_primal && elem_row0 < nrow;  // the step has element rows to eliminate
-  if (!primal && has_drag(m))
-    throw std::invalid_argument("aerodynamic drag is solved only by the primal soft solver (soft_solver='primal')");
+  if (!primal && has_iterate_forces(m))
+    throw std::invalid_argument(
+        "aerodynamic drag and pressure chambers are solved only by the primal soft solver (soft_solver='primal')");
   const bool dense = !primal && (nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                                  opt_.linear == LinearSolverType::LDLT);
   last_dense_ = dense;
@@ -405,7 +407,14 @@ void Stepper::newton(const State& s, double h, int nrow) {
     stats_.residual.push_back(hvec_.head(nrow).lpNorm<Eigen::Infinity>());
     if (primal) {
       rows_.J.transpose_times(nrow, alpha_.data(), lambda_.data(), jtl_.data(), nvall_);  // J_eff^T lambda
-      if (has_drag(m)) drag_forces(m, xn_, u_.tail(np3), drag_f_, drag_D_);  // at this iterate (soft/medium.hpp)
+      if (has_iterate_forces(m)) {  // at this iterate (soft/medium.hpp, soft/pressure.hpp)
+        if (has_drag(m)) {
+          drag_forces(m, xn_, u_.tail(np3), iterate_f_, drag_D_);
+        } else {
+          iterate_f_.setZero();
+        }
+        add_pressure_forces(m, xn_, act_, iterate_f_);
+      }
       momentum_residual(h);  // stats (and the early exit), as dual_rhs does below
       if (opt_.tolerance > 0 && it > 0 && stats_.residual.back() < opt_.tolerance &&
           stats_.momentum_residual.back() < opt_.tolerance)

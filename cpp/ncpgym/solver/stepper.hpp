@@ -97,8 +97,9 @@ class Stepper {
   };
   std::vector<ElementSpan> spans_;
   std::vector<int> kpslot_;  // per particle, K's slots of its 3 x 3 block (lower, -1: absent)
+  std::vector<int> chamber_slot_;  // per chamber triangle, K's slots of its 9 x 9 block (lower, -1: upper)
   VecX pmass_;               // particle mass + h x viscous coefficient (free_velocity)
-  VecX drag_f_;              // drag forces at the Newton iterate (Stepper::newton)
+  VecX iterate_f_;           // drag and pressure forces at the Newton iterate (Stepper::newton)
   std::vector<Mat3> drag_D_; // their -dF/dv blocks
   std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_;
   std::vector<double> kval_, sval_;

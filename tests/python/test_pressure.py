@@ -1,0 +1,135 @@
+"""Pressure chambers (issue 22 item 1; soft/pressure.hpp): follower loads p dV/dx on closed
+cavity walls. Checked against finite differences of an independent volume formula, the
+conservation of momentum a closed surface's internal pressure implies, and Lame's
+thick-walled sphere."""
+
+import numpy as np
+import pytest
+
+import ncpgym
+from ncpgym import soft
+
+
+def hollow_ball(n=4, radius=0.05, inner=0.025, young=1e6, poisson=0.3, h=0.05, gravity=False):
+    v, t = soft.hollow_ball_mesh(radius, inner, n)
+    b = ncpgym.Builder()
+    b.set_timestep(h)
+    if not gravity:
+        b.set_gravity([0, 0, 0])
+    first, _ = soft.add_mesh(b, v, t, density=1000.0, young=young, poisson=poisson)
+    soft.add_pressure_chambers(b, first, v, t, [0])
+    return b.build(), v, t, first
+
+
+def test_cavities_of_a_hollow_ball():
+    v, t = soft.hollow_ball_mesh(0.05, 0.025, 4)
+    cav = soft.cavities(v, t)
+    assert len(cav) == 1
+    r = np.linalg.norm(v[np.unique(cav[0])], axis=1)
+    np.testing.assert_allclose(r, 0.025, rtol=1e-12)  # on the cavity's sphere
+    # oriented out of the cavity: positive volume, less than the sphere it is inscribed in
+    vol = soft.surface_volume(v, cav[0])
+    assert 0.6 * 4 / 3 * np.pi * 0.025**3 < vol < 4 / 3 * np.pi * 0.025**3
+    assert soft.cavities(*soft.ball_mesh(0.05, 3)) == []  # a solid ball has none
+
+
+def test_forces_are_p_times_the_volume_gradient_and_the_stiffness_their_derivative():
+    model, v, t, first = hollow_ball()
+    cav = first + soft.cavities(v, t)[0]
+    rng = np.random.default_rng(0)
+    x = (np.asarray(model.particle_pos0) + rng.normal(0, 1e-3, (model.nparticle, 3))).ravel()
+    p = np.array([2.5e3])
+    assert model.chamber_volumes(x)[0] == pytest.approx(soft.surface_volume(x.reshape(-1, 3), cav), rel=1e-12)
+    f = model.pressure_forces(x, p)
+    K = model.pressure_stiffness(x, p)
+    eps = 1e-7
+    idx = np.unique(cav)[:12]
+    for i in idx:
+        for a in range(3):
+            d = np.zeros_like(x)
+            d[3 * i + a] = eps
+            dV = (soft.surface_volume((x + d).reshape(-1, 3), cav) - soft.surface_volume((x - d).reshape(-1, 3), cav)) / (2 * eps)
+            assert f[3 * i + a] == pytest.approx(p[0] * dV, rel=1e-6, abs=1e-9)
+            dF = (model.pressure_forces(x + d, p) - model.pressure_forces(x - d, p)) / (2 * eps)
+            np.testing.assert_allclose(K[:, 3 * i + a], dF, rtol=1e-6, atol=1e-6 * np.abs(dF).max())
+    np.testing.assert_allclose(K, K.T, atol=1e-12 * np.abs(K).max())  # conservative: symmetric
+    # a closed surface: no net force or torque
+    F = f.reshape(-1, 3)
+    assert np.abs(F.sum(0)).max() < 1e-12 * np.abs(F).max() * len(F)
+    assert np.abs(np.cross(x.reshape(-1, 3), F).sum(0)).max() < 1e-12 * np.abs(F).max() * len(F)
+    assert np.all(f[np.setdiff1d(np.arange(3 * model.nparticle), (3 * np.unique(cav)[:, None] + [0, 1, 2]).ravel())] == 0)
+
+
+def test_inflating_a_free_ball_keeps_its_momentum_zero():
+    model, *_ = hollow_ball(young=1e5, h=2e-3)
+    sim = ncpgym.Simulator(model)
+    sim.activation[0] = 5e3
+    sim.step(nsteps=5)  # mid-swing (implicit Euler damps the walls' oscillation within ~20 steps)
+    mom = (model.particle_mass[:, None] * sim.v).sum(0)
+    ang = (model.particle_mass[:, None] * np.cross(sim.x, sim.v)).sum(0)
+    speed = np.abs(sim.v).max()
+    assert speed > 0.01  # it moves
+    assert np.abs(mom).max() < 1e-9 * model.particle_mass.sum() * speed
+    assert np.abs(ang).max() < 1e-9 * model.particle_mass.sum() * speed * 0.05
+
+
+def lame_ratio(n, p=1e3, young=1e6, nu=0.3, radius=0.05, inner=0.025):
+    model, *_ = hollow_ball(n=n, radius=radius, inner=inner, young=young, poisson=nu)
+    sim = ncpgym.Simulator(model)
+    sim.activation[0] = p
+    V0 = model.chamber_volumes(sim.x.ravel())[0]
+    for _ in range(4):  # quasi-static: big steps, velocities zeroed
+        sim.step()
+        sim.v[:] = 0.0
+    dV = model.chamber_volumes(sim.x.ravel())[0] / V0 - 1
+    a, b = inner, radius  # Lame: u(a) = p a^3 / (E (b^3 - a^3)) ((1 - 2 nu) a + (1 + nu) b^3 / (2 a^2))
+    ua = p * a**3 / (young * (b**3 - a**3)) * ((1 - 2 * nu) * a + (1 + nu) * b**3 / (2 * a**2))
+    return dV / (3 * ua / a)  # small strain: dV / V = 3 u(a) / a
+
+
+def test_a_pressurised_hollow_ball_approaches_lames_thick_walled_sphere():
+    # linear tetrahedra are stiff and converge at first order: 0.51, 0.80, 0.895 of Lame's
+    # cavity growth at n = 4, 8, 12 (1, 2, 3 cells through the wall; 12 takes 11 s)
+    r4, r8 = lame_ratio(4), lame_ratio(8)
+    assert 0.45 < r4 < 0.6 and 0.75 < r8 < 0.85
+    assert (1 - r8) < 0.5 * (1 - r4)
+    # linear in p at small strain
+    assert lame_ratio(4, p=2e3) == pytest.approx(r4, rel=0.01)
+
+
+def test_pressure_per_world_in_a_batch_and_determinism():
+    model, *_ = hollow_ball(n=4)
+    runs = []
+    for threads in (1, 2):
+        batch = ncpgym.Batch(model, 3, num_threads=threads)
+        batch.activation[:, 0] = [0.0, 1e3, 2e3]
+        for _ in range(3):
+            batch.step(None, 1)
+            batch.v[:] = 0.0
+        runs.append(batch.x.copy())
+    np.testing.assert_array_equal(runs[0], runs[1])
+    dV = [model.chamber_volumes(runs[0][w].ravel())[0] - model.chamber_volumes(np.ravel(model.particle_pos0))[0]
+          for w in range(3)]
+    assert dV[0] == pytest.approx(0, abs=1e-15) and dV[1] > 0
+    assert dV[2] == pytest.approx(2 * dV[1], rel=0.01)
+
+
+def test_bad_chambers_are_refused():
+    v, t = soft.hollow_ball_mesh(0.05, 0.025, 4)
+    cav = soft.cavities(v, t)[0]
+    b = ncpgym.Builder()
+    first, _ = soft.add_mesh(b, v, t, density=1000.0, young=1e6, poisson=0.3)
+    with pytest.raises(ValueError, match="orient"):
+        b.add_pressure_chamber(first + cav[:, [0, 2, 1]], 0)  # pointing into the cavity
+    with pytest.raises(ValueError, match="closed"):
+        b.add_pressure_chamber(first + cav[1:], 0)  # a hole
+    with pytest.raises(ValueError, match="group"):
+        b.add_pressure_chamber(first + cav, -1)
+    with pytest.raises(ValueError, match="does not exist"):
+        b.add_pressure_chamber(cav + 10**6, 0)
+    with pytest.raises(ValueError, match="no closed cavity"):
+        soft.add_pressure_chambers(b, first, *soft.ball_mesh(0.05, 2), [0])
+    b.add_pressure_chamber(first + cav, 0)
+    sim = ncpgym.Simulator(b.build(), soft_solver="dual")
+    with pytest.raises(ValueError, match="primal"):
+        sim.step()
