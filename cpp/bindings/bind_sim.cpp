@@ -330,6 +330,12 @@ void bind_sim(py::module_& mod) {
       }, "Contacts of the last step: pos, normal (from geom2 to geom1), dist at detection, "
          "force (normal, tangent1, tangent2; impulse = timestep * force), geom ids, particle id "
          "(side 1 is a particle where >= 0, then geom1 = -1).")
+      .def("particle_response", [](Simulator& s, const MatX& F) { return s.stepper.particle_response(F); },
+           py::arg("forces"),
+           "How the last step's particle positions respond to forces held on the particles: for each column f "
+           "of `forces` (3 nparticle x k, flat xyz per particle), the displacement (3 nparticle) of the step's "
+           "linearised system (mass, elements, attachments, contacts; inverse-qp-soft-robots.txt eq. 3's "
+           "K^-1 J_a^T for the time-stepped system). Needs a step solved by the primal soft path.")
       .def_property_readonly("solver_stats", [](const Simulator& s) {
         const auto& st = s.stepper.stats();
         py::dict d;

@@ -298,4 +298,35 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
   return {1, res};
 }
 
+MatX Stepper::particle_response(const MatX& F) {
+  const Model& m = *m_;
+  const int np3 = 3 * m.nparticle;
+  if (F.rows() != np3) throw std::invalid_argument("particle_response: forces need 3 nparticle rows");
+  if (!last_primal_ || !soft_ldlt_)
+    throw std::invalid_argument("particle_response: the last step was not solved by the primal soft path "
+                                "(a world with soft elements and constraint rows, soft_solver='primal')");
+  const double h = opt_.timestep;
+  const int N = static_cast<int>(S_.rows()), off = N - np3;
+  // The step's matrix without the geometric-stiffness shift of eqs. 71-74 (a quasi-Newton
+  // diagonal that only grows, good for convergence, wrong as a compliance): the particle
+  // diagonal back to the mass (column starts hold the diagonal, soft_direction).
+  S_resp_ = S_;
+  const VecX& pminv = del_.particle_hinv();
+  for (int k = 0; k < np3; ++k)
+    S_resp_.valuePtr()[S_resp_.outerIndexPtr()[off + k]] -= 1.0 / pminv[k] - pmass_[k / 3];
+  if (!resp_ldlt_) resp_ldlt_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>>();
+  resp_ldlt_->compute(S_resp_);
+  if (resp_ldlt_->info() != Eigen::Success) throw std::runtime_error("particle_response: factorisation failed");
+  MatX out(np3, F.cols());
+  VecX rhs(N), z(N);
+  for (int j = 0; j < F.cols(); ++j) {
+    // a force f on the particles adds -h f to g, so h f to the particle block's right side
+    rhs.setZero();
+    rhs.tail(np3) = h * F.col(j);
+    z = resp_ldlt_->solve(rhs);
+    out.col(j) = h * z.tail(np3);  // dx = h du
+  }
+  return out;
+}
+
 }  // namespace ncpgym

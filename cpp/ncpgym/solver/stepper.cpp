@@ -382,6 +382,7 @@ void Stepper::newton(const State& s, double h, int nrow) {
   du_prev_.setZero();
   const int elem_row0 = rows_.begin(kFirstElementBlock);
   const bool primal = opt_.soft_primal && elem_row0 < nrow;  // the step has element rows to eliminate
+  last_primal_ = primal && opt_.newton_iterations > 0;
   if (!primal && has_iterate_forces(m))
     throw std::invalid_argument(
         "aerodynamic drag and pressure chambers are solved only by the primal soft solver (soft_solver='primal')");
@@ -454,6 +455,7 @@ void Stepper::step(State& s) {
   stats_.momentum_residual.clear();
   stats_.refreshed = 0;
   if (nrow == 0 || unconstrained_solves(s, h, nrow)) {
+    last_primal_ = false;
     u_ = u_tilde_;
     lambda_.head(nrow).setZero();
   } else {

@@ -60,6 +60,14 @@ class Stepper {
   ConstraintRows constraint_rows(const State& s);
   // The same rows (contacts kept from the last constraint_rows/step) at other (q, x).
   ConstraintRows constraint_rows_at(const VecX& q, const VecX& x);
+  // How the particles' positions at the end of the last step respond to forces held on
+  // them: for each column f of F (3 nparticle x k), dx = h^2 [S^-1 (0, 0, f)]_particles with
+  // S the soft KKT matrix of the step's last Newton iterate (soft_kkt.cpp), i.e. the step's
+  // linearised compliance (M / h^2 + K)^-1 under its attachments and contacts. This is the
+  // projection of inverse-qp-soft-robots.txt eq. 3 (W_ea = J_e K^-1 J_a^T) for the time-
+  // stepped system. Needs a step solved by the primal soft path.
+  // The geometric-stiffness shift of eqs. 71-74 is taken out (one more factorisation).
+  MatX particle_response(const MatX& F);
 
  private:
   int prepare(const State& s, double h);  // u~, collision, row layout; returns the row count
@@ -88,7 +96,8 @@ class Stepper {
   void damped_update(int nrow, int it);  // eqs. 61-62, impulse clipping, stats
   void momentum_residual(double h);  // stats: max |H^-1 g| at the iterate, from jtl_
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
-  Eigen::SparseMatrix<double> S_;
+  Eigen::SparseMatrix<double> S_, S_resp_;
+  std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> resp_ldlt_;
   // The element rows' groups in row order (a stretch, a rod node, a hinge, a tetrahedron):
   // each group's rows touch the same particles, so its block of K is one dense matrix.
   struct ElementSpan {
@@ -132,6 +141,7 @@ class Stepper {
   LinearWorkspace lin_;
   SolverStats stats_;
   bool last_dense_ = true;
+  bool last_primal_ = false;  // the last step's Newton directions came from soft_ldlt_
   double t_ = 0.75;                 // this step's Newton step length (options: step, smooth_full_step)
 
  public:

@@ -50,6 +50,50 @@ def finger_mesh(n=(12, 3, 3), hollow: bool = False, wall: float = 0.002):
     return verts, tets, groups, stiff
 
 
+def chambered_finger_mesh(n=(16, 3, 4), chambers: int = CHAMBERS):
+    """(verts, tets, stiff, cavities) of a finger along +x with closed air chambers for
+    pressure actuation (``Builder.add_pressure_chamber``): the grid of ``finger_mesh`` with,
+    for chamber k, the hexahedral cell (i = 2 + 2k, the middle cell across, the second cell
+    from the top) cut out, so every chamber has walls of one cell on all sides (roof, floor,
+    sides, and between chambers). ``cavities`` lists each chamber's triangles (vertex
+    indices, oriented out of the cavity), root to tip. Needs n = (>= 2 chambers + 2, odd
+    >= 3, >= 4)."""
+    from ...soft import cavities as find_cavities
+
+    n = tuple(int(k) for k in n)
+    if n[0] < 2 * chambers + 2 or n[1] < 3 or n[1] % 2 == 0 or n[2] < 4:
+        raise ValueError(f"chambered_finger_mesh: n = {n} leaves no walls for {chambers} chambers "
+                         f"(need n >= ({2 * chambers + 2}, 3 (odd), 4))")
+    verts, tets = box_mesh((LENGTH, WIDTH, HEIGHT), n, origin=(0.0, -WIDTH / 2, 0.0))
+    ncell = n[0] * n[1] * n[2]
+    i, j, k = np.unravel_index(np.arange(len(tets)) % ncell, n)  # box_mesh: 6 blocks of cells
+    cut = (j == n[1] // 2) & (k == n[2] - 2) & (i >= 2) & (i < 2 + 2 * chambers) & ((i - 2) % 2 == 0)
+    verts, tets = compact(verts, tets[~cut])
+    c = tet_centroids(verts, tets)
+    stiff = c[:, 2] < HEIGHT / n[2]
+    cav = sorted(find_cavities(verts, tets), key=lambda t: verts[t].reshape(-1, 3)[:, 0].mean())
+    if len(cav) != chambers:
+        raise AssertionError(f"chambered_finger_mesh: {len(cav)} closed cavities, expected {chambers}")
+    return verts, tets, stiff, cav
+
+
+def add_pressure_finger(builder, *, young=5e5, bottom_young=5e6, poisson=0.47, density=1200.0, model="linear",
+                        transform=None, clamp_body=0, clamp_origin=(0.0, 0.0, 0.0), friction=0.7, radius=0.002,
+                        n=(16, 3, 4), chambers=CHAMBERS, group_offset=0):
+    """``add_finger`` for a pressure-actuated finger (``chambered_finger_mesh``): chamber k is a
+    pressure chamber driven by activation group group_offset + k (Pa). Returns (first
+    particle, particle count, chamber indices)."""
+    verts, tets, stiff, cav = chambered_finger_mesh(n, chambers)
+    x = verts if transform is None else (np.c_[verts, np.ones(len(verts))] @ np.asarray(transform).T)[:, :3]
+    young_t = np.where(stiff, bottom_young, young)
+    first, _ = add_mesh(builder, x, tets, density=density, young=young_t, poisson=poisson, model=model,
+                        radius=radius, friction=friction)
+    for i in np.flatnonzero(verts[:, 0] < 1e-9):
+        builder.add_attachment(int(first + i), clamp_body, x[i] - np.asarray(clamp_origin, float))
+    ids = [builder.add_pressure_chamber(first + t, group_offset + k) for k, t in enumerate(cav)]
+    return first, len(verts), ids
+
+
 def add_finger(builder, *, young=5e5, bottom_young=5e6, poisson=0.47, density=1200.0, model="linear",
                transform=None, clamp_body=0, clamp_origin=(0.0, 0.0, 0.0), friction=0.7, radius=0.002,
                n=(12, 3, 3), group_offset=0, hollow=False):
