@@ -148,6 +148,33 @@ status 1 until reset.
           py::arg("worlds"), py::arg("ncol"), py::arg("low") = 0.0, py::arg("high") = 1.0,
           "Uniform numbers [len(worlds), ncol], each row from its world's own stream.")
       .def(
+          "project",
+          [](Batch& b, py::array_t<int, py::array::c_style | py::array::forcecast> effectors,
+             py::array_t<int, py::array::c_style | py::array::forcecast> groups,
+             py::array_t<int, py::array::c_style | py::array::forcecast> cable_particles,
+             py::array_t<double, py::array::c_style | py::array::forcecast> cable_anchors) {
+            const int ne = static_cast<int>(effectors.size()), ng = static_cast<int>(groups.size());
+            const int nc = static_cast<int>(cable_particles.size()), na = ng + nc;
+            if (cable_anchors.size() != 3 * nc) throw std::invalid_argument("cable_anchors: expected (ncable, 3)");
+            if (na == 0) throw std::invalid_argument("project: no actuators");
+            py::array_t<double> xf({static_cast<py::ssize_t>(b.size()), static_cast<py::ssize_t>(ne), py::ssize_t(3)});
+            py::array_t<double> wea({static_cast<py::ssize_t>(b.size()), static_cast<py::ssize_t>(3 * ne),
+                                     static_cast<py::ssize_t>(na)});
+            py::array_t<double> waa({static_cast<py::ssize_t>(b.size()), static_cast<py::ssize_t>(na),
+                                     static_cast<py::ssize_t>(na)});
+            {
+              py::gil_scoped_release release;
+              b.project(effectors.data(), ne, groups.data(), ng, cable_particles.data(), cable_anchors.data(), nc,
+                        xf.mutable_data(), wea.mutable_data(), waa.mutable_data());
+            }
+            return py::make_tuple(xf, wea, waa);
+          },
+          py::arg("effectors"), py::arg("groups"), py::arg("cable_particles"), py::arg("cable_anchors"),
+          "Step II of the inverse method for every world (OpenMP): from each world's state a free step (not "
+          "stored) with its activation and particle forces; returns the effectors' free positions [N, ne, 3], "
+          "W_ea [N, 3 ne, na] and W_aa [N, na, na] for the actuators: the pressure groups, then the cables "
+          "(a unit force on each cable particle towards its anchor). NaN for a world whose free step fails.")
+      .def(
           "normal",
           [](Batch& b, py::array_t<int, py::array::c_style | py::array::forcecast> worlds, int ncol) {
             py::array_t<double> out({worlds.size(), static_cast<py::ssize_t>(ncol)});

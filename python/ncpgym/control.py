@@ -218,11 +218,13 @@ class SoftInverse:
                 break
         return lam, it
 
-    def solve(self, W: np.ndarray, Waa: np.ndarray, delta_free: np.ndarray) -> tuple[np.ndarray, int]:
+    def solve(self, W: np.ndarray, Waa: np.ndarray, delta_free: np.ndarray, current=None) -> tuple[np.ndarray, int]:
         """Step III alone: the change of actuation that minimises |W dl + delta_free|^2
-        (+ epsilon dl^T W_aa dl) within the bounds."""
-        lo = np.maximum(self.lo - self.actuation, -self.max_change)
-        hi = np.minimum(self.hi - self.actuation, self.max_change)
+        (+ epsilon dl^T W_aa dl) within the bounds, from the ``current`` actuation (default:
+        ``self.actuation``)."""
+        current = self.actuation if current is None else current
+        lo = np.maximum(self.lo - current, -self.max_change)
+        hi = np.minimum(self.hi - current, self.max_change)
         return self._qp(W, Waa, delta_free, lo, hi) if self.solver == "qp" else self._gs(W, delta_free, lo, hi)
 
     # -- one control step -------------------------------------------------------------------
@@ -255,3 +257,61 @@ class SoftInverse:
         sim.particle_force[:] = cable0
         error = np.linalg.norm(sim.x[self.effectors] - targets, axis=1)
         return InverseResult(self.actuation.copy(), change, predicted, error, iters, W, Waa)
+
+    # -- every world of a Batch at once --------------------------------------------------------
+    def step_batch(self, batch, targets) -> InverseResult:
+        """One control step for every world of a :class:`ncpgym.Batch` (targets [N, ne, 3]):
+        Step II for all worlds in C++ (``Batch.project``: each world's free step and
+        back-substitutions, OpenMP over worlds), Step III per world, then ``batch.step()``.
+        The actuation per world is kept in ``batch_actuation`` [N, na]. Returns an
+        :class:`InverseResult` whose fields carry a leading world axis (iterations: the
+        largest). A world whose free step fails keeps its actuation."""
+        n = batch.q.shape[0]
+        targets = np.asarray(targets, float).reshape(n, -1, 3)
+        if targets.shape[1] != len(self.effectors):
+            raise ValueError(f"targets: expected [N, {len(self.effectors)}, 3], got {targets.shape}")
+        if not np.all(np.isfinite(targets)):
+            raise ValueError("targets must be finite")
+        na = len(self.actuators)
+        if getattr(self, "batch_actuation", None) is None or self.batch_actuation.shape != (n, na):
+            self.batch_actuation = np.tile(np.clip(np.zeros(na), self.lo, self.hi), (n, 1))
+        pres = [j for j, a in enumerate(self.actuators) if isinstance(a, PressureActuator)]
+        cabs = [j for j, a in enumerate(self.actuators) if isinstance(a, CableActuator)]
+        order = np.array(pres + cabs)  # Batch.project's columns: pressures, then cables
+        groups = np.array([self.actuators[j].group for j in pres], np.int32)
+        cp = np.array([self.actuators[j].particle for j in cabs], np.int32)
+        anchors = np.array([self.actuators[j].anchor for j in cabs], float).reshape(-1, 3)
+        force0 = np.array(batch.particle_force, copy=True)
+
+        def apply(lam):
+            batch.particle_force[:] = force0
+            for k, j in enumerate(pres):
+                batch.activation[:, groups[k]] = lam[:, j]
+            for k, j in enumerate(cabs):
+                d = anchors[k] - batch.x[:, cp[k]]
+                batch.particle_force[:, cp[k]] += lam[:, j, None] * d / np.linalg.norm(d, axis=1, keepdims=True)
+
+        apply(self.batch_actuation)
+        xf, W_p, Waa_p = batch.project(self.effectors.astype(np.int32), groups, cp, anchors)
+        W = np.empty_like(W_p)
+        W[:, :, order] = W_p
+        Waa = np.empty_like(Waa_p)
+        Waa[:, order[:, None], order[None, :]] = Waa_p
+        delta = (xf - targets).reshape(n, -1)
+        change = np.zeros((n, na))
+        predicted = np.full((n, len(self.effectors)), np.nan)
+        iters = 0
+        for i in range(n):
+            if not np.all(np.isfinite(W[i])):
+                continue
+            change[i], it = self.solve(W[i], Waa[i], delta[i], self.batch_actuation[i])
+            iters = max(iters, it)
+            predicted[i] = np.linalg.norm((delta[i] + W[i] @ change[i]).reshape(-1, 3), axis=1)
+        self.batch_actuation = np.clip(self.batch_actuation + change, self.lo, self.hi)
+        apply(self.batch_actuation)
+        batch.step()
+        if self.quasi_static:
+            batch.v[:] = 0.0
+        batch.particle_force[:] = force0
+        error = np.linalg.norm(batch.x[:, self.effectors] - targets, axis=2)
+        return InverseResult(self.batch_actuation.copy(), change, predicted, error, iters, W, Waa)

@@ -202,3 +202,34 @@ def test_a_cable_pulls_the_tip_to_a_target():
     assert res.actuation[0] > 0
     # one actuator, a 3-d effector: the closest point along the reachable curve, ~within 0.5 mm
     assert res.error[0] < 5e-4
+
+
+def test_every_world_of_a_batch_at_once_matches_one_world_at_a_time():
+    model, tips = pressure_finger()
+    acts = [PressureActuator(g, 0.0, 2.5e4) for g in range(7)]
+    sims, targets = [], []
+    for p in (1.0e4, 1.6e4):
+        sim = ncpgym.Simulator(model)
+        sim.activation[:] = p
+        settle(sim, 30)
+        targets.append(sim.x[tips].copy())
+    runs = []
+    for threads in (1, 2):
+        batch = ncpgym.Batch(model, 2, num_threads=threads)
+        for _ in range(20):
+            batch.step()
+            batch.v[:] = 0.0
+        ctl = SoftInverse(model, tips, acts, quasi_static=True, max_change=3e3)
+        for _ in range(5):
+            res = ctl.step_batch(batch, np.array(targets))
+        runs.append(batch.x.copy())
+    np.testing.assert_array_equal(runs[0], runs[1])  # bitwise, whatever the thread count
+    for w in range(2):  # the same arithmetic as a Simulator driven by step()
+        sim = ncpgym.Simulator(model)
+        settle(sim)
+        one = SoftInverse(model, tips, acts, quasi_static=True, max_change=3e3)
+        for _ in range(5):
+            r1 = one.step(sim, targets[w])
+        np.testing.assert_allclose(res.actuation[w], r1.actuation, rtol=1e-9, atol=1e-6)
+        np.testing.assert_allclose(runs[0][w], sim.x, atol=1e-12)
+    assert res.error.shape == (2, 2)

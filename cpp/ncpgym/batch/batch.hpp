@@ -113,6 +113,15 @@ class Batch {
   double* contact_depth() { return contact_depth_.data(); }
   double* soft_volume() { return soft_volume_.data(); }
 
+  // Step II of inverse-qp-soft-robots.txt for every world at once (batch/projection.cpp):
+  // from each world's state, a free step (not stored) with its current activation and
+  // particle forces, then the effectors' free positions x_free [N, ne, 3] and the projections
+  // W_ea [N, 3 ne, na] and W_aa [N, na, na] of the actuators: ng pressure groups (a unit of
+  // group g's pressure, at the step's end positions) then nc cables (a unit force on
+  // particle p towards its anchor, at the start). A world whose free step fails gets NaN.
+  void project(const int* effectors, int ne, const int* groups, int ng, const int* cable_particle,
+               const double* cable_anchor, int nc, double* x_free, double* W_ea, double* W_aa);
+
  private:
   struct Workspace {
     std::shared_ptr<Model> model;  // a copy carrying the world's parameters while it steps
