@@ -182,12 +182,10 @@ void bind_model(py::module_& m) {
           for (int j = 0; j < 3; ++j) a.mutable_at(k, j) = m.shell_tri[k][j];
         return a;
       }, "(ntri, 3) particle ids of the shell triangles")
-      .def_property_readonly("attachments", [](const Model& m) {
-        py::dict d;
-        d["particle"] = py::array_t<int>(py::ssize_t(m.nattach), m.att_particle.data());
-        d["body"] = py::array_t<int>(py::ssize_t(m.nattach), m.att_body.data());
-        return d;
-      }, "Particles pinned to bodies (Builder.add_attachment): dict of (nattach,) 'particle' and 'body' ids (0: the world)")
+      .def_property_readonly("attachment_particles", [](const Model& m) { return py::array_t<int>(py::ssize_t(m.nattach), m.att_particle.data()); },
+                             "(nattach,) the particle of each attachment (Builder.add_attachment)")
+      .def_property_readonly("attachment_bodies", [](const Model& m) { return py::array_t<int>(py::ssize_t(m.nattach), m.att_body.data()); },
+                             "(nattach,) the body each attachment pins its particle to (0: the world)")
       .def_readonly("nchamber", &Model::nchamber, "number of pressure chambers")
       .def_property_readonly("chamber_triangles", [](const Model& m) {
         py::array_t<int> a({py::ssize_t(m.chamber_tri.size()), py::ssize_t(3)});

@@ -62,7 +62,8 @@ class Model:
     hinge_group: npt.NDArray[np.int32]
     shell_triangles: npt.NDArray[np.int32]
     nchamber: int
-    attachments: dict[str, npt.NDArray[np.int32]]
+    attachment_particles: npt.NDArray[np.int32]
+    attachment_bodies: npt.NDArray[np.int32]
     chamber_triangles: npt.NDArray[np.int32]
     chamber_start: npt.NDArray[np.int32]
     chamber_group: npt.NDArray[np.int32]

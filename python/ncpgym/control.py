@@ -132,11 +132,7 @@ class SoftInverse:
 
     @staticmethod
     def _fixed_particles(model) -> np.ndarray:
-        att = getattr(model, "attachments", None)
-        if att is None:
-            return np.zeros(0, np.int64)
-        particles, bodies = np.asarray(att["particle"]), np.asarray(att["body"])
-        return particles[bodies == 0]
+        return np.asarray(model.attachment_particles)[np.asarray(model.attachment_bodies) == 0]
 
     # -- the actuators on a simulator -------------------------------------------------------
     def _directions(self, x_start: np.ndarray, x_end: np.ndarray) -> np.ndarray:

@@ -168,7 +168,7 @@ def test_an_unreachable_target_gives_the_closest_point_within_bounds():
 
 def test_bad_input_is_refused():
     model, tips = pressure_finger(gravity=False)
-    fixed = int(model.attachments["particle"][0])
+    fixed = int(model.attachment_particles[0])
     act = [PressureActuator(0)]
     with pytest.raises(ValueError, match="attached"):
         SoftInverse(model, [fixed], act)
