@@ -29,24 +29,12 @@ import numpy as np
 
 import ncpgym
 from ncpgym.control import PressureActuator, SoftInverse
-from ncpgym.envs.pneunet import LENGTH, add_pressure_finger
+from ncpgym.envs import pneunet
+from ncpgym.envs.pneunet import settle
 
 
 def finger():
-    b = ncpgym.Builder()
-    b.set_timestep(0.02)
-    first, count, _ = add_pressure_finger(b, young=1e5, bottom_young=1e6, poisson=0.3)
-    model = b.build()
-    x0 = np.asarray(model.particle_pos0)[first:first + count]
-    tips = first + np.flatnonzero(np.isclose(x0[:, 0], LENGTH) & np.isclose(np.abs(x0[:, 1]), 0.005)
-                                  & np.isclose(x0[:, 2], 0.0))
-    return model, tips
-
-
-def settle(sim, steps):
-    for _ in range(steps):
-        sim.step()
-        sim.v[:] = 0.0
+    return pneunet.pressure_finger()
 
 
 def qp_rows(problems, repeats=500):
@@ -115,12 +103,7 @@ def finger_problem():
 
 def inverse_finger_row(solver):
     model, tips = finger()
-    targets = []
-    for th in np.radians([0, 90, 180, 270]):
-        sim = ncpgym.Simulator(model)
-        sim.activation[:] = [1.2e4 + 8e3 * np.cos(th)] * 3 + [1.2e4 + 8e3 * np.sin(th)] * 4
-        settle(sim, 30)
-        targets.append(sim.x[tips].copy())
+    targets = pneunet.loop_targets(model, tips)
     sim = ncpgym.Simulator(model)
     settle(sim, 20)
     t0 = time.perf_counter()

@@ -8,27 +8,17 @@ import pytest
 
 import ncpgym
 from ncpgym.control import CableActuator, PressureActuator, SoftInverse
-from ncpgym.envs.pneunet import LENGTH, add_pressure_finger
+from ncpgym.envs import pneunet
 
 
-def pressure_finger(gravity=True, h=0.02):
-    b = ncpgym.Builder()
-    b.set_timestep(h)
-    if not gravity:
-        b.set_gravity([0, 0, 0])
-    first, count, chambers = add_pressure_finger(b, young=1e5, bottom_young=1e6, poisson=0.3)
-    model = b.build()
-    x0 = np.asarray(model.particle_pos0)[first:first + count]
-    tips = first + np.flatnonzero(np.isclose(x0[:, 0], LENGTH) & np.isclose(np.abs(x0[:, 1]), 0.005)
-                                  & np.isclose(x0[:, 2], 0.0))
-    assert len(chambers) == 7 and len(tips) == 2
+def pressure_finger(gravity=True):
+    model, tips = pneunet.pressure_finger(gravity=gravity)
+    assert model.nchamber == 7 and len(tips) == 2
     return model, tips
 
 
 def settle(sim, steps=20):
-    for _ in range(steps):
-        sim.step()
-        sim.v[:] = 0.0
+    pneunet.settle(sim, steps)
 
 
 def test_particle_response_is_the_derivative_of_the_step():
@@ -132,12 +122,7 @@ def test_a_pressure_finger_tracks_targets_round_a_loop(solver):
     # its bending curve is thin (W's singular values 1.5e-8 and 1.2e-9 m/Pa), so a circle of
     # targets in space would leave it. Quasi-static control from the unactuated finger
     model, tips = pressure_finger()
-    targets = []
-    for th in np.radians([0, 90, 180, 270]):
-        sim = ncpgym.Simulator(model)
-        sim.activation[:] = [1.2e4 + 8e3 * np.cos(th)] * 3 + [1.2e4 + 8e3 * np.sin(th)] * 4
-        settle(sim, 30)
-        targets.append(sim.x[tips].copy())
+    targets = pneunet.loop_targets(model, tips)
     sim = ncpgym.Simulator(model)
     settle(sim)
     assert np.linalg.norm(sim.x[tips] - targets[0], axis=1).max() > 1.5e-3  # away from the start

@@ -94,6 +94,48 @@ def add_pressure_finger(builder, *, young=5e5, bottom_young=5e6, poisson=0.47, d
     return first, len(verts), ids
 
 
+def pressure_finger(*, young=1e5, bottom_young=1e6, poisson=0.3, gravity=True, timestep=0.02, n=(16, 3, 4)):
+    """A lone pressure finger clamped at its root (``add_pressure_finger``; chamber k is
+    activation group k, Pa), softer than the gripper's (E = 0.1 MPa, nu = 0.3: linear
+    tetrahedra lock at nu = 0.47) so that a few tens of kPa bend it; it balloons past ~30 kPa.
+    Returns (model, tips): the two particles at the tip's lower edge, 5 mm either side of the
+    centre line."""
+    import ncpgym
+
+    b = ncpgym.Builder()
+    b.set_timestep(timestep)
+    if not gravity:
+        b.set_gravity([0.0, 0.0, 0.0])
+    first, count, _ = add_pressure_finger(b, young=young, bottom_young=bottom_young, poisson=poisson, n=n)
+    model = b.build()
+    x0 = np.asarray(model.particle_pos0)[first:first + count]
+    tips = first + np.flatnonzero(np.isclose(x0[:, 0], LENGTH) & np.isclose(np.abs(x0[:, 1]), 0.005)
+                                  & np.isclose(x0[:, 2], 0.0))
+    return model, tips
+
+
+def settle(sim, steps: int) -> None:
+    """Quasi-static relaxation of a Simulator: step, zero the particle velocities."""
+    for _ in range(steps):
+        sim.step()
+        sim.v[:] = 0.0
+
+
+def loop_targets(model, tips, angles_deg=(0, 90, 180, 270), centre=1.2e4, radius=8e3, steps=30):
+    """Targets a pressure finger can reach by construction: where its tips settle under a
+    circle of actuations (the root three chambers at centre + radius cos a, the tip four at
+    centre + radius sin a, Pa), one per angle."""
+    import ncpgym
+
+    out = []
+    for a in np.radians(angles_deg):
+        sim = ncpgym.Simulator(model)
+        sim.activation[:] = [centre + radius * np.cos(a)] * 3 + [centre + radius * np.sin(a)] * 4
+        settle(sim, steps)
+        out.append(sim.x[tips].copy())
+    return out
+
+
 def add_finger(builder, *, young=5e5, bottom_young=5e6, poisson=0.47, density=1200.0, model="linear",
                transform=None, clamp_body=0, clamp_origin=(0.0, 0.0, 0.0), friction=0.7, radius=0.002,
                n=(12, 3, 3), group_offset=0, hollow=False):
