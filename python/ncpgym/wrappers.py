@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Mapping
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["StepContext", "RewardTerm", "RewardComposition", "RewardTerms", "TaskSpaceObservation",
+__all__ = ["StepContext", "RewardTerm", "RewardComposition", "RewardTerms", "TaskSpaceObservation", "SoftTaskSpaceObservation",
            "RecordVectorVideo", "DomainRandomization"]
 
 
@@ -169,6 +169,61 @@ class TaskSpaceObservation(gym.vector.VectorObservationWrapper):
             parts.append(jmb.reshape(n, -1))
         if "lambda_inv" in self._q:
             parts.append(lam.reshape(n, -1))
+        return np.concatenate(parts, axis=1)
+
+
+class SoftTaskSpaceObservation(gym.vector.VectorObservationWrapper):
+    """Appends, per world, the soft robot's task-space response W_ea = J_e K^-1 J_a^T
+    (effectors x actuators, inverse-qp-soft-robots.txt eq. 3): how the effector particles
+    would move per unit of each actuator (:class:`ncpgym.control.PressureActuator`,
+    :class:`ncpgym.control.CableActuator`) over the next step from the current state,
+    flattened row-major ([3 ne, na]), and optionally the effectors' free positions ([ne, 3],
+    ``free_positions=True``): the soft counterpart of :class:`TaskSpaceObservation`, for
+    learned controllers. Computed for all worlds at once in C++ (``Batch.project``: a free
+    step per world, not stored, and one back-substitution per actuator, OpenMP): it costs
+    about one more physics step per observation. Worlds whose free step fails give NaN."""
+
+    def __init__(self, env, effectors: Iterable[int], actuators, free_positions: bool = False):
+        super().__init__(env)
+        from .control import CableActuator, PressureActuator
+
+        model = env.unwrapped.batch.model
+        self._eff = np.asarray(list(effectors), dtype=np.int32)
+        if self._eff.size == 0 or np.any((self._eff < 0) | (self._eff >= model.nparticle)):
+            raise ValueError(f"effectors: a non-empty list of particle ids in [0, {model.nparticle})")
+        acts = list(actuators)
+        if not acts:
+            raise ValueError("SoftTaskSpaceObservation needs at least one actuator")
+        pres = [a for a in acts if isinstance(a, PressureActuator)]
+        cabs = [a for a in acts if isinstance(a, CableActuator)]
+        if len(pres) + len(cabs) != len(acts):
+            raise TypeError("actuators must be PressureActuator or CableActuator")
+        groups = set(np.asarray(model.chamber_group).tolist())
+        for a in pres:
+            if a.group not in groups:
+                raise ValueError(f"{a}: no pressure chamber is driven by activation group {a.group}")
+        # Batch.project lists pressures first, then cables: back to the order given
+        self._order = np.array([i for i, a in enumerate(acts) if isinstance(a, PressureActuator)]
+                               + [i for i, a in enumerate(acts) if isinstance(a, CableActuator)])
+        self._groups = np.array([a.group for a in pres], np.int32)
+        self._cp = np.array([a.particle for a in cabs], np.int32)
+        self._anchors = np.array([a.anchor for a in cabs], float).reshape(-1, 3)
+        self._free = bool(free_positions)
+        ne, na = self._eff.size, len(acts)
+        extra = 3 * ne * na + (3 * ne if self._free else 0)
+        base = env.single_observation_space
+        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (base.shape[0] + extra,), np.float64)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+
+    def observations(self, obs):
+        b = self.env.unwrapped.batch
+        xf, W_p, _ = b.project(self._eff, self._groups, self._cp, self._anchors)
+        W = np.empty_like(W_p)
+        W[:, :, self._order] = W_p
+        n = obs.shape[0]
+        parts = [np.asarray(obs, dtype=np.float64), W.reshape(n, -1)]
+        if self._free:
+            parts.append(xf.reshape(n, -1))
         return np.concatenate(parts, axis=1)
 
 

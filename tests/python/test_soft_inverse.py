@@ -218,3 +218,39 @@ def test_every_world_of_a_batch_at_once_matches_one_world_at_a_time():
         np.testing.assert_allclose(res.actuation[w], r1.actuation, rtol=1e-9, atol=1e-6)
         np.testing.assert_allclose(runs[0][w], sim.x, atol=1e-12)
     assert res.error.shape == (2, 2)
+
+
+def test_soft_task_space_observation_appends_the_response_of_the_next_step():
+    import gymnasium as gym
+
+    from ncpgym.state import batch_state, restore_batch
+    from ncpgym.wrappers import SoftTaskSpaceObservation
+
+    envs = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=2, num_threads=1)
+    task = envs.unwrapped.task
+    tips = [int(t[0]) for t in task.info["tips"]]  # one tip particle per finger
+    cables = [CableActuator(p, [0.0, 0.0, 0.0]) for p in tips]  # each tip pulled towards the ball's rest
+    w = SoftTaskSpaceObservation(envs, tips, cables)
+    obs, _ = w.reset(seed=3)
+    assert obs.shape == (2, 37 + 9 * 3) and w.single_observation_space.shape == (37 + 27,)
+    obs, *_ = w.step(np.zeros((2, 4), np.float32))
+    W = obs[:, 37:].reshape(2, 9, 3)
+    batch = envs.unwrapped.batch
+    state = batch_state(batch)
+    batch.step()
+    x1 = batch.x[:, tips].copy()
+    d = 1e-3  # N on finger 1's tip cable, towards its anchor
+    restore_batch(batch, state)
+    u = -batch.x[:, tips[1]] / np.linalg.norm(batch.x[:, tips[1]], axis=1, keepdims=True)
+    batch.particle_force[:, tips[1]] += d * u
+    batch.step()
+    fd = ((batch.x[:, tips] - x1) / d).reshape(2, 9)
+    # the task's solve stops at 4 Newton iterations, so its step map is close to, not at,
+    # the linearisation: a few per cent
+    np.testing.assert_allclose(fd, W[:, :, 1], rtol=0.05, atol=0.05 * np.abs(W[:, :, 1]).max())
+    # it moves its own finger most (the others only through the shared mount: 9x less)
+    assert np.abs(W[:, 3:6, 1]).max() > 5 * np.abs(W[:, 0:3, 1]).max()
+    with pytest.raises(ValueError, match="actuator"):
+        SoftTaskSpaceObservation(envs, tips, [])
+    with pytest.raises(ValueError, match="group"):
+        SoftTaskSpaceObservation(envs, tips, [PressureActuator(0)])  # the gripper has no chambers
