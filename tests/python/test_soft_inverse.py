@@ -138,6 +138,14 @@ def test_qp_and_gauss_seidel_agree_where_the_solution_is_unique():
     lg, _ = gs.solve(W, np.eye(3), delta)
     np.testing.assert_allclose(lq, lg, atol=1e-6)
     assert np.any(np.isclose(np.abs(lq), 0.3))  # a bound is active: not the plain inverse
+    # the trust region bounds each step's change both ways, inside the actuation bounds
+    for solver in ("qp", "gs"):
+        ctl = SoftInverse(model, tips[:1], [PressureActuator(0, -1.0, 1.0)], solver=solver, epsilon=0.0,
+                          max_change=0.05)
+        ctl.actuation = np.array([0.98])
+        down, _ = ctl.solve(np.array([[1.0]]), np.eye(1), np.array([1.0]))  # wants -1
+        up, _ = ctl.solve(np.array([[1.0]]), np.eye(1), np.array([-1.0]))  # wants +1, 0.02 left
+        np.testing.assert_allclose([down[0], up[0]], [-0.05, 0.02], atol=1e-9)
 
 
 @pytest.mark.parametrize("solver", ["qp", "gs"])
