@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["PressureActuator", "CableActuator", "SoftInverse", "InverseResult"]
+__all__ = ["PressureActuator", "CableActuator", "ActivationActuator", "SoftInverse", "InverseResult"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,20 @@ class CableActuator:
     anchor: Sequence[float]
     min: float = 0.0
     max: float = np.inf
+
+
+@dataclass(frozen=True)
+class ActivationActuator:
+    """One activation value (``State.act``) for the groups ``groups``: the active strain of
+    tetrahedra (a PneuNet chamber's inflation as ``PneuNetGrasp-v0`` models it), a rod's
+    natural curvature, a hinge's natural angle; in [min, max]. Its column of W_ea is taken by
+    central differences of the step (+- ``fd_step``: two more steps per control step); it
+    has no deformation-energy row (its W_aa row and column are zero)."""
+
+    groups: tuple
+    min: float = -np.inf
+    max: float = np.inf
+    fd_step: float = 1e-3
 
 
 @dataclass
@@ -117,8 +131,15 @@ class SoftInverse:
                     raise ValueError(f"{a}: particle must be in [0, {n})")
                 if np.shape(a.anchor) != (3,) or not np.all(np.isfinite(a.anchor)):
                     raise ValueError(f"{a}: anchor must be 3 finite numbers")
+            elif isinstance(a, ActivationActuator):
+                g = np.atleast_1d(np.asarray(a.groups))
+                if g.size == 0 or np.any((g < 0) | (g >= model.nactgroup)):
+                    raise ValueError(f"{a}: groups must be activation groups in [0, {model.nactgroup})")
+                if not a.fd_step > 0:
+                    raise ValueError(f"{a}: fd_step must be > 0")
             else:
-                raise TypeError(f"actuators must be PressureActuator or CableActuator, got {type(a).__name__}")
+                raise TypeError("actuators must be PressureActuator, CableActuator or ActivationActuator, got "
+                                f"{type(a).__name__}")
         if max_change is None:
             self.max_change = np.full(len(self.actuators), np.inf)
         else:
@@ -134,11 +155,24 @@ class SoftInverse:
     def _fixed_particles(model) -> np.ndarray:
         return np.asarray(model.attachment_particles)[np.asarray(model.attachment_bodies) == 0]
 
-    # -- the actuators on a simulator -------------------------------------------------------
+    # -- the actuators on a Simulator or a Batch (the same arrays, with a leading world axis) --
+    _STATE = ("q", "u", "x", "v", "activation", "particle_force")
+
+    def _snapshot(self, w) -> list[np.ndarray]:
+        return [np.array(getattr(w, k), copy=True) for k in self._STATE]
+
+    def _restore(self, w, snap) -> None:
+        for k, a in zip(self._STATE, snap):
+            getattr(w, k)[...] = a
+
+    def _is_force(self, a) -> bool:
+        return isinstance(a, (PressureActuator, CableActuator))
+
     def _directions(self, x_start: np.ndarray, x_end: np.ndarray) -> np.ndarray:
         """(3 nparticle, nact): the particle forces of one unit of each actuator as the step
         applies them: a pressure at the step's end positions (the load follows the walls
-        implicitly), a cable's along its direction at the start (held over the step)."""
+        implicitly), a cable's along its direction at the start (held over the step); zero
+        for activations."""
         m = self.model
         B = np.zeros((3 * m.nparticle, len(self.actuators)))
         for j, a in enumerate(self.actuators):
@@ -146,20 +180,76 @@ class SoftInverse:
                 act = np.zeros(m.nactgroup)
                 act[a.group] = 1.0
                 B[:, j] = m.pressure_forces(np.ravel(x_end), act)
-            else:
+            elif isinstance(a, CableActuator):
                 d = np.asarray(a.anchor, float) - x_start[a.particle]
                 B[3 * a.particle:3 * a.particle + 3, j] = d / np.linalg.norm(d)
         return B
 
-    def _apply(self, sim, actuation: np.ndarray, cable_force0: np.ndarray) -> None:
-        """Set the pressures and the cables' forces (at the current positions)."""
-        sim.particle_force[:] = cable_force0
-        for a, value in zip(self.actuators, actuation):
+    def _apply(self, w, actuation: np.ndarray, force0: np.ndarray) -> None:
+        """Set the pressures, activations and the cables' forces (at the current positions)
+        of a Simulator (actuation [na]) or a Batch ([N, na])."""
+        w.particle_force[...] = force0
+        for j, a in enumerate(self.actuators):
+            value = actuation[..., j]
             if isinstance(a, PressureActuator):
-                sim.activation[a.group] = value
+                w.activation[..., a.group] = value
+            elif isinstance(a, ActivationActuator):
+                for g in np.atleast_1d(a.groups):
+                    w.activation[..., int(g)] = value
             else:
-                d = np.asarray(a.anchor, float) - sim.x[a.particle]
-                sim.particle_force[a.particle] += value * d / np.linalg.norm(d)
+                d = np.asarray(a.anchor, float) - w.x[..., a.particle, :]
+                w.particle_force[..., a.particle, :] += value[..., None] * d / np.linalg.norm(d, axis=-1, keepdims=True)
+
+    def _project(self, w, current: np.ndarray, batched: bool):
+        """Steps I and II from w's state with the actuation ``current``: the effectors' free
+        positions, W_ea and W_aa (with a leading world axis for a Batch). Leaves w's state,
+        activations and particle forces as it found them."""
+        snap = self._snapshot(w)
+        na = len(self.actuators)
+        force = [j for j, a in enumerate(self.actuators) if self._is_force(a)]
+        self._apply(w, current, snap[5])
+        if batched:
+            n = w.q.shape[0]
+            W = np.zeros((n, 3 * len(self.effectors), na))
+            Waa = np.zeros((n, na, na))
+            if force:
+                pres = [j for j in force if isinstance(self.actuators[j], PressureActuator)]
+                cabs = [j for j in force if isinstance(self.actuators[j], CableActuator)]
+                order = np.array(pres + cabs)  # Batch.project's columns: pressures, then cables
+                xf, W_p, Waa_p = w.project(self.effectors.astype(np.int32),
+                                           np.array([self.actuators[j].group for j in pres], np.int32),
+                                           np.array([self.actuators[j].particle for j in cabs], np.int32),
+                                           np.array([self.actuators[j].anchor for j in cabs], float).reshape(-1, 3))
+                W[:, :, order] = W_p
+                Waa[:, order[:, None], order[None, :]] = Waa_p
+            else:
+                w.step()
+                xf = np.array(w.x[:, self.effectors], copy=True)
+        else:
+            w.step()  # Step I
+            xf = np.array(w.x[self.effectors], copy=True)
+            W = np.zeros((3 * len(self.effectors), na))
+            Waa = np.zeros((na, na))
+            if force:  # Step II from the step's own factorised system
+                B = self._directions(snap[2], w.x)
+                R = w.particle_response(B)
+                W, Waa = R[self._coords], B.T @ R
+        for j, a in enumerate(self.actuators):  # activations: central differences of the step
+            if self._is_force(a):
+                continue
+            x = []
+            for sign in (1.0, -1.0):
+                self._restore(w, snap)
+                bumped = np.array(current, float, copy=True)
+                bumped[..., j] += sign * a.fd_step
+                self._apply(w, bumped, snap[5])
+                w.step()
+                x.append(np.array(w.x[..., self.effectors, :], copy=True))
+            W[..., j] = ((x[0] - x[1]) / (2 * a.fd_step)).reshape(W[..., j].shape)
+        self._restore(w, snap)
+        if batched:
+            w.forward()
+        return xf, W, Waa
 
     # -- Step III ---------------------------------------------------------------------------
     def _epsilon(self, WtW: np.ndarray, Waa: np.ndarray) -> float:
@@ -224,90 +314,84 @@ class SoftInverse:
         return self._qp(W, Waa, delta_free, lo, hi) if self.solver == "qp" else self._gs(W, delta_free, lo, hi)
 
     # -- one control step -------------------------------------------------------------------
-    def step(self, sim, targets) -> InverseResult:
-        targets = np.asarray(targets, float).reshape(-1, 3)
-        if targets.shape[0] != len(self.effectors):
-            raise ValueError(f"targets: expected {len(self.effectors)} points (one per effector), got {targets.shape[0]}")
+    def _check_targets(self, targets, n=None) -> np.ndarray:
+        shape = (len(self.effectors), 3) if n is None else (n, len(self.effectors), 3)
+        targets = np.asarray(targets, float)
+        if targets.size != int(np.prod(shape)):
+            raise ValueError(f"targets: expected {shape} (one per effector), got {targets.shape}")
         if not np.all(np.isfinite(targets)):
             raise ValueError("targets must be finite")
-        saved = [np.array(a, copy=True) for a in (sim.q, sim.u, sim.x, sim.v)]
-        cable0 = np.array(sim.particle_force, copy=True)
-        # Step I: the free step with the current actuation
-        self._apply(sim, self.actuation, cable0)
-        sim.step()
-        B = self._directions(saved[2], sim.x)
-        delta_free = (sim.x[self.effectors] - targets).ravel()
-        # Step II: the projection (eq. 3) from the step's own factorised system
-        R = sim.particle_response(B)
-        W, Waa = R[self._coords], B.T @ R
-        change, iters = self.solve(W, Waa, delta_free)
-        predicted = np.linalg.norm((delta_free + W @ change).reshape(-1, 3), axis=1)
-        # the step again, from the same state, with the new actuation
-        for dst, src in zip((sim.q, sim.u, sim.x, sim.v), saved):
-            dst[:] = src
-        self.actuation = np.clip(self.actuation + change, self.lo, self.hi)
-        self._apply(sim, self.actuation, cable0)
+        return targets.reshape(shape)
+
+    def plan(self, sim, targets, current=None) -> InverseResult:
+        """Steps I-III on a Simulator without taking the step: the actuation that best puts
+        the effectors on ``targets`` after the next step, from ``current`` (default: the
+        controller's own ``actuation``; pass the one the simulator really has when something
+        else sets it). The simulator's state is left as it was."""
+        targets = self._check_targets(targets)
+        current = self.actuation if current is None else np.asarray(current, float)
+        xf, W, Waa = self._project(sim, current, batched=False)
+        delta = (xf - targets).ravel()
+        change, iters = self.solve(W, Waa, delta, current)
+        predicted = np.linalg.norm((delta + W @ change).reshape(-1, 3), axis=1)
+        return InverseResult(np.clip(current + change, self.lo, self.hi), change, predicted,
+                             np.linalg.norm(xf - targets, axis=1), iters, W, Waa)
+
+    def step(self, sim, targets) -> InverseResult:
+        """One control step on a Simulator: ``plan``, then the step with the new actuation
+        (cables' forces held over it, then removed). ``error``: the effectors' distance to
+        their targets after the step."""
+        res = self.plan(sim, targets)
+        force0 = np.array(sim.particle_force, copy=True)
+        self.actuation = res.actuation
+        self._apply(sim, self.actuation, force0)
         sim.step()
         if self.quasi_static:
             sim.v[:] = 0.0
-        sim.particle_force[:] = cable0
-        error = np.linalg.norm(sim.x[self.effectors] - targets, axis=1)
-        return InverseResult(self.actuation.copy(), change, predicted, error, iters, W, Waa)
+        sim.particle_force[:] = force0
+        res.error = np.linalg.norm(sim.x[self.effectors] - self._check_targets(targets), axis=1)
+        return res
 
     # -- every world of a Batch at once --------------------------------------------------------
-    def step_batch(self, batch, targets) -> InverseResult:
-        """One control step for every world of a :class:`ncpgym.Batch` (targets [N, ne, 3]):
-        Step II for all worlds in C++ (``Batch.project``: each world's free step and
-        back-substitutions, OpenMP over worlds), Step III per world, then ``batch.step()``.
-        The actuation per world is kept in ``batch_actuation`` [N, na]. Returns an
-        :class:`InverseResult` whose fields carry a leading world axis (iterations: the
-        largest). A world whose free step fails keeps its actuation."""
+    def plan_batch(self, batch, targets, current=None) -> InverseResult:
+        """``plan`` for every world of a :class:`ncpgym.Batch` (targets [N, ne, 3], current
+        [N, na]): Step II for all worlds in C++ (``Batch.project``: each world's free step and
+        back-substitutions, OpenMP over worlds; activations by central differences of
+        ``batch.step()``), Step III per world. The batch's state is left as it was. Fields
+        carry a leading world axis (iterations: the largest). A world whose free step fails
+        keeps its actuation."""
         n = batch.q.shape[0]
-        targets = np.asarray(targets, float).reshape(n, -1, 3)
-        if targets.shape[1] != len(self.effectors):
-            raise ValueError(f"targets: expected [N, {len(self.effectors)}, 3], got {targets.shape}")
-        if not np.all(np.isfinite(targets)):
-            raise ValueError("targets must be finite")
+        targets = self._check_targets(targets, n)
         na = len(self.actuators)
-        if getattr(self, "batch_actuation", None) is None or self.batch_actuation.shape != (n, na):
-            self.batch_actuation = np.tile(np.clip(np.zeros(na), self.lo, self.hi), (n, 1))
-        pres = [j for j, a in enumerate(self.actuators) if isinstance(a, PressureActuator)]
-        cabs = [j for j, a in enumerate(self.actuators) if isinstance(a, CableActuator)]
-        order = np.array(pres + cabs)  # Batch.project's columns: pressures, then cables
-        groups = np.array([self.actuators[j].group for j in pres], np.int32)
-        cp = np.array([self.actuators[j].particle for j in cabs], np.int32)
-        anchors = np.array([self.actuators[j].anchor for j in cabs], float).reshape(-1, 3)
-        force0 = np.array(batch.particle_force, copy=True)
-
-        def apply(lam):
-            batch.particle_force[:] = force0
-            for k, j in enumerate(pres):
-                batch.activation[:, groups[k]] = lam[:, j]
-            for k, j in enumerate(cabs):
-                d = anchors[k] - batch.x[:, cp[k]]
-                batch.particle_force[:, cp[k]] += lam[:, j, None] * d / np.linalg.norm(d, axis=1, keepdims=True)
-
-        apply(self.batch_actuation)
-        xf, W_p, Waa_p = batch.project(self.effectors.astype(np.int32), groups, cp, anchors)
-        W = np.empty_like(W_p)
-        W[:, :, order] = W_p
-        Waa = np.empty_like(Waa_p)
-        Waa[:, order[:, None], order[None, :]] = Waa_p
+        if current is None:
+            if getattr(self, "batch_actuation", None) is None or self.batch_actuation.shape != (n, na):
+                self.batch_actuation = np.tile(np.clip(np.zeros(na), self.lo, self.hi), (n, 1))
+            current = self.batch_actuation
+        current = np.asarray(current, float).reshape(n, na)
+        xf, W, Waa = self._project(batch, current, batched=True)
         delta = (xf - targets).reshape(n, -1)
         change = np.zeros((n, na))
         predicted = np.full((n, len(self.effectors)), np.nan)
         iters = 0
         for i in range(n):
-            if not np.all(np.isfinite(W[i])):
+            if not (np.all(np.isfinite(W[i])) and np.all(np.isfinite(delta[i]))):
                 continue
-            change[i], it = self.solve(W[i], Waa[i], delta[i], self.batch_actuation[i])
+            change[i], it = self.solve(W[i], Waa[i], delta[i], current[i])
             iters = max(iters, it)
             predicted[i] = np.linalg.norm((delta[i] + W[i] @ change[i]).reshape(-1, 3), axis=1)
-        self.batch_actuation = np.clip(self.batch_actuation + change, self.lo, self.hi)
-        apply(self.batch_actuation)
+        return InverseResult(np.clip(current + change, self.lo, self.hi), change, predicted,
+                             np.linalg.norm(xf - targets, axis=2), iters, W, Waa)
+
+    def step_batch(self, batch, targets) -> InverseResult:
+        """One control step for every world of a Batch: ``plan_batch``, then ``batch.step()``
+        with the new actuation (kept in ``batch_actuation`` [N, na])."""
+        res = self.plan_batch(batch, targets)
+        force0 = np.array(batch.particle_force, copy=True)
+        self.batch_actuation = res.actuation
+        self._apply(batch, self.batch_actuation, force0)
         batch.step()
         if self.quasi_static:
             batch.v[:] = 0.0
         batch.particle_force[:] = force0
-        error = np.linalg.norm(batch.x[:, self.effectors] - targets, axis=2)
-        return InverseResult(self.batch_actuation.copy(), change, predicted, error, iters, W, Waa)
+        res.error = np.linalg.norm(batch.x[:, self.effectors] - self._check_targets(targets, batch.q.shape[0]), axis=2)
+        return res

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ncpgym
-from ncpgym.control import CableActuator, PressureActuator, SoftInverse
+from ncpgym.control import ActivationActuator, CableActuator, PressureActuator, SoftInverse
 from ncpgym.envs import pneunet
 
 
@@ -287,3 +287,29 @@ def test_soft_task_space_observation_appends_the_response_of_the_next_step():
         SoftTaskSpaceObservation(envs, tips, [])
     with pytest.raises(ValueError, match="group"):
         SoftTaskSpaceObservation(envs, tips, [PressureActuator(0)])  # the gripper has no chambers
+
+
+def test_activation_actuators_bend_an_active_strain_finger_to_a_target():
+    # the gripper's own actuation (active strain of each chamber's elements): two actuators,
+    # the root and tip halves of the chambers, W by central differences of the step
+    b = ncpgym.Builder()
+    b.set_timestep(0.02)
+    first, count, _ = pneunet.add_finger(b, n=(8, 2, 2))
+    model = b.build()
+    x0 = np.asarray(model.particle_pos0)[first:first + count]
+    tip = first + int(np.flatnonzero(np.isclose(x0[:, 0], pneunet.LENGTH))[0])
+    acts = [ActivationActuator((0, 1, 2), 0.0, 0.3), ActivationActuator((3, 4, 5, 6), 0.0, 0.3)]
+    sim = ncpgym.Simulator(model)
+    sim.activation[:] = [0.2] * 3 + [0.1] * 4
+    settle(sim, 40)
+    target = sim.x[[tip]].copy()
+    sim = ncpgym.Simulator(model)
+    settle(sim)
+    start = np.linalg.norm(sim.x[tip] - target)
+    ctl = SoftInverse(model, [tip], acts, quasi_static=True, max_change=0.05)
+    for _ in range(25):
+        res = ctl.step(sim, target)
+    assert start > 0.01 and res.error[0] < 2e-4, (start, res.error)
+    assert np.all(res.W_aa == 0)  # no energy row for activations
+    with pytest.raises(ValueError, match="groups"):
+        SoftInverse(model, [tip], [ActivationActuator((99,))])
