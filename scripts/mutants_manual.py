@@ -135,6 +135,8 @@ M = [
  ("control.py", "return D * np.asarray(y, float), int(info[\"iterations\"])", "return np.asarray(y, float), int(info[\"iterations\"])", "inverse QP scaling not undone", INVERSE),
  ("control.py", "if np.any(np.isin(self.effectors, fixed)):", "if False:", "inverse fixed effector accepted", INVERSE),
  ("control.py", "            sim.v[:] = 0.0\n        sim.particle_force[:] = force0", "            pass\n        sim.particle_force[:] = force0", "inverse quasi_static ignored", INVERSE),
+ ("control.py", "W[..., j] = ((x[0] - x[1]) / (2 * a.fd_step))", "W[..., j] = ((x[1] - x[0]) / (2 * a.fd_step))", "inverse activation column sign", INVERSE),
+ ("control.py", "bumped[..., j] += sign * a.fd_step", "bumped[..., j] += a.fd_step", "inverse activation one-sided bump", INVERSE),
  ("soft.py", "out.append(piece[:, [0, 2, 1]])", "out.append(piece)", "cavities keep the material's orientation", PRESSURE),
  ("soft.py", "inside = np.all(r[t] < inner * (1 + 1e-9), axis=1)", "inside = np.any(r[t] < inner * (1 + 1e-9), axis=1)", "hollow ball cuts too much", PRESSURE),
  ("soft.py", "return float(np.einsum(\"ij,ij->i\", y[:, 0], np.cross(y[:, 1], y[:, 2])).sum() / 6.0)", "return float(np.einsum(\"ij,ij->i\", y[:, 0], np.cross(y[:, 1], y[:, 2])).sum() / 3.0)", "surface volume doubled", PRESSURE),
