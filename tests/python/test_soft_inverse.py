@@ -21,6 +21,22 @@ def settle(sim, steps=20):
     pneunet.settle(sim, steps)
 
 
+def chamber_differences(sim, tips, g, d=5.0):
+    """Central differences (+- d Pa on chamber group g) of one step from the rest shape: the
+    tips' displacement and the chambers' volumes per Pa."""
+    model = sim.model
+    tip, vol = [], []
+    for p in (d, -d):
+        sim.x[:] = np.asarray(model.particle_pos0)
+        sim.v[:] = 0.0
+        sim.activation[:] = 0.0
+        sim.activation[g] = p
+        sim.step()
+        tip.append(sim.x[tips].ravel())
+        vol.append(model.chamber_volumes(sim.x.ravel()))
+    return (tip[0] - tip[1]) / (2 * d), (vol[0] - vol[1]) / (2 * d)
+
+
 def test_particle_response_is_the_derivative_of_the_step():
     # zero gravity, at rest: no pre-stress, so the step's Gauss-Newton matrix is its exact
     # Jacobian (under load the element rows' stress stiffening is left out: ~0.1 %)
@@ -57,21 +73,10 @@ def test_W_ea_matches_finite_differences_of_each_chamber():
     sim = ncpgym.Simulator(model, newton_iterations=30, geometric_stiffness=False)
     assert np.abs(res.change).max() < 1e-3  # Pa: nothing to do
     W = res.W_ea
-    d = 5.0  # Pa, central differences
     for g in range(7):
-        tip, vol = [], []
-        for p in (d, -d):
-            sim.x[:] = np.asarray(model.particle_pos0)
-            sim.v[:] = 0.0
-            sim.activation[:] = 0.0
-            sim.activation[g] = p
-            sim.step()
-            tip.append(sim.x[tips].ravel())
-            vol.append(model.chamber_volumes(sim.x.ravel()))
-        fd = (tip[0] - tip[1]) / (2 * d)
+        fd, fv = chamber_differences(sim, tips, g)
         assert np.abs(fd - W[:, g]).max() < 1e-4 * np.abs(W[:, g]).max()
         # W_aa: the chambers' volume change per unit pressure (a pressure's delta_a is V)
-        fv = (vol[0] - vol[1]) / (2 * d)
         assert np.abs(fv - res.W_aa[:, g]).max() < 1e-4 * np.abs(res.W_aa[:, g]).max()
     # W_aa = J_a K^-1 J_a^T: symmetric positive definite (distinct chambers)
     np.testing.assert_allclose(res.W_aa, res.W_aa.T, rtol=1e-9, atol=1e-9 * np.abs(res.W_aa).max())
@@ -87,15 +92,7 @@ def test_W_ea_under_gravity_takes_the_pressure_where_the_step_ends():
     res = ctl.step(ncpgym.Simulator(model, newton_iterations=30), np.asarray(model.particle_pos0)[tips])
     ref = ncpgym.Simulator(model, newton_iterations=30, geometric_stiffness=False)
     for g in (0, 3, 6):
-        tip = []
-        for p in (5.0, -5.0):
-            ref.x[:] = np.asarray(model.particle_pos0)
-            ref.v[:] = 0.0
-            ref.activation[:] = 0.0
-            ref.activation[g] = p
-            ref.step()
-            tip.append(ref.x[tips].ravel())
-        fd = (tip[0] - tip[1]) / 10.0
+        fd, _ = chamber_differences(ref, tips, g)
         assert np.abs(fd - res.W_ea[:, g]).max() < 0.02 * np.abs(res.W_ea[:, g]).max()
 
 
