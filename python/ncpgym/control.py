@@ -97,7 +97,9 @@ class SoftInverse:
     step of a redundant actuation mispredicts and can oscillate).
 
     ``step(sim, targets)`` runs one control step (Steps I-III and the step itself) and returns
-    an :class:`InverseResult`; ``actuation`` holds the current actuation."""
+    an :class:`InverseResult`; ``actuation`` holds the current actuation. ``plan`` stops
+    before the step; ``plan_batch``/``step_batch`` do the same for every world of a Batch
+    (``batch_actuation`` [N, na])."""
 
     def __init__(self, model, effectors, actuators, *, solver: str = "qp", epsilon="auto",
                  gs_iterations: int = 100, quasi_static: bool = False, max_change=None):
@@ -149,6 +151,7 @@ class SoftInverse:
         self.lo = np.array([a.min for a in self.actuators], float)
         self.hi = np.array([a.max for a in self.actuators], float)
         self.actuation = np.clip(np.zeros(len(self.actuators)), self.lo, self.hi)
+        self.batch_actuation = None  # [N, na], set by the first plan_batch
         self._coords = (3 * self.effectors[:, None] + np.arange(3)).ravel()
 
     @staticmethod
@@ -364,7 +367,7 @@ class SoftInverse:
         targets = self._check_targets(targets, n)
         na = len(self.actuators)
         if current is None:
-            if getattr(self, "batch_actuation", None) is None or self.batch_actuation.shape != (n, na):
+            if self.batch_actuation is None or self.batch_actuation.shape != (n, na):
                 self.batch_actuation = np.tile(np.clip(np.zeros(na), self.lo, self.hi), (n, 1))
             current = self.batch_actuation
         current = np.asarray(current, float).reshape(n, na)
