@@ -70,15 +70,22 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None) -> dict:
     scripted = InverseGrasp(envs) if kind == "inverse" else None
     act = controller("scripted" if kind == "inverse" else kind, envs, policy, scripted, seed)
     ret = np.zeros(episodes)
+    live = np.ones(episodes, bool)  # a world that drops the ball ends (and autoresets): its episode is over
+    success = np.zeros(episodes, bool)
+    height = np.zeros(episodes)
     steps = envs.unwrapped.task.max_episode_steps
     t0 = time.perf_counter()
     for k in range(steps):
         obs, r, term, trunc, info = envs.step(act(obs, k))
-        ret += r
+        ret += np.where(live, r, 0.0)
+        ending = live & (term | trunc)
+        success[ending] = info["is_success"][ending]
+        height[ending] = info["ball_height"][ending]
+        live &= ~(term | trunc)
     wall = (time.perf_counter() - t0) / steps
     envs.close()
     return {"controller": kind, "episodes": episodes, "mean_return": float(ret.mean()),
-            "success_rate": float(np.mean(info["is_success"])), "final_ball_height_m": float(np.mean(info["ball_height"])),
+            "success_rate": float(np.mean(success)), "final_ball_height_m": float(np.mean(height)),
             "ms_per_env_step": 1e3 * wall}
 
 

@@ -155,7 +155,8 @@ status 1 until reset.
              py::array_t<double, py::array::c_style | py::array::forcecast> cable_anchors) {
             const int ne = static_cast<int>(effectors.size()), ng = static_cast<int>(groups.size());
             const int nc = static_cast<int>(cable_particles.size()), na = ng + nc;
-            if (cable_anchors.size() != 3 * nc) throw std::invalid_argument("cable_anchors: expected (ncable, 3)");
+            if (cable_anchors.size() != 3 * nc || (nc > 0 && (cable_anchors.ndim() != 2 || cable_anchors.shape(1) != 3)))
+              throw std::invalid_argument("cable_anchors: expected (ncable, 3)");
             if (na == 0) throw std::invalid_argument("project: no actuators");
             py::array_t<double> xf({static_cast<py::ssize_t>(b.size()), static_cast<py::ssize_t>(ne), py::ssize_t(3)});
             py::array_t<double> wea({static_cast<py::ssize_t>(b.size()), static_cast<py::ssize_t>(3 * ne),

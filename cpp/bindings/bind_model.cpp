@@ -218,7 +218,7 @@ void bind_model(py::module_& m) {
         for (int c = 0; c < m.nchamber; ++c)
           for (int t = m.chamber_start[c]; t < m.chamber_start[c + 1]; ++t) {
             Mat3 H[9];
-            pressure_hessian(m, x, c, t, act[m.chamber_group[c]], H);
+            pressure_hessian(m, x, chamber_origin(m, x, c), t, act[m.chamber_group[c]], H);
             for (int i = 0; i < 3; ++i)
               for (int j = 0; j < 3; ++j)
                 K.block<3, 3>(3 * m.chamber_tri[t][i], 3 * m.chamber_tri[t][j]) += H[3 * i + j];

@@ -53,6 +53,9 @@ class CableActuator:
     min: float = 0.0
     max: float = np.inf
 
+    def __post_init__(self):  # a copy the caller cannot change after validation (and hashable)
+        object.__setattr__(self, "anchor", tuple(float(v) for v in np.ravel(self.anchor)))
+
 
 @dataclass(frozen=True)
 class ActivationActuator:
@@ -68,11 +71,23 @@ class ActivationActuator:
     fd_step: float = 1e-3
 
 
+def _towards(anchor, x: np.ndarray) -> np.ndarray:
+    """Unit vectors from x ([..., 3]) to the anchor; a cable whose particle sits on its anchor
+    has no direction."""
+    d = np.asarray(anchor, float) - x
+    n = np.linalg.norm(d, axis=-1, keepdims=True)
+    if np.any(n < 1e-12):
+        raise ValueError("a cable's particle is at its anchor: the cable has no direction")
+    return d / n
+
+
 @dataclass
 class InverseResult:
-    """What a control step did: the actuation applied (one value per actuator), the change
-    from the previous one, the effectors' predicted and actual distance to their targets
-    (m, per effector, after the step), the QP's iterations, and W_ea, W_aa of the step."""
+    """What a control step planned or did: the new actuation (one value per actuator, within
+    the bounds), its change from the current one, the effectors' predicted distance to their
+    targets after the step (m, per effector), ``error``: their distance after the step for
+    ``step``/``step_batch``, after the free step (before the change) for ``plan``/
+    ``plan_batch``, the QP's iterations (GS sweeps), and W_ea, W_aa of the step."""
 
     actuation: np.ndarray
     change: np.ndarray
@@ -87,7 +102,10 @@ class SoftInverse:
     """Inverse controller for the effectors (particle ids) of one simulated world, driven by
     ``actuators`` (:class:`PressureActuator`, :class:`CableActuator`).
 
-    ``solver``: ``"qp"`` (eq. 5 with DAQP) or ``"gs"`` (eqs. 6-10, ``gs_iterations`` sweeps).
+    Actuators: :class:`PressureActuator`, :class:`CableActuator`, :class:`ActivationActuator`,
+    each driving its own activation groups (no group twice).
+    ``solver``: ``"qp"`` (eq. 5 with DAQP) or ``"gs"`` (eqs. 6-10, ``gs_iterations`` sweeps;
+    it has no energy term: ``epsilon`` and W_aa are for the QP).
     ``epsilon``: the weight of the deformation energy in eq. 5, ``"auto"`` for the seed's rule
     (0 gives eq. 4). ``quasi_static``: zero the particle velocities after each step (the
     seed's method is static; with it a few steps per target reach equilibrium).
@@ -114,6 +132,8 @@ class SoftInverse:
             raise ValueError("SoftInverse: no effectors")
         if epsilon != "auto" and not (np.isfinite(epsilon) and epsilon >= 0):
             raise ValueError(f"epsilon must be 'auto' or >= 0, got {epsilon!r}")
+        if int(gs_iterations) < 1:
+            raise ValueError(f"gs_iterations must be >= 1, got {gs_iterations}")
         self.solver, self.epsilon, self.gs_iterations, self.quasi_static = solver, epsilon, int(gs_iterations), quasi_static
         n = model.nparticle
         if np.any((self.effectors < 0) | (self.effectors >= n)):
@@ -148,6 +168,10 @@ class SoftInverse:
             self.max_change = np.broadcast_to(np.asarray(max_change, float), (len(self.actuators),)).copy()
             if np.any(~(self.max_change > 0)):
                 raise ValueError("max_change must be > 0")
+        driven = [g for a in self.actuators if isinstance(a, PressureActuator) for g in [a.group]] + [
+            int(g) for a in self.actuators if isinstance(a, ActivationActuator) for g in np.atleast_1d(a.groups)]
+        if len(driven) != len(set(driven)):
+            raise ValueError("two actuators drive the same activation group: the last would overwrite the first")
         self.lo = np.array([a.min for a in self.actuators], float)
         self.hi = np.array([a.max for a in self.actuators], float)
         self.actuation = np.clip(np.zeros(len(self.actuators)), self.lo, self.hi)
@@ -184,8 +208,7 @@ class SoftInverse:
                 act[a.group] = 1.0
                 B[:, j] = m.pressure_forces(np.ravel(x_end), act)
             elif isinstance(a, CableActuator):
-                d = np.asarray(a.anchor, float) - x_start[a.particle]
-                B[3 * a.particle:3 * a.particle + 3, j] = d / np.linalg.norm(d)
+                B[3 * a.particle:3 * a.particle + 3, j] = _towards(a.anchor, x_start[a.particle])
         return B
 
     def _apply(self, w, actuation: np.ndarray, force0: np.ndarray) -> None:
@@ -200,17 +223,27 @@ class SoftInverse:
                 for g in np.atleast_1d(a.groups):
                     w.activation[..., int(g)] = value
             else:
-                d = np.asarray(a.anchor, float) - w.x[..., a.particle, :]
-                w.particle_force[..., a.particle, :] += value[..., None] * d / np.linalg.norm(d, axis=-1, keepdims=True)
+                w.particle_force[..., a.particle, :] += value[..., None] * _towards(a.anchor, w.x[..., a.particle, :])
 
     def _project(self, w, current: np.ndarray, batched: bool):
         """Steps I and II from w's state with the actuation ``current``: the effectors' free
         positions, W_ea and W_aa (with a leading world axis for a Batch). Leaves w's state,
-        activations and particle forces as it found them."""
+        activations and particle forces as it found them, also when a step fails (a Batch's
+        derived contact summaries and status describe its last probe step; a Batch world
+        whose free or probe step diverged gets NaN)."""
         snap = self._snapshot(w)
+        try:
+            return self._project_from(w, snap, current, batched)
+        finally:
+            self._restore(w, snap)
+            if batched:
+                w.forward()
+
+    def _project_from(self, w, snap, current, batched):
         na = len(self.actuators)
         force = [j for j, a in enumerate(self.actuators) if self._is_force(a)]
         self._apply(w, current, snap[5])
+        failed = None
         if batched:
             n = w.q.shape[0]
             W = np.zeros((n, 3 * len(self.effectors), na))
@@ -225,9 +258,11 @@ class SoftInverse:
                                            np.array([self.actuators[j].anchor for j in cabs], float).reshape(-1, 3))
                 W[:, :, order] = W_p
                 Waa[:, order[:, None], order[None, :]] = Waa_p
+                failed = ~np.isfinite(xf).all(axis=(1, 2))
             else:
                 w.step()
                 xf = np.array(w.x[:, self.effectors], copy=True)
+                failed = np.asarray(w.status) != 0
         else:
             w.step()  # Step I
             xf = np.array(w.x[self.effectors], copy=True)
@@ -247,11 +282,12 @@ class SoftInverse:
                 bumped[..., j] += sign * a.fd_step
                 self._apply(w, bumped, snap[5])
                 w.step()
+                if batched:
+                    failed |= np.asarray(w.status) != 0
                 x.append(np.array(w.x[..., self.effectors, :], copy=True))
             W[..., j] = ((x[0] - x[1]) / (2 * a.fd_step)).reshape(W[..., j].shape)
-        self._restore(w, snap)
-        if batched:
-            w.forward()
+        if batched and failed.any():
+            xf[failed], W[failed], Waa[failed] = np.nan, np.nan, np.nan
         return xf, W, Waa
 
     # -- Step III ---------------------------------------------------------------------------
@@ -311,7 +347,9 @@ class SoftInverse:
         """Step III alone: the change of actuation that minimises |W dl + delta_free|^2
         (+ epsilon dl^T W_aa dl) within the bounds, from the ``current`` actuation (default:
         ``self.actuation``)."""
-        current = self.actuation if current is None else current
+        current = np.clip(self.actuation if current is None else current, self.lo, self.hi)
+        if not (np.all(np.isfinite(W)) and np.all(np.isfinite(Waa)) and np.all(np.isfinite(delta_free))):
+            raise ValueError("solve: W, W_aa and delta_free must be finite")
         lo = np.maximum(self.lo - current, -self.max_change)
         hi = np.minimum(self.hi - current, self.max_change)
         return self._qp(W, Waa, delta_free, lo, hi) if self.solver == "qp" else self._gs(W, delta_free, lo, hi)
@@ -320,7 +358,7 @@ class SoftInverse:
     def _check_targets(self, targets, n=None) -> np.ndarray:
         shape = (len(self.effectors), 3) if n is None else (n, len(self.effectors), 3)
         targets = np.asarray(targets, float)
-        if targets.size != int(np.prod(shape)):
+        if targets.shape != shape and not (n is None and targets.shape == (3 * len(self.effectors),)):
             raise ValueError(f"targets: expected {shape} (one per effector), got {targets.shape}")
         if not np.all(np.isfinite(targets)):
             raise ValueError("targets must be finite")
@@ -332,7 +370,7 @@ class SoftInverse:
         controller's own ``actuation``; pass the one the simulator really has when something
         else sets it). The simulator's state is left as it was."""
         targets = self._check_targets(targets)
-        current = self.actuation if current is None else np.asarray(current, float)
+        current = self.actuation if current is None else np.asarray(current, float).reshape(len(self.actuators))
         xf, W, Waa = self._project(sim, current, batched=False)
         delta = (xf - targets).ravel()
         change, iters = self.solve(W, Waa, delta, current)
@@ -379,7 +417,10 @@ class SoftInverse:
         for i in range(n):
             if not (np.all(np.isfinite(W[i])) and np.all(np.isfinite(delta[i]))):
                 continue
-            change[i], it = self.solve(W[i], Waa[i], delta[i], current[i])
+            try:
+                change[i], it = self.solve(W[i], Waa[i], delta[i], current[i])
+            except RuntimeError:  # DAQP failed on this world: it keeps its actuation
+                continue
             iters = max(iters, it)
             predicted[i] = np.linalg.norm((delta[i] + W[i] @ change[i]).reshape(-1, 3), axis=1)
         return InverseResult(np.clip(current + change, self.lo, self.hi), change, predicted,

@@ -86,10 +86,12 @@ def ball_mesh(radius: float, n: int, center=(0.0, 0.0, 0.0)) -> tuple[np.ndarray
 def hollow_ball_mesh(radius: float, inner: float, n: int, center=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
     """``ball_mesh`` with a spherical cavity of radius ``inner``: the cube shells inside it are
     left out, so the cavity's vertices lie on that sphere. ``inner / radius`` must be a
-    multiple of 2 / n (a shell of the grid)."""
-    k = inner / radius * n / 2
-    if not (0 < inner < radius) or abs(k - round(k)) > 1e-9:
-        raise ValueError(f"hollow_ball_mesh: inner / radius must be a multiple of 2/n in (0, 1), got {inner / radius}")
+    shell of the grid: m / n with 0 < m < n and m - n even."""
+    # the grid's cube shells lie at |2 i / n - 1|: m / n with m = n, n - 2, ... (same parity as n)
+    m = inner / radius * n
+    if not (0 < inner < radius) or abs(m - round(m)) > 1e-9 or (round(m) - n) % 2:
+        raise ValueError("hollow_ball_mesh: inner / radius must be one of the grid's shells, m / n with m < n of "
+                         f"n's parity, got {inner / radius}")
     v, t = ball_mesh(radius, n, center)
     # a tetrahedron of the cube grid is inside the cavity when its cube cell is: all four
     # corners on or inside the cavity's sphere
@@ -120,7 +122,9 @@ def cavities(verts: np.ndarray, tets: np.ndarray) -> list[np.ndarray]:
     (into the walls), as ``Builder.add_pressure_chamber`` takes them. Sorted by their
     smallest vertex index."""
     faces = boundary_faces(tets)
-    parent = np.arange(len(verts))
+    # boundary pieces: faces joined across shared edges (not at a lone shared vertex, where a
+    # cavity may touch the outer surface or another cavity)
+    parent = np.arange(len(faces))
 
     def find(i):
         while parent[i] != i:
@@ -128,11 +132,15 @@ def cavities(verts: np.ndarray, tets: np.ndarray) -> list[np.ndarray]:
             i = parent[i]
         return i
 
-    for f in faces:
-        a, b, c = find(f[0]), find(f[1]), find(f[2])
-        root = min(a, b, c)
-        parent[[a, b, c]] = root
-    roots = np.array([find(f[0]) for f in faces])
+    edges = np.sort(np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]]), axis=1)
+    owner = np.tile(np.arange(len(faces)), 3)
+    order = np.lexsort((edges[:, 1], edges[:, 0]))
+    e, o = edges[order], owner[order]
+    same = np.all(e[1:] == e[:-1], axis=1)
+    for a, b in zip(o[:-1][same], o[1:][same]):
+        ra, rb = find(a), find(b)
+        parent[max(ra, rb)] = min(ra, rb)
+    roots = np.array([find(i) for i in range(len(faces))])
     out = []
     for r in np.unique(roots):
         piece = faces[roots == r]

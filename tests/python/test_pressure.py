@@ -31,6 +31,11 @@ def test_cavities_of_a_hollow_ball():
     vol = soft.surface_volume(v, cav[0])
     assert 0.6 * 4 / 3 * np.pi * 0.025**3 < vol < 4 / 3 * np.pi * 0.025**3
     assert soft.cavities(*soft.ball_mesh(0.05, 3)) == []  # a solid ball has none
+    # the grid's shells lie at m / n with m of n's parity: 0.4 of the radius is none at n = 5
+    with pytest.raises(ValueError, match="shells"):
+        soft.hollow_ball_mesh(1.0, 0.4, 5)
+    v5, t5 = soft.hollow_ball_mesh(1.0, 0.6, 5)
+    np.testing.assert_allclose(np.linalg.norm(v5[np.unique(soft.cavities(v5, t5)[0])], axis=1), 0.6, rtol=1e-12)
 
 
 def test_forces_are_p_times_the_volume_gradient_and_the_stiffness_their_derivative():

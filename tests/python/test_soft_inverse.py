@@ -60,6 +60,11 @@ def test_particle_response_is_the_derivative_of_the_step():
         assert np.abs(fd - R[:, j]).max() < 1e-5 * np.abs(R[:, j]).max()
     with pytest.raises(ValueError, match="3 nparticle"):
         sim.particle_response(np.zeros((3, 1)))
+    # a step that exits early (tolerance) answers from the matrix it last assembled
+    early = ncpgym.Simulator(model, newton_iterations=30, tolerance=1e-9)
+    early.step()
+    assert len(early.solver_stats["residual"]) < 30
+    np.testing.assert_allclose(early.particle_response(F), R, rtol=1e-6, atol=1e-9 * np.abs(R).max())
 
 
 def test_W_ea_matches_finite_differences_of_each_chamber():
@@ -197,12 +202,26 @@ def test_bad_input_is_refused():
         SoftInverse(model, tips, [CableActuator(int(tips[0]), [0.0, np.nan, 0.0])])
     with pytest.raises(ValueError, match="solver"):
         SoftInverse(model, tips, act, solver="newton")
+    with pytest.raises(ValueError, match="same activation group"):
+        SoftInverse(model, tips, [PressureActuator(0), ActivationActuator((1, 0))])
+    with pytest.raises(ValueError, match="gs_iterations"):
+        SoftInverse(model, tips, act, solver="gs", gs_iterations=0)
     ctl = SoftInverse(model, tips, act)
     sim = ncpgym.Simulator(model)
     with pytest.raises(ValueError, match="finite"):
         ctl.step(sim, np.full((2, 3), np.nan))
     with pytest.raises(ValueError, match="one per effector"):
         ctl.step(sim, np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="one per effector"):
+        ctl.step(sim, np.zeros((3, 2)))  # the right size, transposed
+    # a failed plan leaves the simulator as it was: a cable whose particle sits on its anchor
+    x = sim.x.copy()
+    sim.activation[:] = 7.0
+    bad = SoftInverse(model, tips, [PressureActuator(0), CableActuator(int(tips[0]), x[tips[0]])])
+    with pytest.raises(ValueError, match="no direction"):
+        bad.plan(sim, x[tips], current=[3.0, 1.0])
+    np.testing.assert_array_equal(sim.x, x)
+    assert np.all(sim.activation == 7.0) and np.all(sim.particle_force == 0.0)
 
 
 def test_a_cable_pulls_the_tip_to_a_target():

@@ -4,7 +4,7 @@ namespace ncpgym {
 
 namespace {
 
-Vec3 vertex_mean(const Model& m, const VecX& x, int c) {
+Vec3 mean_of(const Model& m, const VecX& x, int c) {
   Vec3 mean = Vec3::Zero();
   for (int t = m.chamber_start[c]; t < m.chamber_start[c + 1]; ++t)
     for (int p : m.chamber_tri[t]) mean += x.segment<3>(3 * p);
@@ -19,10 +19,12 @@ Mat3 cross_matrix(const Vec3& v) {
 
 }  // namespace
 
+Vec3 chamber_origin(const Model& m, const VecX& x, int c) { return mean_of(m, x, c); }
+
 void chamber_volumes(const Model& m, const VecX& x, VecX& volume) {
   volume.setZero(m.nchamber);
   for (int c = 0; c < m.nchamber; ++c) {
-    const Vec3 o = vertex_mean(m, x, c);
+    const Vec3 o = mean_of(m, x, c);
     for (int t = m.chamber_start[c]; t < m.chamber_start[c + 1]; ++t) {
       const auto& p = m.chamber_tri[t];
       const Vec3 y0 = x.segment<3>(3 * p[0]) - o, y1 = x.segment<3>(3 * p[1]) - o, y2 = x.segment<3>(3 * p[2]) - o;
@@ -35,7 +37,7 @@ void add_pressure_forces(const Model& m, const VecX& x, const VecX& act, VecX& f
   for (int c = 0; c < m.nchamber; ++c) {
     const double pr = act[m.chamber_group[c]];
     if (pr == 0) continue;
-    const Vec3 o = vertex_mean(m, x, c);
+    const Vec3 o = mean_of(m, x, c);
     for (int t = m.chamber_start[c]; t < m.chamber_start[c + 1]; ++t) {
       const auto& p = m.chamber_tri[t];
       const Vec3 y0 = x.segment<3>(3 * p[0]) - o, y1 = x.segment<3>(3 * p[1]) - o, y2 = x.segment<3>(3 * p[2]) - o;
@@ -47,8 +49,7 @@ void add_pressure_forces(const Model& m, const VecX& x, const VecX& act, VecX& f
   }
 }
 
-void pressure_hessian(const Model& m, const VecX& x, int c, int t, double pr, Mat3 H[9]) {
-  const Vec3 o = vertex_mean(m, x, c);
+void pressure_hessian(const Model& m, const VecX& x, const Vec3& o, int t, double pr, Mat3 H[9]) {
   const auto& p = m.chamber_tri[t];
   const Vec3 y[3] = {x.segment<3>(3 * p[0]) - o, x.segment<3>(3 * p[1]) - o, x.segment<3>(3 * p[2]) - o};
   const double s = pr / 6.0;

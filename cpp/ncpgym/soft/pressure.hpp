@@ -21,8 +21,13 @@ void chamber_volumes(const Model& m, const VecX& x, VecX& volume);
 // f (3 nparticle) += sum_c p_c dV_c/dx, p_c = act[chamber_group[c]].
 void add_pressure_forces(const Model& m, const VecX& x, const VecX& act, VecX& f);
 
-// The blocks p d2V/dx_i dx_j of chamber triangle t at positions x, for its corners (i, j),
-// i != j (the diagonal blocks are zero): block(i, j) = H[3 * i + j].
-void pressure_hessian(const Model& m, const VecX& x, int chamber, int t, double p, Mat3 H[9]);
+// The origin the chamber's formulas use at positions x (the mean of its triangles' corners;
+// any point would do for a closed surface, a near one keeps the round-off small).
+Vec3 chamber_origin(const Model& m, const VecX& x, int chamber);
+
+// The blocks p d2V/dx_i dx_j of chamber triangle t at positions x about `origin`
+// (chamber_origin), for its corners (i, j), i != j (the diagonal blocks are zero):
+// block(i, j) = H[3 * i + j].
+void pressure_hessian(const Model& m, const VecX& x, const Vec3& origin, int t, double p, Mat3 H[9]);
 
 }  // namespace ncpgym

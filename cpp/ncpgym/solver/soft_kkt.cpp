@@ -85,7 +85,7 @@ void Stepper::build_soft_pattern() {
   for (int t = 0; t < ntri; ++t)
     for (int i = 0; i < 9; ++i)
       for (int j = 0; j < 9; ++j)
-        if (tcoord(t, i) > tcoord(t, j)) cols[tcoord(t, j)].push_back(tcoord(t, i));
+        if (i / 3 != j / 3 && tcoord(t, i) > tcoord(t, j)) cols[tcoord(t, j)].push_back(tcoord(t, i));
   for (const auto& e : spans_)
     for (int i = 0; i < 3 * e.np; ++i)
       for (int j = 0; j < 3 * e.np; ++j) {
@@ -118,7 +118,8 @@ void Stepper::build_soft_pattern() {
   for (int t = 0; t < ntri; ++t)
     for (int i = 0; i < 9; ++i)
       for (int j = 0; j < 9; ++j)
-        if (tcoord(t, i) >= tcoord(t, j)) chamber_slot_[81 * t + 9 * i + j] = slot(tcoord(t, i), tcoord(t, j));
+        if (i / 3 != j / 3 && tcoord(t, i) > tcoord(t, j))
+          chamber_slot_[81 * t + 9 * i + j] = slot(tcoord(t, i), tcoord(t, j));
   kdiag_.resize(n);
   for (int i = 0; i < n; ++i) kdiag_[i] = slot(i, i);
   kpslot_.assign(9 * m.nparticle, -1);
@@ -139,7 +140,11 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
   const double eps = opt_.regularization;
   std::fill(kval_.begin(), kval_.end(), 0.0);
   const VecX& pminv = del_.particle_hinv();
-  for (int k = 0; k < np3; ++k) kval_[kdiag_[k]] += 1.0 / pminv[k];
+  resp_shift_.resize(np3);
+  for (int k = 0; k < np3; ++k) {
+    kval_[kdiag_[k]] += 1.0 / pminv[k];
+    resp_shift_[k] = 1.0 / pminv[k] - pmass_[k / 3];  // the geometric-stiffness shift in this matrix
+  }
   // per element group: the dense block G^T diag(w) G of its rows, then a scatter of its lower
   // triangle into K's fixed slots. Tetrahedra (6 rows on 12 coordinates) use fixed-size
   // matrices as before rods and shells came (their arithmetic, and so every soft world's
@@ -208,9 +213,10 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
   for (int c = 0; c < m.nchamber; ++c) {
     const double pr = act_[m.chamber_group[c]];
     if (pr == 0) continue;
+    const Vec3 origin = chamber_origin(m, xn_, c);
     for (int t = m.chamber_start[c]; t < m.chamber_start[c + 1]; ++t) {
       Mat3 H[9];
-      pressure_hessian(m, xn_, c, t, pr, H);
+      pressure_hessian(m, xn_, origin, t, pr, H);
       const int* slots = chamber_slot_.data() + 81 * t;
       for (int i = 0; i < 9; ++i)
         for (int j = 0; j < 9; ++j)
@@ -311,9 +317,7 @@ MatX Stepper::particle_response(const MatX& F) {
   // diagonal that only grows, good for convergence, wrong as a compliance): the particle
   // diagonal back to the mass (column starts hold the diagonal, soft_direction).
   S_resp_ = S_;
-  const VecX& pminv = del_.particle_hinv();
-  for (int k = 0; k < np3; ++k)
-    S_resp_.valuePtr()[S_resp_.outerIndexPtr()[off + k]] -= 1.0 / pminv[k] - pmass_[k / 3];
+  for (int k = 0; k < np3; ++k) S_resp_.valuePtr()[S_resp_.outerIndexPtr()[off + k]] -= resp_shift_[k];
   if (!resp_ldlt_) resp_ldlt_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>>();
   resp_ldlt_->compute(S_resp_);
   if (resp_ldlt_->info() != Eigen::Success) throw std::runtime_error("particle_response: factorisation failed");

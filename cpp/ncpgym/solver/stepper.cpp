@@ -382,7 +382,7 @@ void Stepper::newton(const State& s, double h, int nrow) {
   du_prev_.setZero();
   const int elem_row0 = rows_.begin(kFirstElementBlock);
   const bool primal = opt_.soft_primal && elem_row0 < nrow;  // the step has element rows to eliminate
-  last_primal_ = primal && opt_.newton_iterations > 0;
+  step_primal_ = primal && opt_.newton_iterations > 0;
   if (!primal && has_iterate_forces(m))
     throw std::invalid_argument(
         "aerodynamic drag and pressure chambers are solved only by the primal soft solver (soft_solver='primal')");
@@ -440,6 +440,7 @@ void Stepper::newton(const State& s, double h, int nrow) {
 void Stepper::step(State& s) {
   const Model& m = *m_;
   const double h = opt_.timestep;
+  last_primal_ = false;  // set again when this step succeeds
   if (!s.q.allFinite() || !s.u.allFinite() || !s.x.allFinite() || !s.v.allFinite())
     throw std::runtime_error("state is not finite");
   if (!s.f.allFinite()) throw std::invalid_argument("particle forces are not finite");
@@ -455,7 +456,7 @@ void Stepper::step(State& s) {
   stats_.momentum_residual.clear();
   stats_.refreshed = 0;
   if (nrow == 0 || unconstrained_solves(s, h, nrow)) {
-    last_primal_ = false;
+    step_primal_ = false;
     u_ = u_tilde_;
     lambda_.head(nrow).setZero();
   } else {
@@ -485,6 +486,7 @@ void Stepper::step(State& s) {
   s.v = u_.tail(np3);
   nforce_ = 3 * nc;
   contact_force_.head(3 * nc) = lambda_.head(3 * nc);
+  last_primal_ = step_primal_;
 }
 
 }  // namespace ncpgym

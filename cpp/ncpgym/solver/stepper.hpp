@@ -106,7 +106,8 @@ class Stepper {
   };
   std::vector<ElementSpan> spans_;
   std::vector<int> kpslot_;  // per particle, K's slots of its 3 x 3 block (lower, -1: absent)
-  std::vector<int> chamber_slot_;  // per chamber triangle, K's slots of its 9 x 9 block (lower, -1: upper)
+  std::vector<int> chamber_slot_;
+  VecX resp_shift_;  // per particle coordinate, the geometric-stiffness shift in S_ (particle_response)  // per chamber triangle, K's slots of its 9 x 9 block (lower, -1: upper)
   VecX pmass_;               // particle mass + h x viscous coefficient (free_velocity)
   VecX iterate_f_;           // drag and pressure forces at the Newton iterate (Stepper::newton)
   std::vector<Mat3> drag_D_; // their -dF/dv blocks
@@ -141,7 +142,8 @@ class Stepper {
   LinearWorkspace lin_;
   SolverStats stats_;
   bool last_dense_ = true;
-  bool last_primal_ = false;  // the last step's Newton directions came from soft_ldlt_
+  bool last_primal_ = false;  // the last step succeeded and its Newton directions came from soft_ldlt_
+  bool step_primal_ = false;  // this step's, until it succeeds
   double t_ = 0.75;                 // this step's Newton step length (options: step, smooth_full_step)
 
  public:

@@ -111,6 +111,9 @@ def pressure_finger(*, young=1e5, bottom_young=1e6, poisson=0.3, gravity=True, t
     x0 = np.asarray(model.particle_pos0)[first:first + count]
     tips = first + np.flatnonzero(np.isclose(x0[:, 0], LENGTH) & np.isclose(np.abs(x0[:, 1]), 0.005)
                                   & np.isclose(x0[:, 2], 0.0))
+    if len(tips) != 2:
+        raise ValueError(f"pressure_finger: n = {tuple(n)} has no tip vertices 5 mm either side of the centre line "
+                         "(use three cells across)")
     return model, tips
 
 
@@ -122,15 +125,16 @@ def settle(sim, steps: int) -> None:
 
 
 def loop_targets(model, tips, angles_deg=(0, 90, 180, 270), centre=1.2e4, radius=8e3, steps=30):
-    """Targets a pressure finger can reach by construction: where its tips settle under a
-    circle of actuations (the root three chambers at centre + radius cos a, the tip four at
-    centre + radius sin a, Pa), one per angle."""
+    """Targets a pressure finger (``pressure_finger``, chambers = groups 0..6) can reach by
+    construction: where its tips settle under a circle of actuations (the root three chambers
+    at centre + radius cos a, the tip four at centre + radius sin a, Pa), one per angle."""
     import ncpgym
 
     out = []
     for a in np.radians(angles_deg):
         sim = ncpgym.Simulator(model)
-        sim.activation[:] = [centre + radius * np.cos(a)] * 3 + [centre + radius * np.sin(a)] * 4
+        root = CHAMBERS // 2
+        sim.activation[:CHAMBERS] = [centre + radius * np.cos(a)] * root + [centre + radius * np.sin(a)] * (CHAMBERS - root)
         settle(sim, steps)
         out.append(sim.x[tips].copy())
     return out
