@@ -141,7 +141,7 @@ void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, cons
   for (int g = 0; g < m.ngeom; ++g) {
     if (!accepts_particles(m, g)) continue;
     const int b = m.geom_body[g];
-    const GeomPose pg{d.xpos[b] + d.xmat[b] * m.geom_pos[g], d.xmat[b] * m.geom_quat[g].toRotationMatrix()};
+    const GeomPose pg = geom_pose(m, d, g);
     const Vec3& sz = m.geom_size[g];
     const double rb = geom_rbound(m, g);
     for (int p = 0; p < m.nparticle; ++p) {

@@ -61,19 +61,14 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
   }();
   auto sweep = [&](int p) { return psweep ? psweep[p] : 0.0; };
   // 1. edges against rigid geoms (not planes: an edge meets a plane at its ends only)
-  for (int g = 0; g < m.ngeom; ++g) {
-    if (!accepts_particles(m, g) || m.geom_type[g] == GeomType::Plane) continue;
-    const int body = m.geom_body[g];
-    const GeomPose pg = geom_pose(m, d, g);
-    const collision::Shape gs = geom_shape(m, g, pg);
-    const double rb = geom_rbound(m, g);
+  for_each_solid_geom(m, d, [&](const SolidGeom& sg) {
     for (int e = 0; e < m.nrodedge; ++e) {
       const int a = m.rodedge_p[e][0], b = m.rodedge_p[e][1];
       const Vec3 xa = x.segment<3>(3 * a), xb = x.segment<3>(3 * b);
       const double r = m.rodedge_radius[e], len = (xb - xa).norm();
-      const double margin = opt.margin + std::max(sweep(a), sweep(b)) + (gsweep ? gsweep[g] : 0.0);
+      const double margin = opt.margin + std::max(sweep(a), sweep(b)) + (gsweep ? gsweep[sg.g] : 0.0);
       const Vec3 mid = 0.5 * (xa + xb);
-      if ((mid - pg.pos).norm() > 0.5 * len + r + rb + margin || len <= 0) continue;
+      if ((mid - sg.pose.pos).norm() > 0.5 * len + r + sg.rbound + margin || len <= 0) continue;
       collision::Shape seg;
       seg.kind = collision::CoreKind::Segment;
       seg.pos = mid;
@@ -81,26 +76,24 @@ void detect_rod_contacts(const Model& m, const Data& d, const VecX& x, const Col
       seg.size[1] = 0.5 * len;
       seg.radius = r;
       pts.clear();
-      collision::convex_pair(seg, gs, margin, pts);
+      collision::convex_pair(seg, sg.shape, margin, pts);
       for (const auto& c : pts) {
         const Vec3 core = c.a + c.ra * c.n;  // on the edge's axis
         const double t = collision::param_of(core, xa, xb);
         if (t < kEnd || t > 1 - kEnd) continue;
         Contact k;
         edge_side(k, true, a, b, t, c.ra);
-        k.geom2 = g;
-        k.body2 = body;
+        set_geom_side(k, sg, c, d);
         k.normal = c.n;
         k.pos = 0.5 * (c.a + c.b);
         k.dist = c.dist;
-        k.friction = combine_friction(std::max(m.particle_friction[a], m.particle_friction[b]), m.geom_friction[g][0]);
-        k.local2 = d.xmat[body].transpose() * (c.b - c.rb * c.n - d.xpos[body]);
-        k.radius2 = c.rb;
+        k.friction =
+            combine_friction(std::max(m.particle_friction[a], m.particle_friction[b]), m.geom_friction[sg.g][0]);
         set_tangents(k);
         out.push_back(k);
       }
     }
-  }
+  });
   // 2. edges against edges (of any rods, the same one included) that share no node
   for (int e = 0; e < m.nrodedge; ++e) {
     const int a = m.rodedge_p[e][0], b = m.rodedge_p[e][1];

@@ -56,12 +56,7 @@ void detect_shell_contacts(const Model& m, const Data& d, const VecX& x, const C
     p.reserve(16);
     return p;
   }();
-  for (int g = 0; g < m.ngeom; ++g) {
-    if (!accepts_particles(m, g) || m.geom_type[g] == GeomType::Plane) continue;
-    const int body = m.geom_body[g];
-    const GeomPose pg = geom_pose(m, d, g);
-    const collision::Shape gs = geom_shape(m, g, pg);
-    const double rb = geom_rbound(m, g);
+  for_each_solid_geom(m, d, [&](const SolidGeom& sg) {
     for (size_t t = 0; t < m.shell_tri.size(); ++t) {
       const auto& p = m.shell_tri[t];
       Vec3 T[3];
@@ -72,9 +67,9 @@ void detect_shell_contacts(const Model& m, const Data& d, const VecX& x, const C
       }
       const Vec3 centre = (T[0] + T[1] + T[2]) / 3.0;
       const double r = m.particle_radius[p[0]];
-      const double margin = opt.margin + sweep + (gsweep ? gsweep[g] : 0.0);
+      const double margin = opt.margin + sweep + (gsweep ? gsweep[sg.g] : 0.0);
       const double reach = std::max({(T[0] - centre).norm(), (T[1] - centre).norm(), (T[2] - centre).norm()});
-      if ((pg.pos - centre).norm() > reach + r + rb + margin) continue;
+      if ((sg.pose.pos - centre).norm() > reach + r + sg.rbound + margin) continue;
       const Vec3 cr = (T[1] - T[0]).cross(T[2] - T[0]);
       if (cr.norm() <= 0) continue;
       tri.set(T, centre, cr.normalized());
@@ -85,7 +80,7 @@ void detect_shell_contacts(const Model& m, const Data& d, const VecX& x, const C
       ts.pos = centre;
       ts.hull = &tri.h;
       pts.clear();
-      collision::convex_pair(ts, gs, margin + r, pts);
+      collision::convex_pair(ts, sg.shape, margin + r, pts);
       for (const auto& c : pts) {
         double w[3];
         collision::closest_on_triangle(c.a + c.ra * c.n, T[0], T[1], T[2], w);  // the core point's weights
@@ -102,19 +97,16 @@ void detect_shell_contacts(const Model& m, const Data& d, const VecX& x, const C
         k.geom1 = -1;
         k.body1 = 0;
         k.radius1 = c.ra + r;
-        k.geom2 = g;
-        k.body2 = body;
+        set_geom_side(k, sg, c, d);
         k.normal = c.n;
         k.pos = 0.5 * (c.a - r * c.n + c.b);
         k.dist = c.dist - r;
-        k.friction = combine_friction(friction, m.geom_friction[g][0]);
-        k.local2 = d.xmat[body].transpose() * (c.b - c.rb * c.n - d.xpos[body]);
-        k.radius2 = c.rb;
+        k.friction = combine_friction(friction, m.geom_friction[sg.g][0]);
         set_tangents(k);
         out.push_back(k);
       }
     }
-  }
+  });
 }
 
 }  // namespace ncpgym

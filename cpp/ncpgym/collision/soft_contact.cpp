@@ -217,14 +217,13 @@ struct RigidOnTriangle {
 void rigid_triangle_contacts(const Surfaces& S, const Data& d, const CollisionOptions& opt, const double* gsweep,
                              std::vector<Contact>& out) {
   const Model& m = S.m;
-  for (int g = 0; g < m.ngeom; ++g) {
+  for_each_solid_geom(m, d, [&](const SolidGeom& sg) {
+    const int g = sg.g;
     const GeomType type = m.geom_type[g];
-    if (!accepts_particles(m, g) || type == GeomType::Plane) continue;
-    const GeomPose pose = geom_pose(m, d, g);
+    const GeomPose& pose = sg.pose;
     const double margin = opt.margin + (gsweep ? gsweep[g] : 0.0) + S.max_sweep;
-    const double reach = geom_rbound(m, g) + margin;
+    const double reach = sg.rbound + margin;
     const bool round = type == GeomType::Sphere || type == GeomType::Capsule;
-    const collision::Shape shape = geom_shape(m, g, pose);
     const double deep = 0.5 * inner_radius(m, g);
     for (int s = 0; s < m.nsoft; ++s) {
       if (!S.boxes[s].near(pose.pos, reach)) continue;
@@ -235,11 +234,11 @@ void rigid_triangle_contacts(const Surfaces& S, const Data& d, const CollisionOp
         if (round) {
           pair.round(pose);
         } else {
-          pair.clipped(shape, deep);
+          pair.clipped(sg.shape, deep);
         }
       }
     }
-  }
+  });
 }
 
 // 2. boundary vertices of one soft body against the triangles of another: per vertex the
