@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["PressureActuator", "CableActuator", "ActivationActuator", "SoftInverse", "InverseResult"]
+__all__ = ["PressureActuator", "CableActuator", "ActivationActuator", "SoftInverse", "InverseResult", "batch_projection"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,26 @@ def _towards(anchor, x: np.ndarray) -> np.ndarray:
     if np.any(n < 1e-12):
         raise ValueError("a cable's particle is at its anchor: the cable has no direction")
     return d / n
+
+
+def batch_projection(batch, effectors, actuators):
+    """Steps I-II for the pressure and cable actuators among ``actuators`` on every world of a
+    Batch (``Batch.project``: C++, OpenMP over worlds, the free step not stored): the effector
+    particles' free positions [N, ne, 3], W_ea [N, 3 ne, na] and W_aa [N, na, na] with the
+    columns in the order of ``actuators`` (zero for the others)."""
+    n, na = batch.q.shape[0], len(actuators)
+    pres = [j for j, a in enumerate(actuators) if isinstance(a, PressureActuator)]
+    cabs = [j for j, a in enumerate(actuators) if isinstance(a, CableActuator)]
+    order = np.array(pres + cabs, dtype=np.int64)  # Batch.project's columns: pressures, then cables
+    xf, W_p, Waa_p = batch.project(np.asarray(effectors, np.int32),
+                                   np.array([actuators[j].group for j in pres], np.int32),
+                                   np.array([actuators[j].particle for j in cabs], np.int32),
+                                   np.array([actuators[j].anchor for j in cabs], float).reshape(-1, 3))
+    W = np.zeros((n, W_p.shape[1], na))
+    W[:, :, order] = W_p
+    Waa = np.zeros((n, na, na))
+    Waa[:, order[:, None], order[None, :]] = Waa_p
+    return xf, W, Waa
 
 
 @dataclass
@@ -245,21 +265,13 @@ class SoftInverse:
         self._apply(w, current, snap[5])
         failed = None
         if batched:
-            n = w.q.shape[0]
-            W = np.zeros((n, 3 * len(self.effectors), na))
-            Waa = np.zeros((n, na, na))
             if force:
-                pres = [j for j in force if isinstance(self.actuators[j], PressureActuator)]
-                cabs = [j for j in force if isinstance(self.actuators[j], CableActuator)]
-                order = np.array(pres + cabs)  # Batch.project's columns: pressures, then cables
-                xf, W_p, Waa_p = w.project(self.effectors.astype(np.int32),
-                                           np.array([self.actuators[j].group for j in pres], np.int32),
-                                           np.array([self.actuators[j].particle for j in cabs], np.int32),
-                                           np.array([self.actuators[j].anchor for j in cabs], float).reshape(-1, 3))
-                W[:, :, order] = W_p
-                Waa[:, order[:, None], order[None, :]] = Waa_p
+                xf, W, Waa = batch_projection(w, self.effectors, self.actuators)
                 failed = ~np.isfinite(xf).all(axis=(1, 2))
             else:
+                n = w.q.shape[0]
+                W = np.zeros((n, 3 * len(self.effectors), na))
+                Waa = np.zeros((n, na, na))
                 w.step()
                 xf = np.array(w.x[:, self.effectors], copy=True)
                 failed = np.asarray(w.status) != 0
@@ -378,19 +390,23 @@ class SoftInverse:
         return InverseResult(np.clip(current + change, self.lo, self.hi), change, predicted,
                              np.linalg.norm(xf - targets, axis=1), iters, W, Waa)
 
-    def step(self, sim, targets) -> InverseResult:
-        """One control step on a Simulator: ``plan``, then the step with the new actuation
-        (cables' forces held over it, then removed). ``error``: the effectors' distance to
-        their targets after the step."""
-        res = self.plan(sim, targets)
-        force0 = np.array(sim.particle_force, copy=True)
-        self.actuation = res.actuation
-        self._apply(sim, self.actuation, force0)
-        sim.step()
+    def _take_step(self, w, actuation, targets) -> np.ndarray:
+        """The step of a Simulator or a Batch with ``actuation`` (cables' forces held over it,
+        then removed); returns the effectors' distance to ``targets`` after it."""
+        force0 = np.array(w.particle_force, copy=True)
+        self._apply(w, actuation, force0)
+        w.step()
         if self.quasi_static:
-            sim.v[:] = 0.0
-        sim.particle_force[:] = force0
-        res.error = np.linalg.norm(sim.x[self.effectors] - self._check_targets(targets), axis=1)
+            w.v[...] = 0.0
+        w.particle_force[...] = force0
+        return np.linalg.norm(w.x[..., self.effectors, :] - targets, axis=-1)
+
+    def step(self, sim, targets) -> InverseResult:
+        """One control step on a Simulator: ``plan``, then the step with the new actuation.
+        ``error``: the effectors' distance to their targets after the step."""
+        res = self.plan(sim, targets)
+        self.actuation = res.actuation
+        res.error = self._take_step(sim, self.actuation, self._check_targets(targets))
         return res
 
     # -- every world of a Batch at once --------------------------------------------------------
@@ -430,12 +446,6 @@ class SoftInverse:
         """One control step for every world of a Batch: ``plan_batch``, then ``batch.step()``
         with the new actuation (kept in ``batch_actuation`` [N, na])."""
         res = self.plan_batch(batch, targets)
-        force0 = np.array(batch.particle_force, copy=True)
         self.batch_actuation = res.actuation
-        self._apply(batch, self.batch_actuation, force0)
-        batch.step()
-        if self.quasi_static:
-            batch.v[:] = 0.0
-        batch.particle_force[:] = force0
-        res.error = np.linalg.norm(batch.x[:, self.effectors] - self._check_targets(targets, batch.q.shape[0]), axis=2)
+        res.error = self._take_step(batch, self.batch_actuation, self._check_targets(targets, batch.q.shape[0]))
         return res

@@ -185,41 +185,24 @@ class SoftTaskSpaceObservation(gym.vector.VectorObservationWrapper):
 
     def __init__(self, env, effectors: Iterable[int], actuators, free_positions: bool = False):
         super().__init__(env)
-        from .control import CableActuator, PressureActuator
+        from .control import CableActuator, PressureActuator, SoftInverse
 
-        model = env.unwrapped.batch.model
-        self._eff = np.asarray(list(effectors), dtype=np.int32)
-        if self._eff.size == 0 or np.any((self._eff < 0) | (self._eff >= model.nparticle)):
-            raise ValueError(f"effectors: a non-empty list of particle ids in [0, {model.nparticle})")
-        acts = list(actuators)
-        if not acts:
-            raise ValueError("SoftTaskSpaceObservation needs at least one actuator")
-        pres = [a for a in acts if isinstance(a, PressureActuator)]
-        cabs = [a for a in acts if isinstance(a, CableActuator)]
-        if len(pres) + len(cabs) != len(acts):
-            raise TypeError("actuators must be PressureActuator or CableActuator")
-        groups = set(np.asarray(model.chamber_group).tolist())
-        for a in pres:
-            if a.group not in groups:
-                raise ValueError(f"{a}: no pressure chamber is driven by activation group {a.group}")
-        # Batch.project lists pressures first, then cables: back to the order given
-        self._order = np.array([i for i, a in enumerate(acts) if isinstance(a, PressureActuator)]
-                               + [i for i, a in enumerate(acts) if isinstance(a, CableActuator)])
-        self._groups = np.array([a.group for a in pres], np.int32)
-        self._cp = np.array([a.particle for a in cabs], np.int32)
-        self._anchors = np.array([a.anchor for a in cabs], float).reshape(-1, 3)
+        # SoftInverse checks the effectors and actuators as its controller would use them
+        ctl = SoftInverse(env.unwrapped.batch.model, list(effectors), list(actuators))
+        if not all(isinstance(a, (PressureActuator, CableActuator)) for a in ctl.actuators):
+            raise TypeError("SoftTaskSpaceObservation takes PressureActuator and CableActuator")
+        self._eff, self._acts = ctl.effectors, ctl.actuators
         self._free = bool(free_positions)
-        ne, na = self._eff.size, len(acts)
+        ne, na = self._eff.size, len(self._acts)
         extra = 3 * ne * na + (3 * ne if self._free else 0)
         base = env.single_observation_space
         self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (base.shape[0] + extra,), np.float64)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
 
     def observations(self, obs):
-        b = self.env.unwrapped.batch
-        xf, W_p, _ = b.project(self._eff, self._groups, self._cp, self._anchors)
-        W = np.empty_like(W_p)
-        W[:, :, self._order] = W_p
+        from .control import batch_projection
+
+        xf, W, _ = batch_projection(self.env.unwrapped.batch, self._eff, self._acts)
         n = obs.shape[0]
         parts = [np.asarray(obs, dtype=np.float64), W.reshape(n, -1)]
         if self._free:

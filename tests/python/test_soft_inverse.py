@@ -327,5 +327,9 @@ def test_activation_actuators_bend_an_active_strain_finger_to_a_target():
         res = ctl.step(sim, target)
     assert start > 0.01 and res.error[0] < 2e-4, (start, res.error)
     assert np.all(res.W_aa == 0)  # no energy row for activations
+    assert np.all(sim.v == 0.0)  # quasi-static: the step's velocities are taken out
+    free = SoftInverse(model, [tip], acts, max_change=0.05)
+    free.step(sim, target + [0.0, 0.0, 0.01])
+    assert np.abs(sim.v).max() > 1e-4  # not quasi-static: the finger moves on
     with pytest.raises(ValueError, match="groups"):
         SoftInverse(model, [tip], [ActivationActuator((99,))])
