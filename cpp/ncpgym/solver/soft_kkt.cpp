@@ -319,7 +319,13 @@ MatX Stepper::particle_response(const MatX& F) {
   S_resp_ = S_;
   for (int k = 0; k < np3; ++k) S_resp_.valuePtr()[S_resp_.outerIndexPtr()[off + k]] -= resp_shift_[k];
   if (!resp_ldlt_) resp_ldlt_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>>();
-  resp_ldlt_->compute(S_resp_);
+  // the ordering and symbolic factorisation only when the pattern changed (as soft_direction)
+  if (resp_ldlt_->rows() != N || souter_ != resp_outer_ || sinner_ != resp_inner_) {
+    resp_ldlt_->analyzePattern(S_resp_);
+    resp_outer_ = souter_;
+    resp_inner_ = sinner_;
+  }
+  resp_ldlt_->factorize(S_resp_);
   if (resp_ldlt_->info() != Eigen::Success) throw std::runtime_error("particle_response: factorisation failed");
   MatX out(np3, F.cols());
   VecX rhs(N), z(N);

@@ -112,6 +112,7 @@ class Stepper {
   VecX iterate_f_;           // drag and pressure forces at the Newton iterate (Stepper::newton)
   std::vector<Mat3> drag_D_; // their -dF/dv blocks
   std::vector<int> kouter_, kinner_, kslot_, kdiag_, souter_, sinner_, last_outer_, last_inner_;
+  std::vector<int> resp_outer_, resp_inner_;  // the pattern resp_ldlt_ was analysed for
   std::vector<double> kval_, sval_;
   std::vector<std::pair<int, double>> pent_;
   MatX Ht_;  // the trees' H, dense
