@@ -83,8 +83,8 @@ def qp_rows(problems, repeats=500):
 
 
 def finger_problem():
-    """The QP of the finger's first control step towards a reachable target, scaled as
-    SoftInverse scales it (unit diagonal)."""
+    """The QP of the finger's first control step towards a reachable target, as SoftInverse
+    hands it to DAQP (scaled to a unit diagonal)."""
     model, tips = finger()
     sim = ncpgym.Simulator(model)
     sim.activation[:] = 1.2e4
@@ -93,12 +93,9 @@ def finger_problem():
     sim = ncpgym.Simulator(model)
     settle(sim, 20)
     ctl = SoftInverse(model, tips, [PressureActuator(g, 0.0, 2.5e4) for g in range(7)])
-    res = ctl.step(sim, target)
-    W, Waa = res.W_ea, res.W_aa
-    delta = -(W @ res.change)  # any right side of the right size; the step's own is gone
-    H = W.T @ W + ctl._epsilon(W.T @ W, Waa) * Waa
-    D = 1.0 / np.sqrt(np.diag(H))
-    return D[:, None] * H * D[None, :] + 1e-9 * np.eye(7), D * (W.T @ delta), -2.5e4 / D, 2.5e4 / D
+    xf, W, Waa = ctl._project(sim, ctl.actuation, batched=False)
+    H, f, lo, hi, _ = ctl._qp_problem(W, Waa, (xf - target).ravel(), ctl.lo - ctl.actuation, ctl.hi - ctl.actuation)
+    return H, f, lo, hi
 
 
 def inverse_finger_row(solver):

@@ -13,8 +13,8 @@ Per control step, on a :class:`ncpgym.Simulator`:
   time-stepped system K^-1 is (M / h^2 + K)^-1, the static compliance as h grows).
 - Step III: the bounded QP of eq. 4, regularised by the deformation energy as eq. 5 with the
   seed's epsilon = 1e-3 ||W_ea^T W_ea||_inf / ||W_aa||_inf, solved by DAQP (a dual
-  active-set solver made for small dense QPs: 4-17 us for 3-21 actuators against 40-220 us
-  for ProxQP and 0.6 ms for OSQP, ``benchmarks/qp_solvers.py``), or the Gauss-Seidel loop of
+  active-set solver made for small dense QPs: 4-13 us for 3-21 actuators against 30-220 us
+  for ProxQP and 0.5-0.7 ms for OSQP, ``benchmarks/inverse.py``), or the Gauss-Seidel loop of
   eqs. 6-10 (``solver="gs"``); then the step is taken again with the new actuation.
 
 Effectors are particles (a soft node's position). Actuators are pressure chambers (their
@@ -309,9 +309,8 @@ class SoftInverse:
         n_aa = np.abs(Waa).sum(axis=1).max()
         return 1e-3 * np.abs(WtW).sum(axis=1).max() / n_aa if n_aa > 0 else 0.0  # eq. 5's rule
 
-    def _qp(self, W, Waa, delta, lo, hi) -> tuple[np.ndarray, int]:
-        import daqp
-
+    def _qp_problem(self, W, Waa, delta, lo, hi):
+        """Eq. 5 as DAQP gets it: (H, f, lo, hi) in the scaled variables y = x / D, and D."""
         WtW = W.T @ W
         # W_aa is a compliance, positive definite for distinct actuators (the seed); near a
         # chamber's inflation limit the pressure's follower stiffness makes dV/dp < 0, so the
@@ -329,7 +328,13 @@ class SoftInverse:
         # a 1e-9 ridge on the unit diagonal keeps it strictly convex when W_aa is nearly
         # singular in some actuators' units (pressures in Pa beside tensions in N)
         Hs[np.diag_indices(na)] += 1e-9
-        y, _, flag, info = daqp.solve(Hs, D * f, np.zeros((0, na)), hi / D, lo / D)
+        return Hs, D * f, lo / D, hi / D, D
+
+    def _qp(self, W, Waa, delta, lo, hi) -> tuple[np.ndarray, int]:
+        import daqp
+
+        Hs, fs, los, his, D = self._qp_problem(W, Waa, delta, lo, hi)
+        y, _, flag, info = daqp.solve(Hs, fs, np.zeros((0, len(fs))), his, los)
         if flag < 0:
             raise RuntimeError(f"SoftInverse: DAQP failed (exit flag {flag})")
         return D * np.asarray(y, float), int(info["iterations"])
