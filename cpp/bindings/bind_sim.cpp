@@ -126,6 +126,9 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(refresh_depth, double,
                 "collide again at the step's end: a new contact deeper than this (m) joins the step, which is "
                 "solved again (0: off)"),
+      NUM_FIELD(pressure_stiffness, bool,
+                "pressure chambers' load stiffness -h^2 p d2V/dx2 in the Newton matrix (off: indefinite, diverges "
+                "without the walls' stress stiffness)"),
       NUM_FIELD(project_impulses, bool,
                 "clip normal-contact and joint-limit impulses at 0 after each damped Newton update (not in the seed)"),
       NUM_FIELD(bounded_friction_w, bool,

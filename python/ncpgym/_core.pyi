@@ -263,7 +263,7 @@ class SolverOptions:
                  implicit_springs: bool = True,
                  soft_solver: str = "primal", soft_triangle_contacts: bool = False,
                  soft_soft_contacts: bool = True, deformable_contacts: bool = True,
-                 refresh_depth: float = 0.001,
+                 refresh_depth: float = 0.001, pressure_stiffness: bool = False,
                  project_impulses: bool = True,
                  bounded_friction_w: bool = True, smooth_full_step: bool = False,
                  max_speed: float = 1e4) -> None: ...

@@ -69,6 +69,18 @@ struct SolverOptions {
   // the step covers (a tumbling box's edge that was not in the manifold at q^n) joins the
   // step's contacts and the step is solved again. 0 turns it off.
   double refresh_depth = 1e-3;
+  // Pressure chambers: the follower load p dV/dx is evaluated at every Newton iterate; its
+  // stiffness -h^2 p d2V/dx2 (soft/pressure.hpp, exact against finite differences) joins
+  // the Newton matrix only with pressure_stiffness. Off by default: it is indefinite, and the
+  // wall's initial-stress stiffness it balances (of order p as well) is missing from the
+  // element rows (co-rotational elements drop it, Neo-Hookean ones floor it), so adding the
+  // load term alone made Newton diverge. Measured on a lone pressure finger (E 0.1 MPa, 20
+  // kPa, one 0.02 s step, full Newton steps): with it the residual is 1e4 after 12
+  // iterations (linear elements) or the step diverges (Neo-Hookean); without it 2e-13 after
+  // 8 (linear) and 1e-9 after 12 (Neo-Hookean); at 2 kPa without it is no slower. The
+  // pressure gripper diverges within 0.5 s with it. Simulator.particle_response (the inverse
+  // controller's W) follows this option too.
+  bool pressure_stiffness = false;
   // Safeguards of the damped Newton iteration (departures from the seed, measured on the
   // humanoid and the arch; docs/architecture.md "Newton safeguards"):
   // project_impulses: after each update, normal-contact and joint-limit multipliers are
