@@ -77,8 +77,8 @@ struct SolverOptions {
   // load term alone made Newton diverge. Measured on a lone pressure finger (E 0.1 MPa, 20
   // kPa, one 0.02 s step, full Newton steps): with it the residual is 1e4 after 12
   // iterations (linear elements) or the step diverges (Neo-Hookean); without it 2e-13 after
-  // 8 (linear) and 1e-9 after 12 (Neo-Hookean); at 2 kPa without it is no slower. The
-  // pressure gripper diverges within 0.5 s with it. Simulator.particle_response (the inverse
+  // 8 (linear) and 1e-9 after 12 (Neo-Hookean); at 2 kPa without it is no slower. A
+  // three-finger pressure gripper (E 2 MPa, 0.2 MPa) diverges within 0.6 s with it. Simulator.particle_response (the inverse
   // controller's W) follows this option too.
   bool pressure_stiffness = false;
   // Safeguards of the damped Newton iteration (departures from the seed, measured on the
