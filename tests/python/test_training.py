@@ -121,6 +121,7 @@ def test_training_cli_without_ray_writes_its_outputs(tmp_path):
     assert (tmp_path / "final.pt").exists() and (tmp_path / "learning_curve.png").exists()
     # evaluation: two episodes each, returns >= 0 (1 per upright step); random ones topple fast
     assert 0.0 <= summary["eval_return_random"] < 100.0 and summary["eval_return_trained"] >= 0.0
+    assert summary["eval_return_trained_sampled"] >= 0.0  # the policy's sampled actions, also evaluated
 
 
 def test_progress_reports_the_success_rate_of_tasks_that_define_it():

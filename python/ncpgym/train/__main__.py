@@ -189,7 +189,8 @@ def main(argv=None) -> None:
     if "eval_success_trained" in summary:
         success = (f"; success rate trained {summary['eval_success_trained']:.2f}, "
                    f"random {summary['eval_success_random']:.2f}")
-    print(f"evaluation over {summary['eval_episodes']} episodes: trained {summary['eval_return_trained']:.1f}, "
+    print(f"evaluation over {summary['eval_episodes']} episodes: trained {summary['eval_return_trained']:.1f} "
+          f"(mean action; sampled actions {summary['eval_return_trained_sampled']:.1f}), "
           f"random {summary['eval_return_random']:.1f}{success}")
     print(f"learning curve: {args.out / 'learning_curve.png'}; CSV: {args.out / 'progress.csv'}")
 
@@ -201,6 +202,9 @@ def _evaluate(args, agent, rows, film) -> dict:
         film(args.out / "videos" / "final.mp4", min(args.video_worlds, n), n)
     ev = gym.make_vec(args.env, num_envs=n, num_threads=args.threads, **args.env_kwargs)
     trained, trained_ok = evaluate(ev, lambda o: agent.act(o, deterministic=True), n, with_success=True)
+    # the policy as it acts in training (sampled actions): early in training, while the action
+    # noise is still large, it can score far from its mean action
+    sampled = evaluate(ev, lambda o: agent.act(o), n)
     rng = np.random.default_rng(args.seed)
     space = ev.action_space
     random, random_ok = evaluate(ev, lambda o: rng.uniform(space.low, space.high), n, with_success=True)
@@ -213,6 +217,7 @@ def _evaluate(args, agent, rows, film) -> dict:
         "steps_per_s": last.get("steps_per_s"),
         "eval_episodes": n,
         "eval_return_trained": float(np.mean(trained)),
+        "eval_return_trained_sampled": float(np.mean(sampled)),
         "eval_return_random": float(np.mean(random)),
     }
     if not np.isnan(trained_ok).any():  # the task defines success
