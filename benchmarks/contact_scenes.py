@@ -162,7 +162,9 @@ def measure(scene, q, q0, pen, q_late=None, m=None):
 STIFF_SOLREF, STIFF_SOLIMP = "0.002 1", "0.99 0.999 0.0001"
 
 
-def run_mujoco(scene: str, seconds: float, stiff: bool):
+def mujoco_model(scene: str, stiff: bool):
+    """(ncpgym Model, q0, MjModel) of a scene: MuJoCo at its defaults or with the stiff
+    settings (the humanoid from Gymnasium's file, the others exported with to_mjcf)."""
     m, q0 = build(scene)
     if scene == "humanoid":
         mj = mujoco.MjModel.from_xml_path(str(humanoid_path()))
@@ -172,11 +174,16 @@ def run_mujoco(scene: str, seconds: float, stiff: bool):
     else:
         mj = mujoco.MjModel.from_xml_string(ncpgym.models.to_mjcf(
             m, solref=STIFF_SOLREF if stiff else None, solimp=STIFF_SOLIMP if stiff else None))
-    mj.opt.timestep = H
     if stiff:  # MuJoCo's documented settings for hard, non-slipping contact
         mj.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
         mj.opt.impratio = 10
         mj.opt.noslip_iterations = 10
+    return m, q0, mj
+
+
+def run_mujoco(scene: str, seconds: float, stiff: bool):
+    m, q0, mj = mujoco_model(scene, stiff)
+    mj.opt.timestep = H
     d = mujoco.MjData(mj)
     d.qpos[:] = q0
     rng = np.random.default_rng(0)

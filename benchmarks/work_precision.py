@@ -44,8 +44,7 @@ import numpy as np
 import ncpgym
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from contact_scenes import (HALF, STIFF_SOLIMP, STIFF_SOLREF, build, humanoid_path,  # noqa: E402
-                            measure)
+from contact_scenes import build, measure, mujoco_model  # noqa: E402
 
 SCENES = ("heavy_stack", "arch", "pile", "humanoid")
 SECONDS = {"heavy_stack": 4.0, "arch": 4.0, "pile": 3.0, "humanoid": 4.0}
@@ -92,23 +91,6 @@ def run_ncpgym(scene: str, h: float, newton: int, seconds: float) -> dict:
     err = _error(scene, sim.q.copy(), q0, pen, m) if stable else np.inf
     return dict(engine="ncpgym", setting=f"newton {newton}", h=h, newton_iterations=newton,
                 wall_s_per_sim_s=wall / (n * h), error_m=float(err), stable=bool(stable and err < 0.05))
-
-
-def mujoco_model(scene: str, stiff: bool):
-    m, q0 = build(scene)
-    if scene == "humanoid":
-        mj = mujoco.MjModel.from_xml_path(str(humanoid_path()))
-        if stiff:
-            mj.geom_solref[:] = [0.002, 1]
-            mj.geom_solimp[:, :3] = [0.99, 0.999, 0.0001]
-    else:
-        mj = mujoco.MjModel.from_xml_string(ncpgym.models.to_mjcf(
-            m, solref=STIFF_SOLREF if stiff else None, solimp=STIFF_SOLIMP if stiff else None))
-    if stiff:  # MuJoCo's documented settings for hard, non-slipping contact
-        mj.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
-        mj.opt.impratio = 10
-        mj.opt.noslip_iterations = 10
-    return m, q0, mj
 
 
 def run_mujoco(scene: str, h: float, stiff: bool, seconds: float) -> dict:

@@ -1,0 +1,128 @@
+"""Mutation testing of the Python layer with mutmut (issue 14): per module, how many of
+mutmut's mutants the fast tests kill.
+
+    python scripts/mutation.py                       # every module below, ~1-2 h on 2 cores
+    python scripts/mutation.py --modules wrappers    # one module (names as in MODULES)
+    python scripts/mutation.py --report-only         # re-read the last run's results
+
+Writes benchmarks/results/mutation.json: {"rows": [{"module", "mutants", "killed",
+"survived", "timeout", "no_tests", "score"}], "survivors": {module: [mutant names]}}.
+score = killed / (killed + survived + no_tests). Not in CI (too slow): run it when a task
+or the env layer changes, and kill survivors with tests or list them as equivalent in
+docs/mutation.md.
+
+Why a scratch copy: mutmut 3 names mutants by module path under the project root with
+only a ``src.`` prefix stripped, and the repo keeps the package in ``python/ncpgym``; an
+editable install also redirects ``import ncpgym`` to the repo through a meta-path finder
+that outranks sys.path, so mutmut's mutated copy was never the one imported ("no test
+covers any mutant", session 7). The scratch tree has the package at ``src/ncpgym`` (with
+the compiled ``_core`` extension copied in) and a conftest that drops the editable
+finder before anything imports ncpgym.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# module -> (file under python/ncpgym, the fast tests that exercise it)
+MODULES = {
+    "wrappers": ("wrappers.py", ["test_flagrun_and_wrappers.py", "test_task_definitions.py"]),
+    "vector": ("vector.py", ["test_vector_env.py", "test_task_definitions.py"]),
+    "tasks.flagrun": ("tasks/flagrun.py", ["test_task_definitions.py", "test_flagrun_and_wrappers.py"]),
+    "tasks.humanoid": ("tasks/humanoid.py", ["test_task_definitions.py", "test_vector_env.py"]),
+    "tasks.inverted_pendulum": ("tasks/inverted_pendulum.py", ["test_task_definitions.py"]),
+    "models.export": ("models/export.py", ["test_loading.py"]),
+    "models.loader": ("models/loader.py", ["test_loading.py"]),
+    "train.ppo": ("train/ppo.py", ["test_training.py"]),
+}
+CONFTEST_HEAD = '''# scripts/mutation.py: import ncpgym from this tree (src/), not through the editable
+# install's redirecting finder, which outranks sys.path
+import sys as _sys
+_sys.meta_path[:] = [f for f in _sys.meta_path if "Redirecting" not in type(f).__name__]
+'''
+
+
+def build_tree(work: Path, modules: list[str]) -> None:
+    if work.exists():
+        shutil.rmtree(work)
+    (work / "src").mkdir(parents=True)
+    shutil.copytree(ROOT / "python" / "ncpgym", work / "src" / "ncpgym",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    import ncpgym._core as core  # the compiled extension of this checkout's build
+
+    shutil.copy2(core.__file__, work / "src" / "ncpgym" / Path(core.__file__).name)
+    tests = sorted({t for m in modules for t in MODULES[m][1]})
+    (work / "tests").mkdir()
+    for t in tests + ["golden_trajectories.py"]:
+        if (ROOT / "tests" / "python" / t).exists():
+            shutil.copy2(ROOT / "tests" / "python" / t, work / "tests" / t)
+    if (ROOT / "tests" / "python" / "data").exists():
+        shutil.copytree(ROOT / "tests" / "python" / "data", work / "tests" / "data")
+    conftest = (ROOT / "tests" / "python" / "conftest.py").read_text()
+    (work / "tests" / "conftest.py").write_text(CONFTEST_HEAD + conftest)
+    only = "".join(f"\n    src/ncpgym/{MODULES[m][0]}" for m in modules)
+    (work / "setup.cfg").write_text(
+        "[mutmut]\n"
+        "source_paths=\n    src/\n"
+        f"only_mutate={only}\n"
+        "pytest_add_cli_args_test_selection=\n    tests/\n"
+        "pytest_add_cli_args=\n    -p\n    no:cacheprovider\n    -x\n")
+
+
+def report(work: Path, modules: list[str]) -> dict:
+    out = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=work,
+                         capture_output=True, text=True)
+    status: dict[str, str] = {}
+    for line in out.stdout.splitlines():
+        m = re.match(r"\s*([\w.]+__mutmut_\d+):\s*(\w[\w ]*)", line)
+        if m:
+            status[m.group(1)] = m.group(2).strip()
+    rows, survivors = [], {}
+    for mod in modules:
+        prefix = "ncpgym." + mod + "."
+        mine = {k: v for k, v in status.items() if k.startswith(prefix)}
+        count = lambda *names: sum(v in names for v in mine.values())  # noqa: E731
+        killed, survived = count("killed"), count("survived")
+        timeout, no_tests = count("timeout"), count("no tests")
+        judged = killed + survived + no_tests
+        rows.append(dict(module=mod, mutants=len(mine), killed=killed, survived=survived, timeout=timeout,
+                         no_tests=no_tests, score=round(killed / judged, 3) if judged else None))
+        survivors[mod] = sorted(k for k, v in mine.items() if v in ("survived", "no tests"))
+    return {"rows": rows, "survivors": survivors, "command": "python scripts/mutation.py --modules " + " ".join(modules)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--modules", nargs="+", default=list(MODULES), choices=list(MODULES))
+    ap.add_argument("--work", type=Path, default=Path(os.environ.get("NCPGYM_MUTATION_DIR", "/tmp/ncpgym-mutation")))
+    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "mutation.json")
+    ap.add_argument("--max-children", type=int, default=2)
+    ap.add_argument("--report-only", action="store_true")
+    args = ap.parse_args()
+    if not args.report_only:
+        build_tree(args.work, args.modules)
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
+                       cwd=args.work, env=env, check=False)
+    res = report(args.work, args.modules)
+    for r in res["rows"]:
+        print(f"{r['module']:26s} {r['mutants']:5d} mutants  killed {r['killed']:5d}  survived {r['survived']:4d}  "
+              f"no tests {r['no_tests']:4d}  timeout {r['timeout']:3d}  score {r['score']}")
+    old = json.loads(args.json.read_text()) if args.json.exists() else {"rows": [], "survivors": {}}
+    rows = [r for r in old["rows"] if r["module"] not in args.modules] + res["rows"]
+    survivors = {**{k: v for k, v in old["survivors"].items() if k not in args.modules}, **res["survivors"]}
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({"rows": sorted(rows, key=lambda r: r["module"]), "survivors": survivors,
+                                     "command": "python scripts/mutation.py"}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
