@@ -110,8 +110,10 @@ def main() -> None:
     if not args.report_only:
         build_tree(args.work, args.modules)
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
-                       cwd=args.work, env=env, check=False)
+        with open(args.work / "mutmut.log", "w") as log:  # its spinner rewrites one line many times
+            print(f"mutmut running in {args.work} (log: {args.work / 'mutmut.log'}) ...", flush=True)
+            subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
+                           cwd=args.work, env=env, check=False, stdout=log, stderr=subprocess.STDOUT)
     res = report(args.work, args.modules)
     for r in res["rows"]:
         print(f"{r['module']:26s} {r['mutants']:5d} mutants  killed {r['killed']:5d}  survived {r['survived']:4d}  "
