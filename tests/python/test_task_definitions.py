@@ -172,8 +172,10 @@ def test_harder_feet_collision_counts_the_cube_not_the_ground():
     b.step(np.zeros((2, 17)), 1)
     obs = task.observe(b)
     np.testing.assert_array_equal(obs[:, 42:], [[1, 0], [1, 0]])  # the cube is not the ground
-    _, _, info = task.evaluate(b, task.before_step(b), np.zeros((2, 17)), DT)
+    reward, _, info = task.evaluate(b, task.before_step(b), np.zeros((2, 17)), DT)
     np.testing.assert_array_equal(info["reward_terms"]["feet_collision"], [1.0, 0.0])
+    # the worlds differ only by the cube: the rewards by feet_collision's weight, -1 (docstring)
+    assert reward[0] - reward[1] == pytest.approx(-1.0, abs=1e-12)
 
 
 def test_harder_feet_collision_counts_the_cube_at_the_standing_foot():
