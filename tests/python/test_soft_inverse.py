@@ -88,7 +88,7 @@ def test_W_ea_matches_finite_differences_of_each_chamber():
     assert np.linalg.eigvalsh(res.W_aa).min() > 0
 
 
-def test_W_ea_of_a_pressurised_finger_includes_the_load_stiffness():
+def test_W_ea_of_a_pressurised_finger_against_finite_differences():
     # at 15 kPa (E 0.1 MPa) the walls carry large stresses: W from the step's matrix, which
     # has neither the load's stiffness -h^2 p d2V/dx2 (option pressure_stiffness, off) nor
     # the walls' stress stiffness it would balance, against central differences of one step
