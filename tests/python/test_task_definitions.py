@@ -306,6 +306,11 @@ def test_flag_distribution_and_the_first_flag_ahead_half_the_time():
         assert np.all(np.abs(flags[:, 0]) <= 13.125) and np.all(np.abs(flags[:, 1]) <= 6.25)
         assert flags[:, 0].max() > 12.5 and flags[:, 1].min() < -6.0 and flags[:, 1].max() > 6.0
         assert abs((flags[:, 0] >= 2.0).mean() - p) < 0.04, ((flags[:, 0] >= 2.0).mean(), p)
+        # x and y drawn independently (sd of the correlation ~0.023)
+        assert abs(np.corrcoef(flags[:, 0], flags[:, 1])[0, 1]) < 0.1
+    # forced-ahead first flags span [2, 13.125]: P(x in [12.125, 13.125]) = 0.5 / 11.125 + 0.5 / 26.25
+    top = (np.concatenate(first)[:, 0] >= 12.125).mean()
+    assert abs(top - (0.5 / 11.125 + 0.5 / 26.25)) < 0.02, top
     later = np.concatenate(later)
     assert later[:, 0].min() < -12.5  # later flags also behind
 
@@ -328,12 +333,22 @@ def test_flagrun_reset_distribution():
     np.testing.assert_array_equal(task.z0, mj.qpos0[2])
     w, x, y, z = q[:, 3:7].T
     np.testing.assert_allclose([x, y], 0.0, atol=1e-15)  # upright: a rotation about z only
+    np.testing.assert_allclose(w * w + z * z, 1.0, atol=1e-12)  # (cos yaw/2, 0, 0, sin yaw/2)
     yaw = np.arctan2(2 * w * z, w * w - z * z)
     hist, _ = np.histogram(yaw, bins=4, range=(-np.pi, np.pi))
     assert np.all(np.abs(hist / len(yaw) - 0.25) < 0.05), hist
 
 
 # -- HumanoidFlagrunHarder-v0 -----------------------------------------------------------------
+
+def test_harder_takes_the_callers_reward_weights():
+    """Harder sets its own electricity and stall weights, then the caller's reward_weights
+    on top. Catches: the caller's weights dropped or overridden by Harder's."""
+    env = gym.make_vec(HARDER, num_envs=1, num_threads=1, reward_weights={"alive": 0.5, "electricity": -1.0})
+    weights = {t.name: t.weight for t in env.unwrapped._c.task.rewards.terms}
+    assert weights["alive"] == 0.5 and weights["electricity"] == -1.0 and weights["stall_torque"] == -0.425 / 4
+    env.close()
+
 
 def test_harder_reward_terms_progress_gate_and_weights():
     """Catches: alive formula (clip, 0.7, 0.5 + 1.5), the progress gate removed or on one
