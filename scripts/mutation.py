@@ -42,7 +42,7 @@ MODULES = {
     "tasks.flagrun": ("tasks/flagrun.py", ["test_task_definitions.py", "test_flagrun_and_wrappers.py"]),
     "tasks.humanoid": ("tasks/humanoid.py", ["test_task_definitions.py"]),
     "tasks.inverted_pendulum": ("tasks/inverted_pendulum.py", ["test_task_definitions.py"]),
-    "models.export": ("models/export.py", ["test_loading.py"]),
+    "models.export": ("models/export.py", ["test_loading.py", "test_public_api_behaviour.py"]),
     # slow: their tests run 20+ s per mutant (hours for the thousands of mutants these
     # modules give); run them on their own, e.g. overnight
     "vector": ("vector.py", ["test_vector_env.py", "test_task_definitions.py"]),

@@ -222,3 +222,59 @@ def test_load_model_takes_mjcf_text_and_compiled_models():
         np.testing.assert_allclose(ncpgym.dynamics.forward(m, q, u), ncpgym.dynamics.forward(m_text, q, u))
     with pytest.raises(ModelError, match="MJCF text"):
         ncpgym.load_model("<mujoco><worldbody><geom type='nope'/></worldbody></mujoco>")
+
+
+SHAPES_MJCF = """<mujoco><worldbody>
+ <geom type="plane" size="0 0 1"/>
+ <body name="mixed" pos="0 0 1"><freejoint/>
+  <geom type="sphere" size="0.05" pos="0.1 0 0" mass="0.3"/>
+  <geom type="capsule" size="0.02 0.1" pos="-0.1 0 0" mass="0.2"/>
+  <geom type="cylinder" size="0.03 0.04" pos="0 0.1 0" mass="0.4"/>
+  <geom type="box" size="0.02 0.03 0.04" pos="0 -0.1 0" mass="0.5"/>
+ </body>
+ <body name="skew" pos="1 0 1"><joint type="hinge" axis="1 1 0"/>
+  <inertial pos="0.1 0 0" mass="2" fullinertia="0.3 0.25 0.2 0.05 -0.02 0.03"/>
+  <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0" mass="0"/>
+ </body>
+ <body name="target" mocap="true" pos="0 1 1"><geom type="sphere" size="0.02" contype="0" conaffinity="0"/></body>
+</worldbody></mujoco>"""
+
+
+def test_export_keeps_every_geom_its_shape_off_diagonal_inertia_and_mocap():
+    """to_mjcf and back through MuJoCo's compiler, against MuJoCo on the file written here:
+    every geom of a body with four (type, size, position), a body's full inertia with
+    off-diagonal terms (the mass matrix at a hinge angle), the mocap flag. Catches (mutmut
+    survivors): only the last geom of a body kept, an off-diagonal inertia entry swapped,
+    the mocap flag dropped, a geom's type, size or position changed (a sphere written with
+    two sizes is equivalent: MuJoCo's compiler keeps the first)."""
+    from ncpgym.models import from_mujoco, to_mjcf
+
+    ref = mujoco.MjModel.from_xml_string(SHAPES_MJCF)
+    back = mujoco.MjModel.from_xml_string(to_mjcf(from_mujoco(ref)))
+
+    def geoms(mj):  # (body name, type, size, pos) of each geom, in a fixed order
+        out = []
+        for g in range(mj.ngeom):
+            b = mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_BODY, mj.geom_bodyid[g]) or "world"
+            out.append((b, int(mj.geom_type[g]), np.round(mj.geom_size[g], 12).tolist(), np.round(mj.geom_pos[g], 12).tolist()))
+        return sorted(out, key=str)
+
+    gr, gb = geoms(ref), geoms(back)
+    assert len(gb) == len(gr)
+    for (br, tr, sr, pr), (bb, tb, sb, pb) in zip(gr, gb):
+        assert tr == tb and np.allclose(pr, pb, atol=1e-9), (br, bb)
+        if tr != mujoco.mjtGeom.mjGEOM_PLANE:  # the plane's size is only its drawing
+            np.testing.assert_allclose(sb, sr, atol=1e-9, err_msg=br)
+    # the skew body's inertia: its mass matrix entry about the hinge (axis (1, 1, 0) / sqrt 2)
+    for mj in (ref, back):
+        mj.opt.gravity[:] = 0
+    d_ref, d_back = mujoco.MjData(ref), mujoco.MjData(back)
+    for d, mj in ((d_ref, ref), (d_back, back)):
+        d.qpos[7] = 0.7
+        mujoco.mj_forward(mj, d)
+    M_ref, M_back = np.zeros((ref.nv, ref.nv)), np.zeros((back.nv, back.nv))
+    mujoco.mj_fullM(ref, d_ref, M_ref)
+    mujoco.mj_fullM(back, d_back, M_back)
+    np.testing.assert_allclose(M_back, M_ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(back.body_mocapid, ref.body_mocapid)
+    assert ref.body_mocapid.max() == 0  # the target is mocap in both
