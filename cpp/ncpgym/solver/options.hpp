@@ -78,8 +78,8 @@ struct SolverOptions {
   // kPa, one 0.02 s step, full Newton steps): with it the residual is 1e4 after 12
   // iterations (linear elements) or the step diverges (Neo-Hookean); without it 2e-13 after
   // 8 (linear) and 1e-9 after 12 (Neo-Hookean); at 2 kPa without it is no slower. A
-  // three-finger pressure gripper (E 2 MPa, 0.2 MPa) diverges within 0.6 s with it. Simulator.particle_response (the inverse
-  // controller's W) follows this option too.
+  // three-finger pressure gripper (E 2 MPa, 0.2 MPa) diverges within 0.6 s with it.
+  // Simulator.particle_response (the inverse controller's W) follows this option too.
   bool pressure_stiffness = false;
   // Safeguards of the damped Newton iteration (departures from the seed, measured on the
   // humanoid and the arch; docs/architecture.md "Newton safeguards"):

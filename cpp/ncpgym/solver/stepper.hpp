@@ -106,9 +106,9 @@ class Stepper {
   };
   std::vector<ElementSpan> spans_;
   std::vector<int> kpslot_;  // per particle, K's slots of its 3 x 3 block (lower, -1: absent)
-  std::vector<int> chamber_slot_;
+  std::vector<int> chamber_slot_;  // per chamber triangle, K's slots of its 9 x 9 block (lower, -1: upper)
   void add_pressure_stiffness(double h, double* kval) const;  // -h^2 p d2V/dx2 into K's slots
-  VecX resp_shift_;  // per particle coordinate, the geometric-stiffness shift in S_ (particle_response)  // per chamber triangle, K's slots of its 9 x 9 block (lower, -1: upper)
+  VecX resp_shift_;  // per particle coordinate, the geometric-stiffness shift in S_ (particle_response)
   VecX pmass_;               // particle mass + h x viscous coefficient (free_velocity)
   VecX iterate_f_;           // drag and pressure forces at the Newton iterate (Stepper::newton)
   std::vector<Mat3> drag_D_; // their -dF/dv blocks
