@@ -11,9 +11,9 @@ score = killed / (killed + survived + no_tests); a mutant no test reaches counts
 the module; timeouts are left out (undecided: a first pass at 3x the clean test time,
 then a second pass at 15x for the timeouts only, `--recheck-minutes` long; a mutant that
 only slows the tests, e.g. an episode that no longer terminates, times out at 3x and
-survives at 15x). Not in CI (too slow): run it when a task
-or the env layer changes, and kill survivors with tests or list them as equivalent in
-docs/mutation.md.
+survives at 15x). Not in CI (too slow): run it when a task or the env layer changes, and
+kill survivors with tests or name them as equivalent (benchmarks/README.md, "mutation
+testing").
 
 Why a scratch copy: mutmut 3 names mutants by module path under the project root with
 only a ``src.`` prefix stripped, and the repo keeps the package in ``python/ncpgym``; an
@@ -82,8 +82,9 @@ def build_tree(work: Path, modules: list[str]) -> None:
         f"only_mutate={only}\n"
         "pytest_add_cli_args_test_selection=\n    tests/\n"
         "pytest_add_cli_args=\n    -p\n    no:cacheprovider\n    -x\n"
-        # a mutant that makes a test loop or stall counts as killed (timeout) after 3x the
-        # clean run (mutmut's default 15x spent most of the run waiting on those)
+        # first pass: a mutant that makes a test loop or stall is cut off at 3x the clean run
+        # (mutmut's default 15x spent most of the run waiting on those); main() rechecks
+        # the timeouts at 15x
         "timeout_multiplier=3.0\n")
 
 
