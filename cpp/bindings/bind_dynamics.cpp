@@ -90,7 +90,7 @@ void bind_dynamics(py::module_& mod) {
         const double *qp = q.data(), *up = u.data(), *tp = tau.data();
         double* op = out.mutable_data();
         batch(m, n, threads, [&](Data& d, py::ssize_t i) {
-          aba(m, d, qp + i * m.nq, up + i * m.nv, tp + i * m.nv, passive);
+          aba(m, d, qp + i * m.nq, up + i * m.nv, tp + i * m.nv, passive ? Passive::All : Passive::None);
           Eigen::Map<VecX>(op + i * m.nv, m.nv) = d.qacc;
         });
         return out;
@@ -105,11 +105,16 @@ void bind_dynamics(py::module_& mod) {
         check(q, {n, m.nq}, "q");
         check(u, {n, m.nv}, "u");
         Arr out({n, py::ssize_t(m.nv)});
+        Data d(m);
         for (py::ssize_t i = 0; i < n; ++i) {
           double* o = out.mutable_data() + i * m.nv;
           std::fill(o, o + m.nv, 0.0);
           add_passive_spring(m, q.data() + i * m.nq, o);
           add_passive_damping(m, u.data() + i * m.nv, o);
+          if (!m.body_gravcomp.empty()) {
+            kinematics(m, d, q.data() + i * m.nq);
+            add_passive_gravcomp(m, d, o);
+          }
         }
         return out;
       },
@@ -286,9 +291,9 @@ void bind_dynamics(py::module_& mod) {
         py::gil_scoped_release release;
         auto run = [&]() {
           if (algo == "fd") {
-            aba(m, d, q.data(), u.data(), tau.data(), false);
+            aba(m, d, q.data(), u.data(), tau.data(), Passive::None);
           } else if (algo == "iim") {
-            aba(m, d, q.data(), u.data(), tau.data(), false);  // qdd_0 and the factorisation
+            aba(m, d, q.data(), u.data(), tau.data(), Passive::None);  // qdd_0 and the factorisation
             minv_times_transposed(m, d, Bt, Xt);
           } else if (algo == "minv_b") {  // M^-1 B alone: factorisation + IIM sweeps
             factorize(m, d, q.data());

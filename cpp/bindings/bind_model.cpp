@@ -266,6 +266,12 @@ void bind_model(py::module_& m) {
       .def_readonly("actuator_names", &Model::act_name)
       .def_property_readonly("body_parent", [](const Model& s) { return arr(s.body_parent); })
       .def_property_readonly("body_mass", [](const Model& s) { return arr(s.body_mass); })
+      .def_property_readonly(
+          "body_gravcomp",
+          [](const Model& s) {
+            return s.body_gravcomp.empty() ? arr(std::vector<double>(s.nbody, 0.0)) : arr(s.body_gravcomp);
+          },
+          "Gravity compensation weight per body (nbody; MJCF body/@gravcomp).")
       .def_property_readonly("body_pos", [](const Model& s) { return vec3s(s.body_pos); })
       .def_property_readonly("body_quat", [](const Model& s) { return quats(s.body_quat); })
       .def_property_readonly("body_com", [](const Model& s) { return vec3s(s.body_com); })
@@ -560,6 +566,9 @@ void bind_model(py::module_& m) {
           "q1 - q1_0 = polycoef[0]), q_0 the joints' reference positions (1 row). Returns its index.")
       .def("set_mocap", &Builder::set_mocap, py::arg("body"),
            "Make a body (a child of the world without joints) a mocap body, posed per world and step.")
+      .def("set_gravcomp", &Builder::set_gravcomp, py::arg("body"), py::arg("weight"),
+           "Gravity compensation (MJCF body/@gravcomp): a passive force -weight m g at the body's "
+           "centre of mass (1 cancels its weight).")
       .def("exclude_bodies", &Builder::exclude_bodies, py::arg("body1"), py::arg("body2"),
            "No contact between the geoms of two bodies (MJCF <contact><exclude>).")
       .def("set_gravity", &Builder::set_gravity, py::arg("gravity"))

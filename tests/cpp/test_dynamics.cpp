@@ -126,7 +126,7 @@ TEST_P(RandomTrees, ForwardInvertsInverse) {
     random_state(*m, rng, q, u);
     random_state(*m, rng, tau, a);  // a: random accelerations (nv)
     rnea(*m, d, q.data(), u.data(), a.data(), tau.data());
-    aba(*m, d, q.data(), u.data(), tau.data(), false);
+    aba(*m, d, q.data(), u.data(), tau.data(), Passive::None);
     EXPECT_LT(rel_err(d.qacc, a), 1e-10);
   }
 }
@@ -147,7 +147,7 @@ TEST_P(RandomTrees, AbaMatchesCrbaSolve) {
   const MatX M = d.M;
   EXPECT_LT(rel_err(M, M.transpose()), 1e-14);
   const VecX expect = M.ldlt().solve(tau + pas - bias);
-  aba(*m, d, q.data(), u.data(), tau.data(), true);
+  aba(*m, d, q.data(), u.data(), tau.data(), Passive::All);
   EXPECT_LT(rel_err(d.qacc, expect), 1e-9);
 }
 

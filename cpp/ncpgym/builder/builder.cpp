@@ -472,6 +472,13 @@ void Builder::set_mocap(int body) {
   if (m_.body_mocapid[body] < 0) m_.body_mocapid[body] = m_.nmocap++;
 }
 
+void Builder::set_gravcomp(int body, double weight) {
+  require(body > 0 && body < m_.nbody, "set_gravcomp: body " + std::to_string(body) + " does not exist (or is the world)");
+  require(std::isfinite(weight), "set_gravcomp: weight must be finite");
+  m_.body_gravcomp.resize(m_.nbody, 0.0);
+  m_.body_gravcomp[body] = weight;
+}
+
 void Builder::exclude_bodies(int body1, int body2) {
   require(body1 >= 0 && body1 < m_.nbody && body2 >= 0 && body2 < m_.nbody,
           "exclude_bodies: body " + std::to_string(body1 < 0 || body1 >= m_.nbody ? body1 : body2) + " does not exist");
@@ -518,6 +525,11 @@ std::shared_ptr<const Model> Builder::build() const {
   }
   m->body_lastdof = last_dof;
   m->body_mocapid.resize(m->nbody, -1);
+  // no weight anywhere: empty, and the dynamics skip the pass (model.hpp)
+  if (std::all_of(m->body_gravcomp.begin(), m->body_gravcomp.end(), [](double w) { return w == 0.0; }))
+    m->body_gravcomp.clear();
+  else
+    m->body_gravcomp.resize(m->nbody, 0.0);
   for (int b = 1; b < m->nbody; ++b)
     if (m->body_mocapid[b] >= 0)
       require(m->body_parent[b] == 0 && m->body_jntnum[b] == 0,

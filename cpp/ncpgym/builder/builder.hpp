@@ -124,6 +124,9 @@ class Builder {
                          bool active = true, const std::string& name = "");
   // A mocap body: a child of the world without joints, posed per world and step.
   void set_mocap(int body);
+  // Gravity compensation (MJCF body/@gravcomp): a force -weight m g at the body's centre of
+  // mass, a passive force (1 cancels its weight, 0 none, other values scale it).
+  void set_gravcomp(int body, double weight);
   // No contact between the geoms of two bodies (MJCF <contact><exclude>).
   void exclude_bodies(int body1, int body2);
   void set_gravity(const Vec3& g) { m_.gravity = g; }

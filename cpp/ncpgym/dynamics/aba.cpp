@@ -54,15 +54,16 @@ void factorize(const Model& m, Data& d, const double* q, const double* extra_arm
 }
 
 void aba(const Model& m, Data& d, const double* q, const double* u, const double* tau,
-         bool include_passive, const double* extra_armature) {
+         Passive passive, const double* extra_armature) {
   // First recursion (eq. 8): poses, twists and velocities.
   kinematics(m, d, q);
   velocities(m, d, u);
   d.tau = Eigen::Map<const VecX>(tau, m.nv);
-  if (include_passive) {
+  if (passive == Passive::All) {
     add_passive_spring(m, q, d.tau.data());
     add_passive_damping(m, u, d.tau.data());
   }
+  if (passive != Passive::None) add_passive_gravcomp(m, d, d.tau.data());
   // Second recursion (eqs. 10-11).
   inward<true>(m, d, extra_armature);
   // Third recursion (eq. 12), outward; gravity enters as a base acceleration -g.

@@ -13,6 +13,13 @@ namespace ncpgym {
 // terms so that the solver can treat damping implicitly. Both add into out (nv).
 void add_passive_spring(const Model& m, const double* q, double* out);
 void add_passive_damping(const Model& m, const double* u, double* out);
+// Gravity compensation (Model::body_gravcomp): J_com^T (-w m g) summed over bodies, added
+// into out (nv). Needs kinematics() on d; uses d.force as scratch. Nothing when empty.
+void add_passive_gravcomp(const Model& m, Data& d, double* out);
+
+// Which passive forces aba adds to tau: all (springs, damping, gravity compensation), none,
+// or only the gravity compensation (the solver, which treats springs and damping implicitly).
+enum class Passive { All, None, GravcompOnly };
 
 // O(n) forward dynamics (aba.cpp): qacc = M^-1 (tau + passive - bias), the three
 // recursions of iwim-on-dynamics.txt eqs. 8, 10-12. Writes d.qacc and keeps the
@@ -20,7 +27,7 @@ void add_passive_damping(const Model& m, const double* u, double* out);
 // `extra_armature` (nv, optional) is added to the joint-space inertia: the solver uses it
 // for H = M + h B, implicit joint damping.
 void aba(const Model& m, Data& d, const double* q, const double* u, const double* tau,
-         bool include_passive = true, const double* extra_armature = nullptr);
+         Passive passive = Passive::All, const double* extra_armature = nullptr);
 
 // Only the configuration-dependent part of aba (kinematics + articulated inertias):
 // what minv_times needs.

@@ -190,6 +190,10 @@ struct Model {
   // kinematic, as in MuJoCo. body_mocapid: index among the mocap bodies, -1 for the others.
   int nmocap = 0;
   std::vector<int> body_mocapid;
+  // Gravity compensation (MJCF body/@gravcomp, nbody): a force -gravcomp m g at each
+  // body's centre of mass, a passive force as in MuJoCo (1 cancels the body's weight).
+  // Empty when no body has one, so that models without it pay nothing.
+  std::vector<double> body_gravcomp;
 
   // Equality constraints (neq), constraints/equality_rows.cpp:
   //   connect: p1 = x1 + R1 a1 and p2 = x2 + R2 a2 coincide (3 rows; a1, a2 in the body frames)

@@ -10,7 +10,7 @@ namespace ncpgym {
 namespace {
 
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
-constexpr std::uint32_t kVersion = 3;  // 2: rods, shells, the medium; 3: particle components, chambers
+constexpr std::uint32_t kVersion = 4;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp
 
 // Writing: values appended to a string.
 struct Out {
@@ -152,7 +152,7 @@ void model_fields(Ar& ar, M& m) {
   ar(m.nsoft), ar(m.particle_soft), ar(m.tri_p), ar(m.tri_soft), ar(m.tri_edge_owner), ar(m.soft_vertex);
   ar(m.soft_vertex_start), ar(m.soft_tri_start), ar(m.soft_exclude_particles), ar(m.soft_exclude);
   // mocap, equalities, exclusions
-  ar(m.nmocap), ar(m.body_mocapid);
+  ar(m.nmocap), ar(m.body_mocapid), ar(m.body_gravcomp);
   ar(m.neq), ar(m.eq_type), ar(m.eq_obj1), ar(m.eq_obj2), ar(m.eq_anchor1), ar(m.eq_anchor2), ar(m.eq_relquat);
   ar(m.eq_polycoef), ar(m.eq_compliance), ar(m.eq_active), ar(m.eq_name), ar(m.exclude_pairs);
   // options
@@ -162,7 +162,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 3136,
+static_assert(sizeof(Model) == 3160,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -184,6 +184,7 @@ void check_sizes(const Model& m) {
                            {m.body_slot_in.size(), "body_slot_in"}, {m.body_slot_out.size(), "body_slot_out"},
                            {m.body_name.size(), "body_name"}, {m.body_mocapid.size(), "body_mocapid"}})
     need(got, nb, name);
+  if (!m.body_gravcomp.empty()) need(m.body_gravcomp.size(), nb, "body_gravcomp");  // empty: none
   for (auto [got, name] : {std::pair{m.jnt_type.size(), "jnt_type"}, {m.jnt_body.size(), "jnt_body"},
                            {m.jnt_qposadr.size(), "jnt_qposadr"}, {m.jnt_dofadr.size(), "jnt_dofadr"},
                            {m.jnt_pos.size(), "jnt_pos"}, {m.jnt_axis.size(), "jnt_axis"}, {m.jnt_ref.size(), "jnt_ref"},

@@ -127,7 +127,7 @@ void Stepper::free_velocity(const State& s, double h) {
       }
     }
   }
-  aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), false, extra_arm_.data());
+  aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), Passive::GravcompOnly, extra_arm_.data());
   u_tilde_.head(m.nv) = s.u + h * dH_.qacc;
   for (int p = 0; p < m.nparticle; ++p) {
     // particles: M diagonal; gravity with buoyancy, the external force, and linear viscous

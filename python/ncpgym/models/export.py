@@ -43,6 +43,8 @@ def to_mjcf(model: _core.Model, *, solref: str | None = None, solimp: str | None
     def body_xml(b: int, indent: str) -> str:
         I = model.body_inertia[b]
         mocap = ' mocap="true"' if model.body_mocapid[b] >= 0 else ""
+        if model.body_gravcomp[b] != 0:
+            mocap += f' gravcomp="{float(model.body_gravcomp[b])!r}"'
         s = (f'{indent}<body name="b{b}" pos="{_f(model.body_pos[b])}" quat="{_f(model.body_quat[b])}"{mocap}>\n'
              f'{indent}  <inertial pos="{_f(model.body_com[b])}" mass="{float(model.body_mass[b])!r}" '
              f'fullinertia="{_f([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]])}"/>\n')

@@ -341,8 +341,6 @@ def mujoco_builder(
     # bodies (MuJoCo's body order is topological: parent id < child id)
     for i in range(1, mjm.nbody):
         name = _name(mjm, ob.mjOBJ_BODY, i)
-        if mjm.body_gravcomp[i] != 0:
-            unsupported.append(f"body '{name}': gravcomp={mjm.body_gravcomp[i]}")
         R = np.zeros(9)
         mujoco.mju_quat2Mat(R, mjm.body_iquat[i])
         R = R.reshape(3, 3)
@@ -352,6 +350,8 @@ def mujoco_builder(
         assert bid == i
         if mjm.body_mocapid[i] >= 0:
             b.set_mocap(bid)
+        if mjm.body_gravcomp[i] != 0:
+            b.set_gravcomp(bid, float(mjm.body_gravcomp[i]))
 
     # joints
     for j in range(mjm.njnt):
@@ -360,6 +360,9 @@ def mujoco_builder(
         qa, da = int(mjm.jnt_qposadr[j]), int(mjm.jnt_dofadr[j])
         scalar = jtype in ("hinge", "slide")
         ndof = {"free": 6, "ball": 3}.get(jtype, 1)
+        if mjm.jnt_actgravcomp[j]:
+            unsupported.append(f"joint '{name}': actuatorgravcomp (gravity compensation through "
+                               "the actuators, clamped by their force range)")
         if np.any(mjm.dof_frictionloss[da:da + ndof] != 0):
             unsupported.append(f"joint '{name}': frictionloss={mjm.dof_frictionloss[da]} "
                                "(dry joint friction)")
