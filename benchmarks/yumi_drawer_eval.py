@@ -16,7 +16,7 @@ import gymnasium as gym
 import numpy as np
 
 import ncpgym  # noqa: F401  (registers the ids)
-from ncpgym.tasks.yumi_drawer import scripted_actions
+from ncpgym.tasks.yumi_drawer import ScriptedOpener
 
 from policy_eval import cli, controller
 
@@ -25,8 +25,8 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None) -> dict:
     envs = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=episodes)
     obs, _ = envs.reset(seed=seed)
     task, batch = envs.unwrapped.task, envs.unwrapped.batch
-    start = task.handle(batch).copy()
-    act = controller(kind, envs, policy, lambda k: scripted_actions(task, batch, k, start), seed)
+    opener = ScriptedOpener(task, batch)
+    act = controller(kind, envs, policy, lambda k: opener(batch), seed)
     ret = np.zeros(episodes)
     best = np.zeros(episodes)
     grasped = np.zeros(episodes, bool)

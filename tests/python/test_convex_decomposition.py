@@ -251,3 +251,19 @@ def test_decomposition_keeps_coacd_out_of_the_process(tmp_path):
                        env={**__import__("os").environ, "NCPGYM_CACHE_DIR": str(tmp_path / "c")})
     assert r.returncode == 0, r.stderr[-2000:]
     assert int(r.stdout.split()[-1]) > 2  # decomposed into parts
+
+
+def test_decompose_geoms_splits_only_the_named_mesh(tmp_path):
+    """Under "hull", a geom named in decompose_geoms is split (the L's two legs) and the
+    other geom of the same mesh keeps its one hull; a name that is no mesh geom is refused."""
+    v, f = l_mesh()
+    other = '<body name="L2" pos="0.5 0 0.01"><freejoint/><geom name="L2" type="mesh" mesh="L"/></body>'
+    path = _scene(tmp_path, (v, f), "L", extra=other)
+    whole = ncpgym.load_model(path, convex_decomposition="hull")
+    split = ncpgym.load_model(path, convex_decomposition="hull", decompose_geoms=["L"])
+    assert _mesh_geoms(whole) == 2
+    body_of_mesh_geoms = np.asarray(split.geom_body)[np.asarray(split.geom_type) == 7]
+    assert np.sum(body_of_mesh_geoms == 2) == 1 and np.sum(body_of_mesh_geoms == 1) >= 2
+    for bad in ("floor", "nothing"):
+        with pytest.raises(ValueError, match=f"decompose_geoms: '{bad}' is not a mesh geom"):
+            ncpgym.load_model(path, decompose_geoms=[bad])

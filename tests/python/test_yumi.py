@@ -17,7 +17,7 @@ H = 1 / 120
 @pytest.fixture(scope="module")
 def world():
     mj = yumi.drawer_world(H)
-    return mj, from_mujoco(mj)  # strict: the mimic fingers load as joint couplings
+    return mj, yumi.collision_model(mj)  # strict: the mimic fingers load as joint couplings
 
 
 def test_dynamics_match_mujoco_on_the_yumi_urdf(world):
@@ -45,10 +45,10 @@ def joint(mj, name):
 
 
 def test_arm_servos_track_without_overshoot_and_the_fingers_stay_coupled(world):
-    """A 0.3 rad step on every right-arm target: each joint settles within 0.025 rad of its
-    target (gravity sag without compensation, measured 0.017) within 1 s and never
-    overshoots by more than 3 % of the step (measured 2.3 %: the joints' inertial coupling);
-    the gripper closes from 20 to 5 mm with its mimic finger equal to 1e-8 m."""
+    """A 0.3 rad step on every right-arm target: each joint settles within 1e-3 rad of its
+    target within 1 s (measured 2e-5: the arms' weight is compensated) and never overshoots
+    by more than 1 % of the step (measured none: overdamped); the gripper closes from 20 to
+    5 mm with its mimic finger equal to 1e-8 m."""
     mj, m = world
     sim = ncpgym.Simulator(m)
     q0 = yumi.home_pose(mj)
@@ -59,7 +59,7 @@ def test_arm_servos_track_without_overshoot_and_the_fingers_stay_coupled(world):
     for a, n in enumerate(names):  # every servo holds its joint's start
         ctrl[a] = q0[joint(mj, n.removeprefix("act_"))]
     hold = ctrl.copy()
-    sim.step(ctrl=hold, nsteps=60)  # settle the sag first
+    sim.step(ctrl=hold, nsteps=60)
     start = sim.q[arm].copy()
     step = 0.3 * np.array([1, -1, 1, 1, -1, 1, 1])
     target = hold.copy()
@@ -76,9 +76,9 @@ def test_arm_servos_track_without_overshoot_and_the_fingers_stay_coupled(world):
         assert gap <= 1e-8
     traj = np.array(traj)
     worst_over = np.max(np.sign(step) * traj - np.abs(step))
-    assert worst_over <= 0.03 * 0.3, worst_over
+    assert worst_over <= 0.01 * 0.3, worst_over
     goal = np.array([target[names.index(f"act_{n}")] for n in yumi.ARM["r"]])
-    assert np.abs(sim.q[arm] - goal).max() <= 0.025
+    assert np.abs(sim.q[arm] - goal).max() <= 1e-3
     assert sim.q[joint(mj, "gripper_r_joint")] == pytest.approx(0.005, abs=5e-4)
 
 
@@ -126,7 +126,7 @@ def drawer_env(n, threads=0):
 
 def test_drawer_task_terms_and_observation_from_its_docstring():
     """Observation entries and reward terms recomputed from the docstring with MuJoCo's
-    kinematics of each world's state (handle centre, grip site between the pads)."""
+    kinematics of each world's state (handle centre, grip site between the fingers)."""
     from ncpgym.tasks.yumi_drawer import YuMiDrawerTask
 
     env = drawer_env(3)
@@ -173,33 +173,87 @@ def test_drawer_task_terms_and_observation_from_its_docstring():
     batch.forward()
     _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
     assert info["is_success"].tolist() == [False, True, True]
-    np.testing.assert_allclose(info["reward_terms"]["open"], [0.1 / 0.3, 1.0, 1.0])
-    # grasp: both finger pads touch a moving body AND the grip point is within 3 cm of the
+    np.testing.assert_allclose(info["reward_terms"]["open"], 0.25 * np.array([0.1 / 0.3, 1.0, 1.0]))  # no grasp
+    # grasp: both fingers touch a moving body AND the grip point is within 3 cm of the
     # handle centre (grip point and contact flags set by hand)
     offsets = np.array([[0.0, 0.0, 0.029], [0.0, 0.031, 0.0], [0.01, 0.0, 0.0]])
     task.grip = lambda b: task.handle(b) + offsets
     flags = np.array(batch.geom_dynamic_contact)
-    flags[:, task.pads] = [[1, 1], [1, 1], [1, 0]]
+    flags[:, task.finger_geoms] = [[1, 1], [1, 1], [1, 0]]
     batch.geom_dynamic_contact[:] = flags
     _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
     assert info["reward_terms"]["grasp"].tolist() == [1.0, 0.0, 0.0]
+    np.testing.assert_allclose(info["reward_terms"]["open"], [0.1 / 0.3, 0.25, 0.25])  # full when grasped
     assert YuMiDrawerTask().rewards.names == ["reach", "grasp", "open", "action", "velocity"]
 
 
-def test_scripted_reach_grasp_pull_opens_the_drawer():
-    """The scripted baseline (resolved-rate control of the grip site, the gripper pointing
-    down across the bar) reaches the handle, closes on it and pulls: the drawer comes out by
-    at least 15 cm in every world (0.2-0.35 m measured; the grasp sometimes slips: a tuned
-    grasp and the PPO policy are the rest of issue 17)."""
-    from ncpgym.tasks.yumi_drawer import scripted_actions
+def test_scripted_grasp_opens_the_drawer_through_the_fingers_within_5_s():
+    """The seed's claim (§10.3): the drawer opens through the fingers' friction alone. The
+    scripted opener (resolved-rate reach from above, close across the bar, pull) opens it
+    >= 0.3 m within 5 s (300 env steps) in each of 4 randomised worlds (measured 3.1-3.4 s),
+    with no weld anywhere and, during the pull, the handle touched by the finger meshes
+    and nothing else of the robot (both fingers in >= 90 % of the pull's steps; one alone
+    pushing the bar would be a hook); the finger limit holds to 0.5 mm under the squeeze."""
+    import gymnasium as gym
 
-    env = drawer_env(3)
+    from ncpgym.tasks.yumi_drawer import ScriptedOpener
+
+    env = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=4).unwrapped
+    env.reset(seed=0)
     task, batch = env.task, env.batch
-    start = task.handle(batch).copy()
-    best = np.zeros(3)
-    for k in range(500):
-        env.step(scripted_actions(task, batch, k, start).astype(np.float32))
-        best = np.maximum(best, batch.q[:, joint(task.mj, "drawer_slide")])
-    assert np.all(best >= 0.15), best
-    # the finger limit holds to 0.2 mm under the contact (2 mm with the seed's 5 Newton iterations)
-    assert np.all(batch.q[:, joint(task.mj, "gripper_r_joint")] <= 0.025 + 5e-4)
+    mj = task.mj
+    assert all(mj.eq_type[e] != mujoco.mjtEq.mjEQ_WELD for e in range(mj.neq))  # couplings only
+    opener = ScriptedOpener(task, batch)
+    fingers = [mj.geom(g).id for g in yumi.FINGER_GEOMS["r"]]
+    robot = [g for g in range(mj.ngeom) if mj.geom_contype[g] == yumi.ROBOT_BITS[0]]
+    others = sorted(set(robot) - set(fingers))
+    first = np.full(4, -1)
+    pull_steps, both = np.zeros(4), np.zeros(4)
+    for k in range(300):
+        env.step(opener(batch).astype(np.float32))
+        opening = batch.q[:, joint(mj, "drawer_slide")]
+        first[(first < 0) & (opening >= 0.3)] = k
+        pulling = (opener.phase == 3) & (opening > 0.01) & (first < 0)  # until it is out 0.3 m
+        # no other robot part touches anything while the drawer comes out
+        assert not batch.geom_contact[pulling][:, others].any()
+        pull_steps += pulling
+        both += pulling & batch.geom_contact[:, fingers].all(axis=1)
+    assert np.all(first >= 0), first
+    print(first, both / pull_steps)
+    assert np.all(both >= 0.9 * pull_steps), both / pull_steps  # both fingers on the bar
+    assert np.all(batch.q[:, joint(mj, "gripper_r_joint")] <= 0.025 + 5e-4)
+
+
+def test_arms_hold_still_under_gravity(world):
+    """Servo targets at the current pose: over 5 s both grip points move less than 1 mm
+    (MuJoCo's kinematics of the final state), thanks to the robot's gravity compensation;
+    the same world without it sags by more than 1 mm."""
+    mj, m = world
+    q0 = yumi.home_pose(mj)
+    names = [mj.actuator(a).name for a in range(mj.nu)]
+    ctrl = np.array([q0[joint(mj, n.removeprefix("act_"))] for n in names])
+    d = mujoco.MjData(mj)
+
+    def grips(q):
+        d.qpos[:] = q
+        mujoco.mj_kinematics(mj, d)
+        return np.array([d.site_xpos[mj.site(f"grip_{s}").id] for s in "rl"])
+
+    uncompensated = mujoco.MjModel.from_xml_string(yumi_xml(mj))
+    uncompensated.body_gravcomp[:] = 0.0
+    for model, holds in ((m, True), (yumi.collision_model(uncompensated), False)):
+        sim = ncpgym.Simulator(model)
+        sim.q[:] = q0
+        sim.step(ctrl=ctrl, nsteps=600)
+        moved = np.linalg.norm(grips(sim.q) - grips(q0), axis=1).max()
+        assert (moved < 1e-3) == holds, moved
+
+
+def yumi_xml(mj):
+    """The world as MJCF (written by drawer_world; meshes by absolute path)."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "drawer.xml"
+    yumi.drawer_world(mj.opt.timestep, xml_out=path)
+    return path.read_text()

@@ -13,6 +13,7 @@ import os
 import re
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from pathlib import Path
 
 import mujoco
@@ -54,6 +55,7 @@ def load_model(
     strict: bool = True,
     convex_decomposition: str = "auto",
     coacd_threshold: float = 0.05,
+    decompose_geoms: Iterable[str] = (),
 ) -> _core.Model:
     """Load an MJCF (``.xml``) or URDF (``.urdf``) file as an ncpgym Model.
 
@@ -78,6 +80,9 @@ def load_model(
             :mod:`ncpgym.models.decompose`), so only a mesh's first load runs CoACD.
         coacd_threshold: CoACD's concavity threshold, in (0, 1] (smaller: more, tighter
             parts).
+        decompose_geoms: names of mesh geoms split into convex parts whatever
+            ``convex_decomposition`` says (one concave mesh among convex ones: a robot's
+            torso, ncpgym.envs.yumi); a name that is not a mesh geom raises ValueError.
 
     Equality constraints (``connect``, ``weld``, ``joint``) become rigid bilateral rows of the
     Newton solve: MuJoCo's default ``solref`` (0.02, 1) and any ``solimp`` describe MuJoCo's
@@ -103,7 +108,7 @@ def load_model(
         else:
             mjm, source = _compile(lambda: mujoco.MjModel.from_xml_string(path), "<MJCF text>"), "<MJCF text>"
         return from_mujoco(mjm, source=source, strict=strict, convex_decomposition=convex_decomposition,
-                           coacd_threshold=coacd_threshold)
+                           coacd_threshold=coacd_threshold, decompose_geoms=decompose_geoms)
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"model file not found: {path}")
@@ -116,8 +121,8 @@ def load_model(
         mjm = _compile(lambda: mujoco.MjModel.from_xml_path(str(path)), path)
     else:
         raise ModelError(f"{path}: unknown model format '{suffix}' (expected .xml or .urdf)")
-    return from_mujoco(mjm, source=str(path), strict=strict,
-                       convex_decomposition=convex_decomposition, coacd_threshold=coacd_threshold)
+    return from_mujoco(mjm, source=str(path), strict=strict, convex_decomposition=convex_decomposition,
+                       coacd_threshold=coacd_threshold, decompose_geoms=decompose_geoms)
 
 
 def _compile(fn, path):
@@ -298,14 +303,15 @@ def from_mujoco(
     strict: bool = True,
     convex_decomposition: str = "auto",
     coacd_threshold: float = 0.05,
+    decompose_geoms: Iterable[str] = (),
 ) -> _core.Model:
     """Convert a compiled MuJoCo model into an ncpgym Model (same body, joint and dof
-    order, so qpos/qvel arrays carry over unchanged). ``strict``, ``convex_decomposition``
-    and ``coacd_threshold`` as in :func:`load_model`; the first part of a decomposed mesh
-    keeps its geom's id and the other parts are appended after MuJoCo's geoms, so every
-    geom id of MuJoCo's model means the same geom here."""
+    order, so qpos/qvel arrays carry over unchanged). ``strict``, ``convex_decomposition``,
+    ``coacd_threshold`` and ``decompose_geoms`` as in :func:`load_model`; the first part of
+    a decomposed mesh keeps its geom's id and the other parts are appended after MuJoCo's
+    geoms, so every geom id of MuJoCo's model means the same geom here."""
     b = mujoco_builder(mjm, source=source, strict=strict, convex_decomposition=convex_decomposition,
-                       coacd_threshold=coacd_threshold)
+                       coacd_threshold=coacd_threshold, decompose_geoms=decompose_geoms)
     return built(b, source)
 
 
@@ -324,10 +330,16 @@ def mujoco_builder(
     strict: bool = True,
     convex_decomposition: str = "auto",
     coacd_threshold: float = 0.05,
+    decompose_geoms: Iterable[str] = (),
 ) -> _core.Builder:
     """The Builder that :func:`from_mujoco` builds, before ``build()``: worlds that add
     what MJCF cannot say (soft bodies, ncpgym.envs.allegro) to a compiled robot."""
     decompose.check_options(convex_decomposition, coacd_threshold)
+    forced = set(decompose_geoms)
+    for name in sorted(forced):
+        g = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_GEOM, name)
+        if g < 0 or mjm.geom_type[g] != mujoco.mjtGeom.mjGEOM_MESH:
+            raise ValueError(f"decompose_geoms: {name!r} is not a mesh geom of {source}")
     unsupported: list[str] = []
     notes: list[str] = []
     ob = mujoco.mjtObj
@@ -423,7 +435,8 @@ def mujoco_builder(
             continue
         parts = [-1]
         if gtype == "mesh":
-            parts = _mesh_parts(b, mjm, g, meshes, convex_decomposition, coacd_threshold)
+            mode = "all" if name in forced else convex_decomposition
+            parts = _mesh_parts(b, mjm, g, meshes, mode, coacd_threshold)
         _add_geom_part(b, mjm, g, gtype, parts[0], _part_name(name, 0, len(parts)))
         extra_parts += [(g, mesh, _part_name(name, k + 1, len(parts)))
                         for k, mesh in enumerate(parts[1:])]
