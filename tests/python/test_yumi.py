@@ -257,3 +257,49 @@ def yumi_xml(mj):
     path = Path(tempfile.mkdtemp()) / "drawer.xml"
     yumi.drawer_world(mj.opt.timestep, xml_out=path)
     return path.read_text()
+
+
+def test_ee_delta_moves_the_grip_point_by_the_dynamically_consistent_inverse():
+    """action="ee_delta": the joint step equals M^-1 J^T (J M^-1 J^T)^-1 dx on the right
+    arm's joints with M and J from MuJoCo (mj_fullM, mj_jacSite; the task takes both
+    products from the IIM), and once the servos settle the grip point has moved by dx:
+    1 cm along x within 0.5 mm, a 0.025 rad turn about z within 5 % (the linearisation)."""
+    import gymnasium as gym
+
+    env = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=2, action="ee_delta").unwrapped
+    assert env.single_action_space.shape == (7,)
+    env.reset(seed=1)
+    task, batch = env.task, env.batch
+    mj = task.mj
+    d = mujoco.MjData(mj)
+    dx = np.array([[0.01, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0.05]])
+    step = task.ee_joint_step(batch, dx)
+    for w in range(2):
+        d.qpos[:] = batch.q[w]
+        mujoco.mj_forward(mj, d)
+        M = np.zeros((mj.nv, mj.nv))
+        mujoco.mj_fullM(mj, d, M)
+        J = np.zeros((6, mj.nv))
+        mujoco.mj_jacSite(mj, d, J[:3], J[3:], task.site)
+        MiJt = np.linalg.solve(M, J.T)
+        want = (MiJt @ np.linalg.solve(J @ MiJt, dx[w]))[task.arm_v]
+        np.testing.assert_allclose(step[w], want, rtol=1e-6, atol=1e-6 * np.abs(want).max())
+    grip0, R0 = task.grip(batch).copy(), batch.site_xmat[:, task.site].copy()
+    a = np.zeros((2, 7), np.float32)
+    a[:, 6] = 1.0
+    first = a.copy()
+    first[0, 0], first[1, 5] = 1.0, 0.5  # 0.025 rad: no joint beyond 0.05 rad, no scaling
+    env.step(first)
+    for _ in range(60):
+        env.step(a)
+    moved = task.grip(batch) - grip0
+    assert np.linalg.norm(moved[0] - [0.01, 0, 0]) < 5e-4
+    turn = [_angle(R0[1].T @ batch.site_xmat[1, task.site])]
+    assert turn[0] == pytest.approx(0.025, rel=0.05)
+    assert np.linalg.norm(moved[1]) < 2e-3  # second order in the turn
+    with pytest.raises(ValueError, match="joint_delta"):
+        gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=1, action="cartesian")
+
+
+def _angle(R):
+    return np.arccos(np.clip((np.trace(R) - 1) / 2, -1, 1))

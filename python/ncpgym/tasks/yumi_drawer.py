@@ -18,6 +18,13 @@ physics steps per env step (60.2 Hz control).
 Action (8, float32 in [-1, 1], clipped): the right arm's seven joint targets move by
 0.05 rad x a_k per env step (kept inside the joint ranges); a_7 sets the finger target
 0.025 (a_7 + 1) / 2 m (-1 closed, +1 open). The left arm holds its start pose.
+With ``action="ee_delta"`` (7 actions): the grip point is asked to move by 0.01 m x
+a_0..2 and to turn by 0.05 rad x a_3..5 (a rotation vector, world axes) per env step;
+a_6 is the finger command as above. The joint targets move by the dynamically consistent
+inverse of the grip site's Jacobian, dq = (J M^-1 B)^T (J M^-1 J^T)^-1 dx over the
+right arm's servos, both products by the Implicit Inversion Method
+(``ncpgym.dynamics.task_space``, no M formed); the change is scaled down as a whole
+when a joint would move by more than 0.05 rad.
 
 Observation (35, float64): right-arm joint positions (7, rad) and velocities (7, rad/s),
 finger opening (1, m), grip point minus handle centre (3, m, world axes), link-7
@@ -55,6 +62,8 @@ from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
 
 STEP_RAD = 0.05
+EE_STEP_M, EE_STEP_RAD = 0.01, 0.05  # action="ee_delta": grip point per env step
+ACTIONS = ("joint_delta", "ee_delta")
 OPEN_GOAL = 0.3
 GRASP_RADIUS = 0.03
 # share of the open term paid without a grasp: a drawer pulled by a hooked finger still
@@ -88,9 +97,12 @@ class YuMiDrawerTask(Task):
     frame_skip = 2
     max_episode_steps = 500
 
-    def __init__(self, *, reward_weights: dict[str, float] | None = None,
+    def __init__(self, *, action: str = "joint_delta", reward_weights: dict[str, float] | None = None,
                  extra_reward_terms: Iterable[RewardTerm] = ()):
         super().__init__()
+        if action not in ACTIONS:
+            raise ValueError(f"action must be one of {ACTIONS}, got {action!r}")
+        self.action = action
         self.rewards = RewardComposition.configured(default_terms(), reward_weights, extra_reward_terms)
         self.targets = np.zeros((0, 16))
 
@@ -120,7 +132,7 @@ class YuMiDrawerTask(Task):
 
     def spaces(self, model):
         obs = gym.spaces.Box(-np.inf, np.inf, shape=(35,), dtype=np.float64)
-        act = gym.spaces.Box(-1.0, 1.0, shape=(8,), dtype=np.float32)
+        act = gym.spaces.Box(-1.0, 1.0, shape=(8 if self.action == "joint_delta" else 7,), dtype=np.float32)
         return obs, act
 
     def _ensure(self, n: int) -> None:
@@ -150,10 +162,31 @@ class YuMiDrawerTask(Task):
 
     def apply_action(self, batch, action, dt):
         self._ensure(batch.num_worlds)
-        arm = self.targets[:, self.arm_act] + STEP_RAD * action[:, :7]
+        if self.action == "joint_delta":
+            step = STEP_RAD * action[:, :7]
+        else:
+            dx = np.concatenate([EE_STEP_M * action[:, :3], EE_STEP_RAD * action[:, 3:6]], axis=1)
+            step = self.ee_joint_step(batch, dx)
+            # scaled as a whole (the direction kept) when a joint would move more than STEP_RAD
+            step *= np.minimum(1.0, STEP_RAD / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-12))
+        arm = self.targets[:, self.arm_act] + step
         self.targets[:, self.arm_act] = np.clip(arm, self.arm_lo, self.arm_hi)
-        self.targets[:, self.grip_act] = 0.025 * 0.5 * (action[:, 7] + 1.0)
+        self.targets[:, self.grip_act] = 0.025 * 0.5 * (action[:, -1] + 1.0)
         return self.targets.copy()
+
+    def ee_joint_step(self, batch, dx: np.ndarray) -> np.ndarray:
+        """Right-arm joint changes [N, 7] that move the grip site by dx [N, 6] (linear m,
+        rotation vector rad, world axes): the dynamically consistent inverse
+        (J M^-1 B)^T (J M^-1 J^T)^-1 dx of the site Jacobian J over the arm's servo
+        columns B (Khatib's J-bar restricted to the actuated joints), from the IIM."""
+        from .. import dynamics as dyn
+
+        jmb, jmj = dyn.task_space(batch.model, batch.q, [self.site])
+        jmb = jmb[:, :, self.arm_act]
+        # a relative ridge: J M^-1 J^T mixes 1/kg (linear) and 1/(kg m^2) (angular) rows
+        ridge = 1e-9 * np.trace(jmj, axis1=1, axis2=2)[:, None, None] * np.eye(6)
+        force = np.linalg.solve(jmj + ridge, dx[..., None])  # Lambda dx: the task-space impulse
+        return np.einsum("nij,nik->nj", jmb, force)
 
     def observe(self, batch):
         self._ensure(batch.num_worlds)
