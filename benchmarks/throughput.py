@@ -18,6 +18,12 @@ Rows: {"engine", "task", "num_envs", "threads", "physics_dt", "control_dt",
   user-level baseline (one Python env per world).
 * envpool: ``envpool.make("Humanoid-v4", env_type="gymnasium")`` if envpool imports.
 
+``--yumi`` measures ncpgym/YuMiDrawer-v0 (no peer runs it) with its scripted opener
+(reach, grasp, pull: 300 env steps, the drawer out by then): env steps/s timed in
+env.step only (the opener's Python is left out), physics world-steps/s, and contacts per
+world, against the seed's YuMi batch (Table 2: 6,400 bodies, 4,082 contacts, 57.8 ms a
+step on its GPU); merged into the JSON under "yumi".
+
 ``--robot-tasks`` measures ncpgym/FetchTomato-v0 and ncpgym/FetchBeamInsert-v0 instead (no
 peer runs them) through a whole scripted episode: env steps/s and core milliseconds per
 world and physics step, against the seed's Table 2 per-step times on its GPU; merged into
@@ -201,9 +207,14 @@ def main() -> None:
     ap.add_argument("--robot-tasks", action="store_true",
                     help="instead: the Fetch tasks' scripted episodes (no peer runs them), N = 1 and 16, rows "
                     "merged into --json under 'robot_tasks' (the humanoid rows are kept)")
+    ap.add_argument("--yumi", action="store_true",
+                    help="instead: ncpgym/YuMiDrawer-v0 with its scripted opener, N = 1, 64, 256 on 1 and 2 "
+                    "threads, rows merged into --json under 'yumi'")
     args = ap.parse_args()
     if args.robot_tasks:
         return robot_tasks(args)
+    if args.yumi:
+        return yumi_rows(args)
 
     ncp_dt = ncpgym.tasks.HumanoidTask.solver_options["timestep"]
     rows = []
@@ -315,6 +326,57 @@ def robot_tasks(args) -> None:
         old = json.loads(args.json.read_text()) if args.json.is_file() else {}
         old["robot_tasks"] = rows
         old["robot_tasks_command"] = f"python benchmarks/throughput.py --robot-tasks --json {args.json}"
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(old, indent=1))
+        print("updated", args.json)
+
+
+# Table 2's Yumi Cabinet: 6,400 bodies, 4,082 contacts, 1.8 + 56.0 ms a step on the seed's GPU;
+# at our world's bodies (robot 18 + cabinet and drawer) that is 320 worlds in 57.8 ms
+SEED_YUMI = {"bodies": 6400, "contacts": 4082, "ms_per_step": 57.8}
+
+
+def yumi_rows(args) -> None:
+    """YuMiDrawer-v0 through 300 env steps of its scripted opener (reach, close across the
+    bar, pull): env steps/s (time inside env.step), physics world-steps/s (x frame_skip),
+    mean contacts per world; the seed's batch as world-steps/s at its body count."""
+    from ncpgym.tasks.yumi_drawer import H, ScriptedOpener
+
+    rows = []
+    for n in (1, 64, 256):
+        for t in (1, 2):
+            env = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=n, num_threads=t)
+            env.reset(seed=0)
+            task, batch = env.unwrapped.task, env.unwrapped.batch
+            opener = ScriptedOpener(task, batch)
+            stepping, contacts = 0.0, 0
+            for k in range(300):
+                a = opener(batch).astype(np.float32)
+                t0 = time.perf_counter()
+                env.step(a)
+                stepping += time.perf_counter() - t0
+                contacts += int(np.sum(batch.ncontact))
+            opened = float(np.mean(batch.q[:, task.slide_q] >= 0.3))
+            env.close()
+            rate = 300 * n / stepping
+            r = {"engine": "ncpgym", "task": "YuMiDrawer-v0", "num_envs": n, "threads": t,
+                 "physics_dt": H, "substeps": task.frame_skip, "env_steps_per_s": rate,
+                 "world_steps_per_s": rate * task.frame_skip, "contacts_per_world": contacts / (300 * n),
+                 "opened_frac": opened}
+            rows.append(r)
+            print(f"ncpgym YuMiDrawer-v0 N={n:3d} threads={t}  {rate:8.1f} env-steps/s  "
+                  f"{r['world_steps_per_s']:8.1f} world-steps/s  {r['contacts_per_world']:5.1f} contacts/world  "
+                  f"opened {opened:.2f}", flush=True)
+    bodies = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=1).unwrapped.batch.model.nbody - 1
+    seed_worlds = SEED_YUMI["bodies"] / bodies
+    seed = {**SEED_YUMI, "bodies_per_world": bodies, "worlds": seed_worlds,
+            "world_steps_per_s": seed_worlds / (SEED_YUMI["ms_per_step"] / 1e3),
+            "contacts_per_world": SEED_YUMI["contacts"] / seed_worlds}
+    print(f"seed (GPU): {seed_worlds:.0f} worlds of {bodies} bodies in {SEED_YUMI['ms_per_step']} ms: "
+          f"{seed['world_steps_per_s']:.0f} world-steps/s, {seed['contacts_per_world']:.1f} contacts/world")
+    if args.json:
+        old = json.loads(args.json.read_text()) if args.json.is_file() else {}
+        old["yumi"] = {"rows": rows, "seed": seed, "command": f"python benchmarks/throughput.py --yumi --json {args.json}"}
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(old, indent=1))
         print("updated", args.json)
