@@ -17,7 +17,9 @@ Per control step, on a :class:`ncpgym.Simulator`:
   for ProxQP and 0.5-0.7 ms for OSQP, ``benchmarks/inverse.py``), or the Gauss-Seidel loop of
   eqs. 6-10 (``solver="gs"``); then the step is taken again with the new actuation.
 
-Effectors are particles (a soft node's position). Actuators are pressure chambers (their
+Effectors are particles (a soft node's position) and sites (a point on a rigid body: an
+object the soft robot holds or pushes; its rows of W_ea by central differences of the
+step, since the particle response does not carry the rigid bodies' motion). Actuators are pressure chambers (their
 activation group, Pa; ``Builder.add_pressure_chamber``) and cables (a tension in N pulling a
 particle towards a fixed point, applied as a particle force held over the step). The
 actuation found is a change from the current one (Step I's), bounded so that the total stays
@@ -41,6 +43,7 @@ class PressureActuator:
     group: int
     min: float = 0.0
     max: float = np.inf
+    fd_step: float | None = None  # site effectors' columns: central differences (None: 1e-3 x range)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class CableActuator:
     anchor: Sequence[float]
     min: float = 0.0
     max: float = np.inf
+    fd_step: float | None = None  # site effectors' columns: central differences (None: 1e-3 x range)
 
     def __post_init__(self):  # a copy the caller cannot change after validation (and hashable)
         object.__setattr__(self, "anchor", tuple(float(v) for v in np.ravel(self.anchor)))
@@ -119,8 +123,9 @@ class InverseResult:
 
 
 class SoftInverse:
-    """Inverse controller for the effectors (particle ids) of one simulated world, driven by
-    ``actuators`` (:class:`PressureActuator`, :class:`CableActuator`).
+    """Inverse controller for the effectors (particle ids, and ``sites``: site ids of rigid
+    bodies) of one simulated world, driven by ``actuators``. Targets list the particles
+    first, then the sites.
 
     Actuators: :class:`PressureActuator`, :class:`CableActuator`, :class:`ActivationActuator`,
     each driving its own activation groups (no group twice).
@@ -139,17 +144,20 @@ class SoftInverse:
     before the step; ``plan_batch``/``step_batch`` do the same for every world of a Batch
     (``batch_actuation`` [N, na])."""
 
-    def __init__(self, model, effectors, actuators, *, solver: str = "qp", epsilon="auto",
+    def __init__(self, model, effectors, actuators, *, sites=(), solver: str = "qp", epsilon="auto",
                  gs_iterations: int = 100, quasi_static: bool = False, max_change=None):
         self.model = model
         self.effectors = np.atleast_1d(np.asarray(effectors, dtype=np.int64))
+        self.sites = np.atleast_1d(np.asarray(sites, dtype=np.int64))
         self.actuators = list(actuators)
         if solver not in ("qp", "gs"):
             raise ValueError(f"solver must be 'qp' or 'gs', got {solver!r}")
         if not self.actuators:
             raise ValueError("SoftInverse: no actuators")
-        if self.effectors.size == 0:
+        if self.effectors.size + self.sites.size == 0:
             raise ValueError("SoftInverse: no effectors")
+        if np.any((self.sites < 0) | (self.sites >= model.nsite)):
+            raise ValueError(f"sites must be site ids in [0, {model.nsite})")
         if epsilon != "auto" and not (np.isfinite(epsilon) and epsilon >= 0):
             raise ValueError(f"epsilon must be 'auto' or >= 0, got {epsilon!r}")
         if int(gs_iterations) < 1:
@@ -182,6 +190,9 @@ class SoftInverse:
             else:
                 raise TypeError("actuators must be PressureActuator, CableActuator or ActivationActuator, got "
                                 f"{type(a).__name__}")
+            if self.sites.size and not self._fd_step(a) > 0:
+                raise ValueError(f"{a}: site effectors need its column by central differences: give fd_step "
+                                 "or finite bounds (the step is then 1e-3 of the range)")
         if max_change is None:
             self.max_change = np.full(len(self.actuators), np.inf)
         else:
@@ -197,6 +208,27 @@ class SoftInverse:
         self.actuation = np.clip(np.zeros(len(self.actuators)), self.lo, self.hi)
         self.batch_actuation = None  # [N, na], set by the first plan_batch
         self._coords = (3 * self.effectors[:, None] + np.arange(3)).ravel()
+
+    @property
+    def n_effectors(self) -> int:
+        return len(self.effectors) + len(self.sites)
+
+    @staticmethod
+    def _fd_step(a) -> float:
+        if a.fd_step is not None:
+            return float(a.fd_step)
+        span = float(a.max) - float(a.min)
+        return 1e-3 * span if np.isfinite(span) else np.nan
+
+    def _site_positions(self, w) -> np.ndarray:
+        from .dynamics import kinematics
+
+        return np.asarray(kinematics(self.model, w.q)["site_xpos"])[..., self.sites, :]
+
+    def _positions(self, w) -> np.ndarray:
+        """The effectors' positions [(N,) ne + ns, 3]: particles, then sites."""
+        parts = np.array(w.x[..., self.effectors, :], copy=True)
+        return np.concatenate([parts, self._site_positions(w)], axis=-2) if self.sites.size else parts
 
     @staticmethod
     def _fixed_particles(model) -> np.ndarray:
@@ -260,44 +292,52 @@ class SoftInverse:
                 w.forward()
 
     def _project_from(self, w, snap, current, batched):
-        na = len(self.actuators)
-        force = [j for j, a in enumerate(self.actuators) if self._is_force(a)]
+        na, ne, ns = len(self.actuators), len(self.effectors), len(self.sites)
+        force = any(self._is_force(a) for a in self.actuators)
         self._apply(w, current, snap[5])
-        failed = None
-        if batched:
-            if force:
-                xf, W, Waa = batch_projection(w, self.effectors, self.actuators)
-                failed = ~np.isfinite(xf).all(axis=(1, 2))
-            else:
-                n = w.q.shape[0]
-                W = np.zeros((n, 3 * len(self.effectors), na))
-                Waa = np.zeros((n, na, na))
+        if batched and force:  # Steps I-II of the particles in C++ (its free step is not stored)
+            xf, W, Waa = batch_projection(w, self.effectors, self.actuators)
+            failed = ~np.isfinite(xf).all(axis=(1, 2))
+            if ns:  # the free step again, for the sites
+                self._restore(w, snap)
+                self._apply(w, current, snap[5])
                 w.step()
-                xf = np.array(w.x[:, self.effectors], copy=True)
-                failed = np.asarray(w.status) != 0
+                failed |= np.asarray(w.status) != 0
+                xf = self._positions(w)
+        elif batched:
+            w.step()  # Step I
+            xf = self._positions(w)
+            failed = np.asarray(w.status) != 0
+            W, Waa = np.zeros((w.q.shape[0], 3 * ne, na)), np.zeros((w.q.shape[0], na, na))
         else:
             w.step()  # Step I
-            xf = np.array(w.x[self.effectors], copy=True)
-            W = np.zeros((3 * len(self.effectors), na))
-            Waa = np.zeros((na, na))
+            xf = self._positions(w)
+            W, Waa = np.zeros((3 * ne, na)), np.zeros((na, na))
             if force:  # Step II from the step's own factorised system
                 B = self._directions(snap[2], w.x)
                 R = w.particle_response(B)
                 W, Waa = R[self._coords], B.T @ R
-        for j, a in enumerate(self.actuators):  # activations: central differences of the step
-            if self._is_force(a):
+        Ws = np.zeros(W.shape[:-2] + (3 * ns, na))
+        # central differences of the step: activations (all rows), forces (the sites' rows)
+        for j, a in enumerate(self.actuators):
+            if self._is_force(a) and not ns:
                 continue
+            h = self._fd_step(a)
             x = []
             for sign in (1.0, -1.0):
                 self._restore(w, snap)
                 bumped = np.array(current, float, copy=True)
-                bumped[..., j] += sign * a.fd_step
+                bumped[..., j] += sign * h
                 self._apply(w, bumped, snap[5])
                 w.step()
                 if batched:
                     failed |= np.asarray(w.status) != 0
-                x.append(np.array(w.x[..., self.effectors, :], copy=True))
-            W[..., j] = ((x[0] - x[1]) / (2 * a.fd_step)).reshape(W[..., j].shape)
+                x.append(self._positions(w))
+            d = (x[0] - x[1]) / (2 * h)
+            if not self._is_force(a):
+                W[..., j] = d[..., :ne, :].reshape(W[..., j].shape)
+            Ws[..., j] = d[..., ne:, :].reshape(Ws[..., j].shape)
+        W = np.concatenate([W, Ws], axis=-2)
         if batched and failed.any():
             xf[failed], W[failed], Waa[failed] = np.nan, np.nan, np.nan
         return xf, W, Waa
@@ -373,9 +413,9 @@ class SoftInverse:
 
     # -- one control step -------------------------------------------------------------------
     def _check_targets(self, targets, n=None) -> np.ndarray:
-        shape = (len(self.effectors), 3) if n is None else (n, len(self.effectors), 3)
+        shape = (self.n_effectors, 3) if n is None else (n, self.n_effectors, 3)
         targets = np.asarray(targets, float)
-        if targets.shape != shape and not (n is None and targets.shape == (3 * len(self.effectors),)):
+        if targets.shape != shape and not (n is None and targets.shape == (3 * self.n_effectors,)):
             raise ValueError(f"targets: expected {shape} (one per effector), got {targets.shape}")
         if not np.all(np.isfinite(targets)):
             raise ValueError("targets must be finite")
@@ -404,7 +444,7 @@ class SoftInverse:
         if self.quasi_static:
             w.v[...] = 0.0
         w.particle_force[...] = force0
-        return np.linalg.norm(w.x[..., self.effectors, :] - targets, axis=-1)
+        return np.linalg.norm(self._positions(w) - targets, axis=-1)
 
     def step(self, sim, targets) -> InverseResult:
         """One control step on a Simulator: ``plan``, then the step with the new actuation.
@@ -433,7 +473,7 @@ class SoftInverse:
         xf, W, Waa = self._project(batch, current, batched=True)
         delta = (xf - targets).reshape(n, -1)
         change = np.zeros((n, na))
-        predicted = np.full((n, len(self.effectors)), np.nan)
+        predicted = np.full((n, self.n_effectors), np.nan)
         iters = 0
         for i in range(n):
             if not (np.all(np.isfinite(W[i])) and np.all(np.isfinite(delta[i]))):

@@ -361,3 +361,58 @@ def test_activation_actuators_bend_an_active_strain_finger_to_a_target():
     assert np.abs(sim.v).max() > 1e-4  # not quasi-static: the finger moves on
     with pytest.raises(ValueError, match="groups"):
         SoftInverse(model, [tip], [ActivationActuator((99,))])
+
+
+def tet_on_a_free_tool(h=0.01, tool_mass=0.05):
+    """One tetrahedron (2 cm, 1000 kg/m^3) whose four vertices are attached to a free rigid
+    tool (no gravity) with its centre of mass at the tet's centroid, and a site there: a
+    rigid assembly whose one-step response to a force is known in closed form."""
+    c0 = np.array([0.1, 0.2, 0.3])
+    v = c0 + 0.02 * np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], float)
+    b = ncpgym.Builder()
+    b.set_timestep(h)
+    b.set_gravity([0.0, 0.0, 0.0])
+    first = b.add_soft_body(v, [[0, 1, 2, 3]], 1000.0, 1e5, 0.3)
+    tool = b.add_body(0, c0, [1.0, 0, 0, 0], tool_mass, [0, 0, 0], 1e-5 * np.eye(3), "tool")
+    b.add_joint(tool, "free")
+    site = b.add_site(tool, [0, 0, 0], name="tool_centre")
+    for i in range(4):
+        b.add_attachment(first + i, tool, v[i] - c0)
+    model = b.build()
+    mp = np.asarray(model.particle_mass)
+    mass = tool_mass + mp.sum()
+    inertia = 1e-5 * np.eye(3) + sum(mp[i] * ((v[i] - c0) @ (v[i] - c0) * np.eye(3) - np.outer(v[i] - c0, v[i] - c0))
+                                     for i in range(4))
+    return model, first, site, v, c0, mass, inertia
+
+
+def test_a_rigid_site_effector_against_the_rigid_assembly_in_closed_form():
+    """A cable pulls vertex 0 of a tet carried by a free tool. One implicit step from rest
+    moves the tool's centre (the site, the assembly's centre of mass) by h^2 T d / M and the
+    vertex by h^2 T (d / M + (I^-1 (r x d)) x r): the site's rows of W_ea (central
+    differences of the step) match the first to 1 %, the vertex's (the particle response)
+    the second to 1e-6; the controller then puts the site on a target along d (T = |dx| M /
+    h^2) and the step lands it there within 2 %."""
+    h = 0.01
+    model, first, site, v, c0, mass, inertia = tet_on_a_free_tool(h)
+    d = np.array([1.0, 0.5, -0.3])
+    d /= np.linalg.norm(d)
+    r = v[0] - c0
+    cable = CableActuator(first, v[0] + 10 * d, 0.0, 1.0)
+    ctl = SoftInverse(model, [first], [cable], sites=[site])
+    sim = ncpgym.Simulator(model)
+    _, W, _ = ctl._project(sim, np.zeros(1), batched=False)
+    np.testing.assert_allclose(W[3:, 0], h * h * d / mass, rtol=0.01)
+    vertex = h * h * (d / mass + np.cross(np.linalg.solve(inertia, np.cross(r, d)), r))
+    np.testing.assert_allclose(W[:3, 0], vertex, rtol=1e-6)
+    only_site = SoftInverse(model, [], [cable], sites=[site])
+    goal = c0 + 1e-4 * d
+    res = only_site.plan(sim, goal[None])
+    assert res.actuation[0] == pytest.approx(1e-4 * mass / (h * h), rel=0.02)
+    res = only_site.step(sim, goal[None])
+    assert res.error[0] < 2e-6  # 2 % of the 0.1 mm move
+    unbounded = CableActuator(first, v[0] + 10 * d)  # no upper bound: no default difference step
+    with pytest.raises(ValueError, match="site ids"):
+        SoftInverse(model, [], [cable], sites=[model.nsite])
+    with pytest.raises(ValueError, match="fd_step"):
+        SoftInverse(model, [], [unbounded], sites=[site])
