@@ -106,6 +106,8 @@ def main(argv=None) -> None:
     ap.add_argument("--resets", type=int, default=100_000, help="resets of the memory check (0: skip it)")
     ap.add_argument("--constructions", type=int, default=100_000, help="env constructions of the memory check")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--update", action="store_true",
+                    help="replace only these tasks' rows in an existing --json (its other rows and memory kept)")
     args = ap.parse_args(argv)
     rows = []
     for env_id in args.tasks:
@@ -123,6 +125,13 @@ def main(argv=None) -> None:
     print(f"total: {out['total_world_steps']:,} world-steps, "
           f"{sum(r['nonfinite_escaped'] for r in rows)} non-finite values escaped")
     if args.json is not None:
+        if args.update and args.json.is_file():
+            old = json.loads(args.json.read_text())
+            done = {r["task"] for r in rows}
+            rows = [r if r["task"] not in done else next(n for n in rows if n["task"] == r["task"])
+                    for r in old["rows"]] + [r for r in rows if r["task"] not in {o["task"] for o in old["rows"]}]
+            out = {**old, "rows": rows, "total_world_steps": sum(r["world_steps"] for r in rows),
+                   "updated": old.get("updated", []) + [out["command"]]}
         args.json.write_text(json.dumps(out, indent=1))
 
 
