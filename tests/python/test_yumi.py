@@ -173,7 +173,7 @@ def test_drawer_task_terms_and_observation_from_its_docstring():
     batch.forward()
     _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
     assert info["is_success"].tolist() == [False, True, True]
-    np.testing.assert_allclose(info["reward_terms"]["open"], 0.25 * np.array([0.1 / 0.3, 1.0, 1.0]))  # no grasp
+    np.testing.assert_allclose(info["reward_terms"]["open"], 0.0)  # no grasp: nothing
     # grasp: both fingers touch a moving body AND the grip point is within 3 cm of the
     # handle centre (grip point and contact flags set by hand)
     offsets = np.array([[0.0, 0.0, 0.029], [0.0, 0.031, 0.0], [0.01, 0.0, 0.0]])
@@ -183,7 +183,7 @@ def test_drawer_task_terms_and_observation_from_its_docstring():
     batch.geom_dynamic_contact[:] = flags
     _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
     assert info["reward_terms"]["grasp"].tolist() == [1.0, 0.0, 0.0]
-    np.testing.assert_allclose(info["reward_terms"]["open"], [0.1 / 0.3, 0.25, 0.25])  # full when grasped
+    np.testing.assert_allclose(info["reward_terms"]["open"], [0.1 / 0.3, 0.0, 0.0])  # only while grasped
     assert YuMiDrawerTask().rewards.names == ["reach", "grasp", "open", "action", "velocity"]
 
 

@@ -36,7 +36,7 @@ Reward ``reach + grasp + open + action + velocity`` (named terms in
     reach     -|grip point - handle centre| (m)                               (weight 1)
     grasp     1 when both fingers touch a moving body and the grip point is within
               3 cm of the handle centre, else 0                               (weight 0.5)
-    open      min(drawer opening / 0.3, 1) x (1 if grasp else 0.25)           (weight 5)
+    open      min(drawer opening / 0.3, 1) while grasp, else 0              (weight 5)
     action    mean of a^2 over the 8 actions                                  (weight -0.01)
     velocity  mean of qdot^2 over the 7 arm joints                           (weight -0.001)
 ``info["is_success"]``: drawer opening >= 0.3 m; ``info["drawer_opening"]``. No
@@ -66,10 +66,6 @@ EE_STEP_M, EE_STEP_RAD = 0.01, 0.05  # action="ee_delta": grip point per env ste
 ACTIONS = ("joint_delta", "ee_delta")
 OPEN_GOAL = 0.3
 GRASP_RADIUS = 0.03
-# share of the open term paid without a grasp: a drawer pulled by a hooked finger still
-# pays a little (a gradient towards opening), a grasped one four times as much (the first
-# policy, paid in full either way, learned to hook the bar and never closed on it)
-HOOK = 0.25
 ARM_NOISE = 0.05
 CABINET_NOISE = (0.03, 0.05)
 H = 0.0083  # the seed's time step for this scene (Table 2)
@@ -87,7 +83,10 @@ def default_terms() -> list[RewardTerm]:
     return [
         RewardTerm("reach", lambda c: -c.grip_dist, 1.0),
         RewardTerm("grasp", lambda c: c.grasped, 0.5),
-        RewardTerm("open", lambda c: np.minimum(c.opening / OPEN_GOAL, 1.0) * (HOOK + (1 - HOOK) * c.grasped), 5.0),
+        # paid only while grasped: paid in full either way, PPO hooked the bar with closed
+        # fingers and never grasped; paid a quarter without a grasp, it still hooked (98 %
+        # success after 10 minutes, no grasp step); the seed's policy opens by the fingers' grip
+        RewardTerm("open", lambda c: np.minimum(c.opening / OPEN_GOAL, 1.0) * c.grasped, 5.0),
         RewardTerm("action", lambda c: np.mean(c.action ** 2, axis=1), -0.01),
         RewardTerm("velocity", lambda c: np.mean(c.arm_speed ** 2, axis=1), -0.001),
     ]
