@@ -45,7 +45,7 @@ CABINET_POS = (0.60, -0.15, 0.0)   # the cabinet's front-centre on the floor, fa
 CABINET_SIZE = (0.40, 0.50, 0.40)   # depth, width, height
 HANDLE_HEIGHT = 0.30                # the bar's centre above the floor
 
-GRIP_POINT = (0.0, 0.0, 0.1167)     # between the finger pads, in the link-7 frame (z: approach, x: closing)
+GRIP_POINT = (0.0, 0.0, 0.1167)     # between the fingers (mid-length), in the link-7 frame (z: approach, x: closing)
 ARM = {side: [f"yumi_joint_{k}_{side}" for k in (1, 2, 7, 3, 4, 5, 6)] for side in ("r", "l")}
 GRIPPER = {side: f"gripper_{side}_joint" for side in ("r", "l")}
 FINGERS = {side: [f"gripper_{side}_finger_r", f"gripper_{side}_finger_l"] for side in ("r", "l")}
@@ -104,7 +104,7 @@ def _edit(spec: mujoco.MjSpec, timestep: float) -> None:
             body.gravcomp = 1.0
     spec.worldbody.add_light(pos=[0.5, -0.5, 2.5], dir=[0, 0.2, -1], diffuse=[0.8, 0.8, 0.8])
     for side in ("r", "l"):
-        # the grip point: between the finger pads (link 7 frame, measured on the compiled model)
+        # the grip point: between the fingers, half-way along them (link 7 frame)
         spec.body(f"yumi_link_7_{side}").add_site(name=f"grip_{side}", pos=list(GRIP_POINT))
         for j in ARM[side]:
             a = spec.add_actuator(name=f"act_{j}", target=j, trntype=mujoco.mjtTrn.mjTRN_JOINT)
