@@ -21,7 +21,17 @@ def box_mesh(size, n, origin=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
     n = np.broadcast_to(np.asarray(n, int), (3,))
     if np.any(size <= 0) or np.any(n < 1):
         raise ValueError(f"box_mesh: size must be > 0 and n >= 1, got {size}, {n}")
-    axes = [np.linspace(0.0, size[k], n[k] + 1) + origin[k] for k in range(3)]
+    return grid_mesh(*[np.linspace(0.0, size[k], n[k] + 1) + origin[k] for k in range(3)])
+
+
+def grid_mesh(xs, ys, zs) -> tuple[np.ndarray, np.ndarray]:
+    """``box_mesh`` on a rectilinear grid with the given (increasing) node coordinates per
+    axis: cells of different sizes, e.g. thin walls beside wide cavities. Cell (i, j, k)'s
+    six tetrahedra are tets[c + b * ncell] for b in 0..5, c = (i * ny + j) * nz + k."""
+    axes = [np.asarray(a, float) for a in (xs, ys, zs)]
+    if any(a.ndim != 1 or len(a) < 2 or np.any(np.diff(a) <= 0) for a in axes):
+        raise ValueError("grid_mesh: each axis needs >= 2 strictly increasing coordinates")
+    n = np.array([len(a) - 1 for a in axes])
     X, Y, Z = np.meshgrid(*axes, indexing="ij")
     verts = np.stack([X.ravel(), Y.ravel(), Z.ravel()], axis=1)
     idx = np.arange(verts.shape[0]).reshape(n[0] + 1, n[1] + 1, n[2] + 1)

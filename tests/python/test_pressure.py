@@ -161,3 +161,49 @@ def test_newton_converges_on_a_pressure_load_without_the_load_stiffness():
     assert ncpgym.SolverOptions().pressure_stiffness is False
     assert res[False][-1] < 1e-10, res[False]  # measured 2e-13 from iteration 8
     assert res[True][-1] > 1.0, res[True]  # measured 1e4: why it is off
+
+
+def test_a_thin_walled_chambered_finger_has_the_designed_cavities_and_bends_further():
+    """``grid_mesh`` on ``thin_wall_axes``: the tets fill the grid's box less the cavities
+    (volumes by hand from the axes), each of the 7 cavities is the designed cell
+    (12.8 x 26 x 13 mm), and at the same pressure (5 kPa, E = 0.1 MPa) the thin-walled
+    finger's tip moves > 10x as far as the one-cell-walled finger's (measured 16 vs 0.5
+    mm); the gripper built with it drives each finger's seven chambers by one group."""
+    from ncpgym.envs import pneunet
+
+    xs, ys, zs = pneunet.thin_wall_axes()
+    v, t, stiff, cav = pneunet.chambered_finger_mesh(axes=(xs, ys, zs))
+    d = v[t[:, 1:]] - v[t[:, :1]]
+    vols = np.linalg.det(d) / 6
+    assert np.all(vols > 0)
+    cell = (xs[3] - xs[2]) * (ys[2] - ys[1]) * (zs[3] - zs[2])
+    # by hand: pitch 0.9 L / 7 less a 2 mm wall; width less two 2 mm walls; height less the
+    # 3 mm bottom layer, a 2 mm floor and a 2 mm roof
+    L, W, H = pneunet.LENGTH, pneunet.WIDTH, pneunet.HEIGHT
+    assert cell == pytest.approx((0.9 * L / 7 - 0.002) * (W - 0.004) * (H - 0.007), rel=1e-9)
+    box = pneunet.LENGTH * pneunet.WIDTH * pneunet.HEIGHT
+    assert vols.sum() == pytest.approx(box - 7 * cell, rel=1e-9)
+    assert [soft.surface_volume(v, c) for c in cav] == pytest.approx([cell] * 7, rel=1e-9)
+    assert np.all(stiff == (v[t].mean(axis=1)[:, 2] < zs[1]))
+
+    def tip_drop(axes):
+        b = ncpgym.Builder()
+        b.set_timestep(0.02)
+        b.set_gravity([0.0, 0.0, 0.0])
+        first, count, _ = pneunet.add_pressure_finger(b, young=1e5, bottom_young=1e6, poisson=0.3, axes=axes,
+                                                      one_group=True)
+        model = b.build()
+        x0 = np.asarray(model.particle_pos0)
+        tip = first + int(np.argmax(x0[first:first + count, 0]))
+        sim = ncpgym.Simulator(model)
+        sim.activation[0] = 5e3
+        pneunet.settle(sim, 40)
+        return np.linalg.norm(sim.x[tip] - x0[tip])
+
+    thin, thick = tip_drop((xs, ys, zs)), tip_drop(None)
+    assert thin > 10 * thick and thin > 0.01, (thin, thick)
+    model, info = pneunet.build_gripper(actuation="pressure", timestep=0.02)
+    assert model.nchamber == 21 and model.nactgroup == 3
+    assert sorted(np.bincount(np.asarray(model.chamber_group))) == [7, 7, 7]
+    with pytest.raises(ValueError, match="actuation"):
+        pneunet.build_gripper(actuation="cables")

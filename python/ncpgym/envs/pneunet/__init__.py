@@ -50,27 +50,51 @@ def finger_mesh(n=(12, 3, 3), hollow: bool = False, wall: float = 0.002):
     return verts, tets, groups, stiff
 
 
-def chambered_finger_mesh(n=(16, 3, 4), chambers: int = CHAMBERS):
+def thin_wall_axes(chambers: int = CHAMBERS, wall: float = 0.002, bottom: float = 0.003, roof: float = 0.002):
+    """Grid coordinates (xs, ys, zs) for ``chambered_finger_mesh(axes=...)``: along x a
+    two-cell root, then per chamber a cavity cell and a ``wall``-thick cell between
+    chambers; across, walls of ``wall`` either side of one cavity cell; up, the stiff
+    bottom layer (``bottom``), a floor wall, the cavity and a ``roof``. Every chamber's
+    cavity then fills its slice of the finger but for thin walls, as in a cast PneuNet."""
+    base = 0.1 * LENGTH
+    pitch = (LENGTH - base) / chambers
+    xs = [0.0, base / 2, base]
+    for k in range(chambers):
+        xs += [base + k * pitch + pitch - wall, base + (k + 1) * pitch]
+    ys = [-WIDTH / 2, -WIDTH / 2 + wall, WIDTH / 2 - wall, WIDTH / 2]
+    zs = [0.0, bottom, bottom + wall, HEIGHT - roof, HEIGHT]
+    return np.array(xs), np.array(ys), np.array(zs)
+
+
+def chambered_finger_mesh(n=(16, 3, 4), chambers: int = CHAMBERS, axes=None):
     """(verts, tets, stiff, cavities) of a finger along +x with closed air chambers for
     pressure actuation (``Builder.add_pressure_chamber``): the grid of ``finger_mesh`` with,
     for chamber k, the hexahedral cell (i = 2 + 2k, the middle cell across, the second cell
     from the top) cut out, so every chamber has walls of one cell on all sides (roof, floor,
     sides, and between chambers). ``cavities`` lists each chamber's triangles (vertex
     indices, oriented out of the cavity), root to tip. Needs n = (>= 2 chambers + 2, odd
-    >= 3, >= 4)."""
+    >= 3, >= 4). ``axes`` (xs, ys, zs; e.g. ``thin_wall_axes()``) gives the grid's node
+    coordinates instead of a uniform n: thin walls around wide cavities. ``stiff`` marks the
+    bottom cell layer."""
     from ...soft import cavities as find_cavities
+    from ...soft import grid_mesh
 
+    if axes is not None:
+        n = tuple(len(a) - 1 for a in axes)
     n = tuple(int(k) for k in n)
     if n[0] < 2 * chambers + 2 or n[1] < 3 or n[1] % 2 == 0 or n[2] < 4:
         raise ValueError(f"chambered_finger_mesh: n = {n} leaves no walls for {chambers} chambers "
                          f"(need n >= ({2 * chambers + 2}, 3 (odd), 4))")
-    verts, tets = box_mesh((LENGTH, WIDTH, HEIGHT), n, origin=(0.0, -WIDTH / 2, 0.0))
+    if axes is None:
+        verts, tets = box_mesh((LENGTH, WIDTH, HEIGHT), n, origin=(0.0, -WIDTH / 2, 0.0))
+    else:
+        verts, tets = grid_mesh(*axes)
     ncell = n[0] * n[1] * n[2]
     i, j, k = np.unravel_index(np.arange(len(tets)) % ncell, n)  # box_mesh: 6 blocks of cells
     cut = (j == n[1] // 2) & (k == n[2] - 2) & (i >= 2) & (i < 2 + 2 * chambers) & ((i - 2) % 2 == 0)
     verts, tets = compact(verts, tets[~cut])
     c = tet_centroids(verts, tets)
-    stiff = c[:, 2] < HEIGHT / n[2]
+    stiff = c[:, 2] < (HEIGHT / n[2] if axes is None else axes[2][1])
     cav = sorted(find_cavities(verts, tets), key=lambda t: verts[t].reshape(-1, 3)[:, 0].mean())
     if len(cav) != chambers:
         raise AssertionError(f"chambered_finger_mesh: {len(cav)} closed cavities, expected {chambers}")
@@ -79,18 +103,19 @@ def chambered_finger_mesh(n=(16, 3, 4), chambers: int = CHAMBERS):
 
 def add_pressure_finger(builder, *, young=5e5, bottom_young=5e6, poisson=0.47, density=1200.0, model="linear",
                         transform=None, clamp_body=0, clamp_origin=(0.0, 0.0, 0.0), friction=0.7, radius=0.002,
-                        n=(16, 3, 4), chambers=CHAMBERS, group_offset=0):
-    """``add_finger`` for a pressure-actuated finger (``chambered_finger_mesh``): chamber k is a
-    pressure chamber driven by activation group group_offset + k (Pa). Returns (first
-    particle, particle count, chamber indices)."""
-    verts, tets, stiff, cav = chambered_finger_mesh(n, chambers)
+                        n=(16, 3, 4), chambers=CHAMBERS, group_offset=0, axes=None, one_group=False):
+    """``add_finger`` for a pressure-actuated finger (``chambered_finger_mesh``, ``axes`` as
+    there): chamber k is a pressure chamber driven by activation group group_offset + k (Pa),
+    or every chamber by group_offset with ``one_group`` (one supply line, as a PneuNet's
+    chambers share one). Returns (first particle, particle count, chamber indices)."""
+    verts, tets, stiff, cav = chambered_finger_mesh(n, chambers, axes=axes)
     x = verts if transform is None else (np.c_[verts, np.ones(len(verts))] @ np.asarray(transform).T)[:, :3]
     young_t = np.where(stiff, bottom_young, young)
     first, _ = add_mesh(builder, x, tets, density=density, young=young_t, poisson=poisson, model=model,
                         radius=radius, friction=friction)
     for i in np.flatnonzero(verts[:, 0] < 1e-9):
         builder.add_attachment(int(first + i), clamp_body, x[i] - np.asarray(clamp_origin, float))
-    ids = [builder.add_pressure_chamber(first + t, group_offset + k) for k, t in enumerate(cav)]
+    ids = [builder.add_pressure_chamber(first + t, group_offset + (0 if one_group else k)) for k, t in enumerate(cav)]
     return first, len(verts), ids
 
 
@@ -180,14 +205,19 @@ FINGERS = 3
 
 def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, density=1200.0, model="linear",
                   tilt=np.radians(60.0), root_radius=0.03, mount_height=0.16, mount_mass=0.3,
-                  mount_kp=4000.0, timestep=0.01, hollow=False):
+                  mount_kp=4000.0, timestep=0.01, hollow=False, actuation="strain"):
     """Three PneuNet fingers 120 degrees apart on a mount that slides vertically (position
     servo, actuator 0: target displacement in metres from `mount_height`), and a rigid ball
     of 0.32 kg, mu = 0.7, on the ground under the mount (``hollow``: fingers with their
     chambers cut out, see finger_mesh). Material from the seed: silicone
-    rubber, Young 0.01 GPa, nu = 0.47, 1200 kg/m^3; bottom layer 10x stiffer. Finger f's
-    chambers are activation groups 7f .. 7f + 6. Returns (model, info) with info the
+    rubber, Young 0.01 GPa, nu = 0.47, 1200 kg/m^3; bottom layer 10x stiffer. With
+    ``actuation="strain"`` finger f's chambers are activation groups 7f .. 7f + 6 (active
+    strain); with ``"pressure"`` the fingers are cast with thin-walled air chambers
+    (``chambered_finger_mesh(axes=thin_wall_axes())``, 1,110 tetrahedra, ``n`` unused)
+    whose seven chambers share activation group f (Pa). Returns (model, info) with info the
     particle ranges of the fingers, their tip particles and the body ids."""
+    if actuation not in ("strain", "pressure"):
+        raise ValueError(f"actuation must be 'strain' or 'pressure', got {actuation!r}")
     import ncpgym
 
     b = ncpgym.Builder()
@@ -200,11 +230,15 @@ def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, de
     fingers, tips = [], []
     for f in range(FINGERS):
         T = finger_transform(np.pi / 2 + 2 * np.pi * f / FINGERS, tilt, root_radius, mount_height)
-        first, count, _ = add_finger(b, young=young, bottom_young=bottom_young, poisson=poisson, density=density,
-                                     model=model, transform=T, clamp_body=mount,
-                                     clamp_origin=(0.0, 0.0, mount_height), friction=BALL_FRICTION, n=n,
-                                     group_offset=CHAMBERS * f, hollow=hollow)
-        verts = finger_mesh(n, hollow=hollow)[0]
+        common = dict(young=young, bottom_young=bottom_young, poisson=poisson, density=density, model=model,
+                      transform=T, clamp_body=mount, clamp_origin=(0.0, 0.0, mount_height), friction=BALL_FRICTION)
+        if actuation == "strain":
+            first, count, _ = add_finger(b, n=n, group_offset=CHAMBERS * f, hollow=hollow, **common)
+            verts = finger_mesh(n, hollow=hollow)[0]
+        else:
+            axes = thin_wall_axes()
+            first, count, _ = add_pressure_finger(b, axes=axes, group_offset=f, one_group=True, **common)
+            verts = chambered_finger_mesh(axes=axes)[0]
         tip = np.flatnonzero(np.abs(verts[:, 0] - LENGTH) < 1e-9)
         fingers.append((first, count))
         tips.append(first + tip)
