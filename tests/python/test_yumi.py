@@ -159,7 +159,7 @@ def test_drawer_task_terms_and_observation_from_its_docstring():
         np.testing.assert_allclose(obs[i, 22:25], handle, atol=1e-9)
         assert obs[i, 25] == batch.q[i, slide] and obs[i, 14] == batch.q[i, joint(mj, "gripper_r_joint")]
         t = info["reward_terms"]
-        assert t["reach"][i] == pytest.approx(-dist, abs=1e-9)
+        assert t["reach"][i] == pytest.approx(1.0 - np.tanh(10.0 * dist), abs=1e-9)
         assert t["open"][i] == pytest.approx(min(batch.q[i, slide] / 0.3, 1.0))
         assert t["action"][i] == pytest.approx(np.mean(a[i].astype(np.float64) ** 2))
         arm_v = [mj.jnt_dofadr[mj.joint(n).id] for n in yumi.ARM["r"]]

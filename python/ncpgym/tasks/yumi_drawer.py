@@ -33,9 +33,9 @@ drawer opening and its rate (2), the eight servo targets (8).
 
 Reward ``reach + grasp + open + action + velocity`` (named terms in
 ``info["reward_terms"]``, reweight with ``reward_weights``):
-    reach     -|grip point - handle centre| (m)                               (weight 1)
+    reach     1 - tanh(10 |grip point - handle centre| / m)                  (weight 1)
     grasp     1 when both fingers touch a moving body and the grip point is within
-              3 cm of the handle centre, else 0                               (weight 0.5)
+              3 cm of the handle centre, else 0                               (weight 1)
     open      min(drawer opening / 0.3, 1) while grasp, else 0              (weight 5)
     action    mean of a^2 over the 8 actions                                  (weight -0.01)
     velocity  mean of qdot^2 over the 7 arm joints                           (weight -0.001)
@@ -81,8 +81,10 @@ def _world():
 
 def default_terms() -> list[RewardTerm]:
     return [
-        RewardTerm("reach", lambda c: -c.grip_dist, 1.0),
-        RewardTerm("grasp", lambda c: c.grasped, 0.5),
+        # 1 - tanh(10 d): steep within a few cm (robosuite's reaching reward); a linear -d,
+        # next to an open term paid only while grasped, left PPO 10 cm away after 7 minutes
+        RewardTerm("reach", lambda c: 1.0 - np.tanh(10.0 * c.grip_dist), 1.0),
+        RewardTerm("grasp", lambda c: c.grasped, 1.0),
         # paid only while grasped: paid in full either way, PPO hooked the bar with closed
         # fingers and never grasped; paid a quarter without a grasp, it still hooked (98 %
         # success after 10 minutes, no grasp step); the seed's policy opens by the fingers' grip
