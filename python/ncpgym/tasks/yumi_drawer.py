@@ -34,8 +34,9 @@ drawer opening and its rate (2), the eight servo targets (8).
 Reward ``reach + grasp + open + action + velocity`` (named terms in
 ``info["reward_terms"]``, reweight with ``reward_weights``):
     reach     1 - tanh(10 |grip point - handle centre| / m)                  (weight 1)
-    grasp     1 when both fingers touch a moving body and the grip point is within
-              3 cm of the handle centre, else 0                               (weight 1)
+    grasp     1 when both fingers touch a moving body, the grip point is within 3 cm
+              of the handle centre and the finger opening (each finger's travel) is
+              within 3 mm of the bar's radius (1 cm), else 0                  (weight 1)
     open      min(drawer opening / 0.3, 1) while grasp, else 0              (weight 5)
     action    mean of a^2 over the 8 actions                                  (weight -0.01)
     velocity  mean of qdot^2 over the 7 arm joints                           (weight -0.001)
@@ -66,6 +67,9 @@ EE_STEP_M, EE_STEP_RAD = 0.01, 0.05  # action="ee_delta": grip point per env ste
 ACTIONS = ("joint_delta", "ee_delta")
 OPEN_GOAL = 0.3
 GRASP_RADIUS = 0.03
+# a grasp closes the fingers on the bar: each finger within 3 mm of the bar's radius from
+# the grip line (with contacts alone PPO found both fingers on the drawer, held open)
+GRASP_OPENING_TOL = 0.003
 ARM_NOISE = 0.05
 CABINET_NOISE = (0.03, 0.05)
 H = 0.0083  # the seed's time step for this scene (Table 2)
@@ -202,7 +206,8 @@ class YuMiDrawerTask(Task):
         handle = self.handle(batch)
         dist = np.linalg.norm(self.grip(batch) - handle, axis=1)
         touching = batch.geom_dynamic_contact[:, self.finger_geoms].all(axis=1)
-        grasped = (touching & (dist < GRASP_RADIUS)).astype(np.float64)
+        closed_on_bar = np.abs(batch.q[:, self.grip_q] - yumi.HANDLE_RADIUS) < GRASP_OPENING_TOL
+        grasped = (touching & (dist < GRASP_RADIUS) & closed_on_bar).astype(np.float64)
         opening = batch.q[:, self.slide_q].copy()
         ctx = StepContext(batch, ctrl, dt, {"grip_dist": dist, "grasped": grasped, "opening": opening,
                                             "arm_speed": batch.u[:, self.arm_v]})
