@@ -60,7 +60,7 @@ M = [
  ("tasks/yumi_drawer.py", "0.025 * 0.5 * (action[:, -1] + 1.0)", "0.025 * (action[:, -1] + 1.0)", "yumi finger target"),
  ("tasks/yumi_drawer.py", "grasped = (touching & (dist < GRASP_RADIUS))", "grasped = touching", "yumi grasp radius ignored"),
  ("tasks/yumi_drawer.py", "step = STEP_RAD * action[:, :7]", "step = 0.1 * action[:, :7]", "yumi arm step"),
- ("tasks/yumi_drawer.py", "np.minimum(c.opening / OPEN_GOAL, 1.0) * c.grasped", "np.minimum(c.opening / OPEN_GOAL, 1.0)", "yumi open not gated by the grasp"),
+ ("tasks/yumi_drawer.py", "(HOOK + (1.0 - HOOK) * c.grasped)", "1.0", "yumi open not gated by the grasp"),
  ("tasks/yumi_drawer.py", 'np.einsum("nij,nik->nj", jmb, force)', 'np.einsum("nij,nik->nj", jmb, dx[..., None])', "yumi ee_delta without Lambda"),
  ("tasks/yumi_drawer.py", "step *= np.minimum(1.0, STEP_RAD / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-12))", "step = np.clip(step, -STEP_RAD, STEP_RAD)", "yumi ee_delta clipped per joint"),
  ("tasks/yumi_drawer.py", "shift = batch.uniform(worlds, 2, -1.0, 1.0) * np.array(CABINET_NOISE)", "shift = np.zeros((len(worlds), 2))", "yumi cabinet not randomised"),

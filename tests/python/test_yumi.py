@@ -173,7 +173,7 @@ def test_drawer_task_terms_and_observation_from_its_docstring():
     batch.forward()
     _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
     assert info["is_success"].tolist() == [False, True, True]
-    np.testing.assert_allclose(info["reward_terms"]["open"], 0.0)  # no grasp: nothing
+    np.testing.assert_allclose(info["reward_terms"]["open"], 0.25 * np.array([0.1 / 0.3, 1.0, 1.0]))  # no grasp: a quarter
     # grasp: both fingers touch a moving body AND the grip point is within 3 cm of the
     # handle centre AND the fingers are closed to the bar's radius (1 cm) within 3 mm
     # (grip point, finger opening and contact flags set by hand)
@@ -187,11 +187,11 @@ def test_drawer_task_terms_and_observation_from_its_docstring():
         batch.geom_dynamic_contact[:] = flags
         _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
         assert info["reward_terms"]["grasp"].tolist() == grasp, opening
-    np.testing.assert_allclose(info["reward_terms"]["open"], 0.0)  # not grasped: nothing
+    np.testing.assert_allclose(info["reward_terms"]["open"], 0.25 * np.array([0.1 / 0.3, 1.0, 1.0]))  # a quarter
     batch.q[:, joint(mj, "gripper_r_joint")] = 0.0105
     batch.geom_dynamic_contact[:] = flags
     _, _, info = task.evaluate(batch, None, np.zeros((3, 8)), env.dt)
-    np.testing.assert_allclose(info["reward_terms"]["open"], [0.1 / 0.3, 0.0, 0.0])  # only while grasped
+    np.testing.assert_allclose(info["reward_terms"]["open"], [0.1 / 0.3, 0.25, 0.25])  # in full while grasped
     assert YuMiDrawerTask().rewards.names == ["reach", "grasp", "open", "action", "velocity"]
 
 
