@@ -53,7 +53,7 @@ M = [
  ("tasks/pneunet_grasp.py", "(1.0 - np.exp(-dt / LAG))", "(dt / LAG)", "pneunet euler lag"),
  ("tasks/pneunet_grasp.py", "lost = np.hypot(batch.q[:, 1], batch.q[:, 2]) > WORKSPACE", "lost = np.abs(batch.q[:, 1]) > WORKSPACE", "pneunet workspace"),
  ("tasks/pneunet_grasp.py", "hold = (np.abs(z - TARGET_Z) < HOLD_BAND)", "hold = (np.abs(z - TARGET_Z) < 2 * HOLD_BAND)", "pneunet hold band"),
- ("tasks/yumi_drawer.py", "1.0 - np.tanh(10.0 * c.grip_dist)", "1.0 - np.tanh(5.0 * c.grip_dist)", "yumi reach scale"),
+ ("tasks/yumi_drawer.py", 'RewardTerm("reach", lambda c: -c.grip_dist, 1.0)', 'RewardTerm("reach", lambda c: c.grip_dist, 1.0)', "yumi reach sign"),
  ("tasks/yumi_drawer.py", "np.minimum(c.opening / OPEN_GOAL, 1.0)", "np.minimum(c.opening / 0.4, 1.0)", "yumi open scale"),
  ("tasks/yumi_drawer.py", "np.mean(c.action ** 2, axis=1)", "np.sum(c.action ** 2, axis=1)", "yumi action sum"),
  ("tasks/yumi_drawer.py", '"is_success": opening >= OPEN_GOAL', '"is_success": opening > 0.35', "yumi success threshold"),

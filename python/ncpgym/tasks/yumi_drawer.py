@@ -33,10 +33,9 @@ drawer opening and its rate (2), the eight servo targets (8).
 
 Reward ``reach + grasp + open + action + velocity`` (named terms in
 ``info["reward_terms"]``, reweight with ``reward_weights``):
-    reach     1 - tanh(10 |grip point - handle centre| / m)                  (weight 1)
-    grasp     1 when both fingers touch a moving body, the grip point is within 3 cm
-              of the handle centre and the finger opening (each finger's travel) is
-              within 3 mm of the bar's radius (1 cm), else 0                  (weight 1)
+    reach     -|grip point - handle centre| (m)                               (weight 1)
+    grasp     1 when both fingers touch a moving body and the grip point is within
+              3 cm of the handle centre, else 0                               (weight 0.5)
     open      min(drawer opening / 0.3, 1) x (1 if grasp else 0.25)          (weight 5)
     action    mean of a^2 over the 8 actions                                  (weight -0.01)
     velocity  mean of qdot^2 over the 7 arm joints                           (weight -0.001)
@@ -68,9 +67,6 @@ ACTIONS = ("joint_delta", "ee_delta")
 OPEN_GOAL = 0.3
 GRASP_RADIUS = 0.03
 HOOK = 0.25  # share of the open term paid without a grasp
-# a grasp closes the fingers on the bar: each finger within 3 mm of the bar's radius from
-# the grip line (with contacts alone PPO found both fingers on the drawer, held open)
-GRASP_OPENING_TOL = 0.003
 ARM_NOISE = 0.05
 CABINET_NOISE = (0.03, 0.05)
 H = 0.0083  # the seed's time step for this scene (Table 2)
@@ -86,13 +82,14 @@ def _world():
 
 def default_terms() -> list[RewardTerm]:
     return [
-        # 1 - tanh(10 d): steep within a few cm (robosuite's reaching reward); a linear -d,
-        # next to an open term paid only while grasped, left PPO 10 cm away after 7 minutes
-        RewardTerm("reach", lambda c: 1.0 - np.tanh(10.0 * c.grip_dist), 1.0),
-        RewardTerm("grasp", lambda c: c.grasped, 1.0),
-        # a quarter without a grasp: paid in full either way, PPO hooked the bar and never
-        # grasped; paid only while grasped, PPO found no grasp within 15-20 minutes (0 %
-        # success) and nothing to learn from; a quarter keeps a path to opening the drawer
+        RewardTerm("reach", lambda c: -c.grip_dist, 1.0),
+        RewardTerm("grasp", lambda c: c.grasped, 0.5),
+        # a quarter without a grasp (HOOK). Paid in full either way, PPO hooked the bar and
+        # never grasped; paid a quarter, it still hooks (the committed run). Paid only while
+        # grasped, three 8-20 minute runs never grasped (0 % success): with -d or 1 - tanh(10 d)
+        # reach terms, and once both fingers held open against the drawer front, which
+        # counts as a grasp by contacts (a stricter test of the finger opening then found
+        # nothing in 16 minutes either)
         RewardTerm("open", lambda c: np.minimum(c.opening / OPEN_GOAL, 1.0) * (HOOK + (1.0 - HOOK) * c.grasped), 5.0),
         RewardTerm("action", lambda c: np.mean(c.action ** 2, axis=1), -0.01),
         RewardTerm("velocity", lambda c: np.mean(c.arm_speed ** 2, axis=1), -0.001),
@@ -207,8 +204,7 @@ class YuMiDrawerTask(Task):
         handle = self.handle(batch)
         dist = np.linalg.norm(self.grip(batch) - handle, axis=1)
         touching = batch.geom_dynamic_contact[:, self.finger_geoms].all(axis=1)
-        closed_on_bar = np.abs(batch.q[:, self.grip_q] - yumi.HANDLE_RADIUS) < GRASP_OPENING_TOL
-        grasped = (touching & (dist < GRASP_RADIUS) & closed_on_bar).astype(np.float64)
+        grasped = (touching & (dist < GRASP_RADIUS)).astype(np.float64)
         opening = batch.q[:, self.slide_q].copy()
         ctx = StepContext(batch, ctrl, dt, {"grip_dist": dist, "grasped": grasped, "opening": opening,
                                             "arm_speed": batch.u[:, self.arm_v]})
