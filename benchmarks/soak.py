@@ -127,9 +127,9 @@ def main(argv=None) -> None:
     if args.json is not None:
         if args.update and args.json.is_file():
             old = json.loads(args.json.read_text())
-            done = {r["task"] for r in rows}
-            rows = [r if r["task"] not in done else next(n for n in rows if n["task"] == r["task"])
-                    for r in old["rows"]] + [r for r in rows if r["task"] not in {o["task"] for o in old["rows"]}]
+            merged = {r["task"]: r for r in old["rows"]}
+            merged.update({r["task"]: r for r in rows})
+            rows = list(merged.values())
             out = {**old, "rows": rows, "total_world_steps": sum(r["world_steps"] for r in rows),
                    "updated": old.get("updated", []) + [out["command"]]}
         args.json.write_text(json.dumps(out, indent=1))

@@ -348,6 +348,7 @@ def yumi_rows(args) -> None:
             env = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=n, num_threads=t)
             env.reset(seed=0)
             task, batch = env.unwrapped.task, env.unwrapped.batch
+            bodies = batch.model.nbody - 1
             opener = ScriptedOpener(task, batch)
             stepping, contacts = 0.0, 0
             for k in range(300):
@@ -367,7 +368,6 @@ def yumi_rows(args) -> None:
             print(f"ncpgym YuMiDrawer-v0 N={n:3d} threads={t}  {rate:8.1f} env-steps/s  "
                   f"{r['world_steps_per_s']:8.1f} world-steps/s  {r['contacts_per_world']:5.1f} contacts/world  "
                   f"opened {opened:.2f}", flush=True)
-    bodies = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=1).unwrapped.batch.model.nbody - 1
     seed_worlds = SEED_YUMI["bodies"] / bodies
     seed = {**SEED_YUMI, "bodies_per_world": bodies, "worlds": seed_worlds,
             "world_steps_per_s": seed_worlds / (SEED_YUMI["ms_per_step"] / 1e3),

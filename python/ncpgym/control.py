@@ -19,8 +19,8 @@ Per control step, on a :class:`ncpgym.Simulator`:
 
 Effectors are particles (a soft node's position) and sites (a point on a rigid body: an
 object the soft robot holds or pushes; its rows of W_ea by central differences of the
-step, since the particle response does not carry the rigid bodies' motion). Actuators are pressure chambers (their
-activation group, Pa; ``Builder.add_pressure_chamber``) and cables (a tension in N pulling a
+step, since the particle response returns particle velocities only). Actuators are
+pressure chambers (their activation group, Pa; ``Builder.add_pressure_chamber``) and cables (a tension in N pulling a
 particle towards a fixed point, applied as a particle force held over the step). The
 actuation found is a change from the current one (Step I's), bounded so that the total stays
 in [min, max].

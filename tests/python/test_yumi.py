@@ -9,7 +9,6 @@ import pytest
 import ncpgym
 from ncpgym import dynamics as dyn
 from ncpgym.envs import yumi
-from ncpgym.models import from_mujoco
 
 H = 1 / 120
 
@@ -239,7 +238,7 @@ def test_arms_hold_still_under_gravity(world):
         mujoco.mj_kinematics(mj, d)
         return np.array([d.site_xpos[mj.site(f"grip_{s}").id] for s in "rl"])
 
-    uncompensated = mujoco.MjModel.from_xml_string(yumi_xml(mj))
+    uncompensated = yumi.drawer_world(H)
     uncompensated.body_gravcomp[:] = 0.0
     for model, holds in ((m, True), (yumi.collision_model(uncompensated), False)):
         sim = ncpgym.Simulator(model)
@@ -248,15 +247,6 @@ def test_arms_hold_still_under_gravity(world):
         moved = np.linalg.norm(grips(sim.q) - grips(q0), axis=1).max()
         assert (moved < 1e-3) == holds, moved
 
-
-def yumi_xml(mj):
-    """The world as MJCF (written by drawer_world; meshes by absolute path)."""
-    import tempfile
-    from pathlib import Path
-
-    path = Path(tempfile.mkdtemp()) / "drawer.xml"
-    yumi.drawer_world(mj.opt.timestep, xml_out=path)
-    return path.read_text()
 
 
 def test_ee_delta_moves_the_grip_point_by_the_dynamically_consistent_inverse():

@@ -300,7 +300,7 @@ class ScriptedOpener:
                 self._advance(i, np.linalg.norm(goal - grip[i]) < 0.01 and np.linalg.norm(rot) < 0.1, handle[i])
             elif ph == 1:
                 goal = handle[i]
-                self._advance(i, np.linalg.norm(goal - grip[i]) < 0.005, goal)
+                self._advance(i, np.linalg.norm(goal - grip[i]) < 0.005, handle[i])
             elif ph == 2:
                 goal = self.anchor[i]
                 self._advance(i, self.since[i] + 1 >= self.CLOSE_STEPS, handle[i])
