@@ -86,6 +86,37 @@ def test_scripted_close_and_lift_picks_the_ball_up_and_holds_it_for_two_seconds(
     env.close()
 
 
+def test_pressure_gripper_closes_on_the_ball_lifts_it_and_holds_it():
+    """actuation="pressure" (issue 22): 0.75 MPa in every chamber, then the mount up to its
+    range. The ball is held at 0.19 m (the hold band, below z* = 0.2: the grip sits lower
+    than the strain gripper's) for the last 2 s without slipping. Catches the pressure
+    scale or the supply-line layout going wrong (no grip), the tilt or nu left at the strain
+    gripper's (the ball stops below the band, measured 0.171 m at 70 degrees)."""
+    import gymnasium as gym
+
+    env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=2, num_threads=2, max_episode_steps=300,
+                       actuation="pressure")
+    obs, _ = env.reset(seed=3)
+    close = 2 * 0.75 - 1  # chamber command for 0.75 MPa of P_MAX = 1 MPa
+    heights, mount = [], []
+    for k in range(280):  # 5.6 s: close for 0.6 s, then lift until the mount's range ends
+        lift = 1.0 if k >= 30 else 0.0
+        a = np.column_stack([np.full((2, 3), close), np.full(2, lift)]).astype(np.float32)
+        obs, reward, term, trunc, info = env.step(a)
+        heights.append(info["ball_height"].copy())
+        mount.append(obs[:, 34].copy())
+        assert not term.any() and not info["diverged"].any()
+    heights, mount = np.array(heights), np.array(mount)
+    np.testing.assert_allclose(obs[:, 36], 0.15)  # the servo target at the end of its range
+    assert np.all(heights[-1] > 0.185), heights[-1]  # measured 0.1909
+    hold = heights[-100:]
+    rel = hold - mount[-100:]  # the ball against the mount: no slip, little jitter
+    assert np.all(np.ptp(rel, axis=0) < 1e-4), np.ptp(rel, axis=0)  # measured 4e-6
+    assert np.all(info["is_success"])
+    assert np.all(info["reward_terms"]["hold"] == 1.0)
+    env.close()
+
+
 def test_grasp_env_follows_gymnasium_and_is_deterministic():
     import gymnasium as gym
     from gymnasium.utils.env_checker import check_env

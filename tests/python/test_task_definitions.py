@@ -654,3 +654,49 @@ def test_pneunet_grasp_observation_reward_termination():
         tip = idx[s > s.max() - 1e-6]
         np.testing.assert_allclose(obs[:, 3 * f:3 * f + 3], b.x[:, tip].mean(axis=1) - mount, atol=1e-12)
         np.testing.assert_allclose(obs[:, 9 + 3 * f:12 + 3 * f], b.v[:, tip].mean(axis=1), atol=1e-12)
+
+
+def test_pneunet_grasp_pressure_variant_definition():
+    """actuation="pressure": catches the pressure full scale (P_MAX = 1 MPa) and its lag, one
+    supply line per finger (activation group f drives that finger's 7 chambers and nothing
+    else), the observation in MPa, the fingers' 80-degree tilt, and a mesh argument
+    silently ignored."""
+    from ncpgym.tasks import PneuNetGraspTask
+
+    with pytest.raises(ValueError, match="actuation"):
+        PneuNetGraspTask(actuation="hydraulic")
+    with pytest.raises(ValueError, match="mesh"):
+        PneuNetGraspTask(actuation="pressure", mesh=(14, 3, 3))
+    n = 3
+    env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=n, num_threads=1, actuation="pressure")
+    env.reset(seed=0)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    m = b.model
+    assert m.nactgroup == 3 and m.nchamber == 21
+    first = [int(f0) for f0, _ in task.info["fingers"]]
+    count = [int(c) for _, c in task.info["fingers"]]
+    # each chamber's triangles belong to the finger whose group drives it, seven per finger
+    tri = np.asarray(m.chamber_triangles).reshape(-1, 3)
+    start = np.asarray(m.chamber_start)
+    group = np.asarray(m.chamber_group)
+    for c in range(m.nchamber):
+        f = int(group[c])
+        t = tri[start[c]:start[c + 1]]
+        assert np.all((t >= first[f]) & (t < first[f] + count[f]))
+    np.testing.assert_array_equal(np.bincount(group), [7, 7, 7])
+    # the fingers' long axis 80 degrees below the horizontal
+    x0 = np.asarray(m.particle_pos0)
+    for f in range(3):
+        p = x0[first[f]:first[f] + count[f]]
+        axis = np.linalg.svd(p - p.mean(axis=0))[2][0]
+        assert np.degrees(np.arcsin(abs(axis[2]))) == pytest.approx(80.0, abs=1e-6)
+    a = np.zeros((n, 4), np.float32)
+    a[:, :3] = [[1, -1, 0], [0.5, 0.5, 0.5], [-0.5, 0, 0.5]]
+    obs, *_ = env.step(a)
+    lag = 1 - np.exp(-0.02 / 0.1)
+    p = 1e6 * (a[:, :3] + 1) / 2 * lag
+    np.testing.assert_allclose(b.activation, p, rtol=1e-6)
+    np.testing.assert_allclose(obs[:, 31:34], 1e-6 * p, rtol=1e-6)
+    obs, *_ = env.step(a)
+    p2 = p + (1e6 * (a[:, :3] + 1) / 2 - p) * lag
+    np.testing.assert_allclose(b.activation, p2, rtol=1e-6)

@@ -18,15 +18,32 @@ share the mount). h = 0.02 s, one
 physics step per env step. ``mesh=(nx, ny, nz)`` sets the hexahedra per finger (six
 tetrahedra each): (8, 2, 2) by default (576 tets), (14, 3, 3) is the seed's size (2,268).
 
+``actuation="pressure"`` (issue 22): the fingers are cast with closed air chambers
+(``chambered_finger_mesh(axes=thin_wall_axes())``: 7 cavities with 2 mm walls, a 3 mm stiff
+bottom layer; 1,110 tetrahedra per finger, ``mesh`` must stay at its default) and driven by
+pressure on the cavity walls (``Builder.add_pressure_chamber``, follower loads p A n), all 7
+chambers of a finger on one supply line (activation group f, Pa). Three things differ from
+the strain gripper, each for a measured reason: nu = 0.3 (linear tetrahedra lock at 0.47 in
+walls one element thick: at 1 MPa the tips moved 13 mm inward at 0.47, 32 mm at 0.3); the
+fingers hang at 80 degrees (at 70 the held ball sits 10 cm below the mount and the lift
+stops at 0.171 m, the edge of the hold band, as the mount reaches its range; at 80 it
+holds at 0.19 m); and the pressure's full scale is P_MAX = 1 MPa (p/E = 0.1: above ~1.3 MPa
+on the ball the step's Newton iteration diverges, because the load stiffness of the
+pressure is left out of the Newton matrix, docs/architecture.md). A pressure step costs
+about 10x a strain step (3,330 tetrahedra with contacts: ~85 ms against ~8 ms), which is
+why the active strain, the seed's chamber model, stays the default.
+
 Action (4, float32 in [-1, 1], clipped): per finger a chamber command c_f, whose activation
 target is A_MAX (c_f + 1) / 2 with A_MAX = 0.35 (active volumetric strain of all 7 chambers;
-the activation follows with a first-order lag of 0.1 s), and a mount velocity command
+with ``actuation="pressure"``: the chamber pressure P_MAX (c_f + 1) / 2, P_MAX = 1e6 Pa;
+either follows with a first-order lag of 0.1 s), and a mount velocity command
 0.1 m/s x a_3 that moves the servo target, kept within [-0.05, 0.15] m of the start.
 
 Observation (37, float64), positions relative to the mount origin (0, 0, 0.12 + q_mount):
 finger tip positions (3 x 3, mean of each finger's tip face) and velocities (3 x 3); ball
 position (3), orientation quaternion (4), linear and angular velocity (6); finger
-activations (3); mount displacement, velocity and servo target (3).
+activations (3; with pressure actuation the pressures in MPa); mount displacement, velocity
+and servo target (3).
 
 Reward per step, with z_b the ball centre height, z_0 = 0.04 m (resting) and z* = 0.20 m:
 ``lift + hold``, lift = clip((z_b - z_0) / (z* - z_0), 0, 1), hold = 1 when |z_b - z*| <
@@ -45,11 +62,15 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-from ..envs.pneunet import BALL_RADIUS, CHAMBERS, FINGERS, build_gripper, finger_mesh
+from ..envs.pneunet import (BALL_RADIUS, CHAMBERS, FINGERS, build_gripper, chambered_finger_mesh, finger_mesh,
+                            thin_wall_axes)
 from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
 
 A_MAX = 0.35
+P_MAX = 1.0e6
+PRESSURE_POISSON = 0.3
+PRESSURE_TILT = 80.0
 LAG = 0.1
 MOUNT_SPEED = 0.1
 MOUNT_RANGE = (-0.05, 0.15)
@@ -60,8 +81,11 @@ WORKSPACE = 0.12
 
 
 @lru_cache(maxsize=4)
-def _gripper(mesh: tuple[int, int, int]):
-    return build_gripper(n=mesh, tilt=np.radians(70.0), root_radius=0.03, mount_height=MOUNT_HEIGHT, timestep=0.02)
+def _gripper(mesh: tuple[int, int, int], actuation: str = "strain"):
+    if actuation == "strain":
+        return build_gripper(n=mesh, tilt=np.radians(70.0), root_radius=0.03, mount_height=MOUNT_HEIGHT, timestep=0.02)
+    return build_gripper(actuation="pressure", poisson=PRESSURE_POISSON, tilt=np.radians(PRESSURE_TILT),
+                         root_radius=0.03, mount_height=MOUNT_HEIGHT, timestep=0.02)
 
 
 class PneuNetGraspTask(Task):
@@ -69,21 +93,29 @@ class PneuNetGraspTask(Task):
     solver_options = {"newton_iterations": 4, "rscale": "time_step", "geometric_stiffness": False}
     max_episode_steps = 200
 
-    def __init__(self, *, mesh=(8, 2, 2), ball_noise: float = 0.005, reward_weights: dict[str, float] | None = None,
-                 extra_reward_terms: Iterable[RewardTerm] = ()):
+    def __init__(self, *, mesh=(8, 2, 2), actuation: str = "strain", ball_noise: float = 0.005,
+                 reward_weights: dict[str, float] | None = None, extra_reward_terms: Iterable[RewardTerm] = ()):
         super().__init__()
+        if actuation not in ("strain", "pressure"):
+            raise ValueError(f"actuation must be 'strain' or 'pressure', got {actuation!r}")
+        self.actuation = actuation
+        # the chamber command's full scale and the observed actuation's unit
+        self.full, self.unit = (A_MAX, 1.0) if actuation == "strain" else (P_MAX, 1e-6)
         terms = [RewardTerm("lift", lambda c: c.lift, 1.0), RewardTerm("hold", lambda c: c.hold, 1.0)]
         self.rewards = RewardComposition.configured(terms, reward_weights, extra_reward_terms)
         mesh = tuple(int(v) for v in mesh)
         if len(mesh) != 3 or min(mesh) < 1:
             raise ValueError(f"mesh: expected three positive hexahedron counts (nx, ny, nz), got {mesh}")
+        if actuation == "pressure" and mesh != (8, 2, 2):
+            raise ValueError("mesh sets the strain fingers' grid; the pressure fingers' grid follows their chamber "
+                             "walls (thin_wall_axes): leave mesh at its default with actuation='pressure'")
         self.mesh = mesh
         self.ball_noise = float(ball_noise)
         self.act = np.zeros((0, FINGERS))
         self.target = np.zeros(0)
 
     def build_model(self):
-        model, self.info = _gripper(self.mesh)
+        model, self.info = _gripper(self.mesh, self.actuation)
         return model
 
     def spaces(self, model):
@@ -108,9 +140,10 @@ class PneuNetGraspTask(Task):
 
     def apply_action(self, batch, action, dt):
         self._ensure(batch.num_worlds)
-        goal = A_MAX * 0.5 * (action[:, :FINGERS] + 1.0)
+        goal = self.full * 0.5 * (action[:, :FINGERS] + 1.0)
         self.act += (goal - self.act) * (1.0 - np.exp(-dt / LAG))
-        batch.activation[:] = np.repeat(self.act, CHAMBERS, axis=1)
+        # strain: seven activation groups per finger; pressure: one group (supply line) per finger
+        batch.activation[:] = np.repeat(self.act, CHAMBERS, axis=1) if self.actuation == "strain" else self.act
         self.target = np.clip(self.target + MOUNT_SPEED * dt * action[:, FINGERS], *MOUNT_RANGE)
         return self.target[:, None]
 
@@ -124,7 +157,7 @@ class PneuNetGraspTask(Task):
         tip_pos = np.stack([x[:, t].mean(axis=1) for t in tips], axis=1) - mount[:, None, :]
         tip_vel = np.stack([v[:, t].mean(axis=1) for t in tips], axis=1)
         return np.concatenate(
-            [tip_pos.reshape(-1, 9), tip_vel.reshape(-1, 9), q[:, 1:4] - mount, q[:, 4:8], u[:, 1:7], self.act,
+            [tip_pos.reshape(-1, 9), tip_vel.reshape(-1, 9), q[:, 1:4] - mount, q[:, 4:8], u[:, 1:7], self.unit * self.act,
              q[:, :1], u[:, :1], self.target[:, None]], axis=1)
 
     def evaluate(self, batch, before, action, dt):
@@ -144,9 +177,14 @@ class PneuNetGraspTask(Task):
     def render_scene(self, model):
         from ..render import Camera, SceneSpec
 
-        _, _, groups, stiff = finger_mesh(self.mesh)
         # tet classes: 0 passive, 1 stiff layer, 2 + f chambers of finger f (tets finger by finger);
-        # a tet of the stiff layer whose centroid also lies in a chamber is drawn stiff
+        # a tet of the stiff layer whose centroid also lies in a chamber is drawn stiff. The
+        # pressure fingers are all chamber walls above their stiff layer.
+        if self.actuation == "strain":
+            _, _, groups, stiff = finger_mesh(self.mesh)
+        else:
+            stiff = chambered_finger_mesh(axes=thin_wall_axes())[2]
+            groups = np.zeros(len(stiff), int)
         cls = np.concatenate([np.where(stiff, 1, np.where(groups >= 0, 2 + f, 0))
                               for f in range(FINGERS)])
 
@@ -165,7 +203,8 @@ class PneuNetGraspTask(Task):
     def render_frame(self, batch, world, frame):
         lo, hi = np.asarray(self.CHAMBER), np.asarray(self.INFLATED)
         for f in range(FINGERS):
-            a = float(np.clip(batch.activation[world, CHAMBERS * f] / A_MAX, 0.0, 1.0))
+            group = CHAMBERS * f if self.actuation == "strain" else f
+            a = float(np.clip(batch.activation[world, group] / self.full, 0.0, 1.0))
             frame.set_class_rgba(2 + f, lo + a * (hi - lo))
 
 

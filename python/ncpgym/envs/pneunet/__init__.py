@@ -205,7 +205,7 @@ FINGERS = 3
 
 def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, density=1200.0, model="linear",
                   tilt=np.radians(60.0), root_radius=0.03, mount_height=0.16, mount_mass=0.3,
-                  mount_kp=4000.0, timestep=0.01, hollow=False, actuation="strain"):
+                  mount_kp=4000.0, timestep=0.01, hollow=False, actuation="strain", chambers=CHAMBERS):
     """Three PneuNet fingers 120 degrees apart on a mount that slides vertically (position
     servo, actuator 0: target displacement in metres from `mount_height`), and a rigid ball
     of 0.32 kg, mu = 0.7, on the ground under the mount (``hollow``: fingers with their
@@ -236,9 +236,10 @@ def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, de
             first, count, _ = add_finger(b, n=n, group_offset=CHAMBERS * f, hollow=hollow, **common)
             verts = finger_mesh(n, hollow=hollow)[0]
         else:
-            axes = thin_wall_axes()
-            first, count, _ = add_pressure_finger(b, axes=axes, group_offset=f, one_group=True, **common)
-            verts = chambered_finger_mesh(axes=axes)[0]
+            axes = thin_wall_axes(chambers)
+            first, count, _ = add_pressure_finger(b, axes=axes, chambers=chambers, group_offset=f, one_group=True,
+                                                  **common)
+            verts = chambered_finger_mesh(chambers=chambers, axes=axes)[0]
         tip = np.flatnonzero(np.abs(verts[:, 0] - LENGTH) < 1e-9)
         fingers.append((first, count))
         tips.append(first + tip)
