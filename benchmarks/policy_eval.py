@@ -28,22 +28,30 @@ def controller(kind: str, envs, policy: Path | None, scripted: Callable[[int], n
     return lambda obs, k: np.asarray(scripted(k), np.float32)
 
 
-def cli(script: str, doc: str, run: Callable[[str, int, int, Path], dict],
-        columns: list[tuple[str, str, str]], argv=None, controllers=CONTROLLERS) -> None:
+def cli(script: str, doc: str, run: Callable[..., dict],
+        columns: list[tuple[str, str, str]], argv=None, controllers=CONTROLLERS, options=None) -> None:
     """Parse --policy/--episodes/--seed/--json, evaluate every controller with
-    ``run(kind, episodes, seed, policy)``, print ``columns`` ((header, row key, format)),
-    write the rows and the command to the JSON file."""
+    ``run(kind, episodes, seed, policy, **extra)``, print ``columns`` ((header, row key,
+    format)), write the rows and the command to the JSON file. ``options`` maps a script's
+    own flags (``--name``) to their argparse settings; their values reach ``run`` as
+    keyword arguments."""
+    options = options or {}
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--policy", type=Path, required=True)
     ap.add_argument("--episodes", type=int, default=32)
     ap.add_argument("--seed", type=int, default=12345)
     ap.add_argument("--json", type=Path)
+    for name, spec in options.items():
+        ap.add_argument(f"--{name}", **spec)
     args = ap.parse_args(argv)
-    rows = [run(k, args.episodes, args.seed, args.policy) for k in controllers]
+    extra = {name: getattr(args, name) for name in options}
+    rows = [run(k, args.episodes, args.seed, args.policy, **extra) for k in controllers]
     widths = [max(len(h) + 2, 9) for h, _, _ in columns]
     print(f"{'controller':<10}" + "".join(f"{h:>{w}}" for (h, _, _), w in zip(columns, widths)))
     for r in rows:
         print(f"{r['controller']:<10}" + "".join(f"{r[key]:>{w}{fmt}}" for (_, key, fmt), w in zip(columns, widths)))
     if args.json:
-        command = f"python benchmarks/{script} --policy {args.policy} --episodes {args.episodes} --json {args.json}"
+        flags = "".join(f" --{name} {value}" for name, value in extra.items())
+        command = (f"python benchmarks/{script} --policy {args.policy} --episodes {args.episodes}{flags} "
+                   f"--json {args.json}")
         args.json.write_text(json.dumps({"rows": rows, "command": command}, indent=1) + "\n")

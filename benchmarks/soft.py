@@ -1,6 +1,7 @@
 """Soft-body step cost (issue 7): tetrahedral FEM in the Newton solve, coupled to rigid bodies.
 
     python benchmarks/soft.py --json benchmarks/results/soft.json
+    python benchmarks/soft.py --only pneunet_grasp --json benchmarks/results/soft.json --update
 
 Rows {"scene", "tets", "particles", "contacts", "newton_iters", "linear_iters", "step_ms",
 "threads", "worlds", "solver"}: step_ms is milliseconds per world-step (wall time of the
@@ -12,6 +13,10 @@ batch step / worlds). Scenes:
   finger in contact), with the task's solver options (the seed's 4 Newton iterations,
   time-step complementarity scaling, no geometric stiffness) and with the defaults
   (effective-mass scaling, geometric stiffness) at 4 and 6 iterations;
+* pneunet_grasp pressure: the same task's ``actuation="pressure"`` world (thin-walled air
+  chambers, 1,110 tets per finger, pressure on the cavity walls), closed at 0.75 MPa and
+  lifted as above, with the task's solver options: pressure against active-strain
+  actuation at the task's default sizes;
 * allegro_ball: ncpgym/AllegroSqueeze-v0's world (the Allegro hand palm up, a 384-element
   foam ball; the seed's Allegro Ball has 427), timed while the fingers, closed by a
   scripted 1 s ramp to HOME + 0.5 rad, hold it squeezed (about 4 % volumetric strain),
@@ -59,6 +64,22 @@ def grasp(mesh, activation):
     def warm(set_act, set_ctrl, step):
         for k in range(75):
             set_act(activation * min(1.0, k / 25))
+            set_ctrl(0.0 if k < 30 else min(0.05, (k - 30) * 0.002))
+            step()
+    return model, warm
+
+
+def grasp_pressure(pressure):
+    """PneuNetGrasp-v0's pressure variant (``actuation="pressure"``: thin-walled chambered
+    fingers, 1,110 tets each, 80-degree hang, nu = 0.3) closed on the ball at `pressure` Pa
+    in every chamber and lifted 5 cm, as ``grasp``."""
+    from ncpgym.tasks.pneunet_grasp import _gripper
+
+    model, _ = _gripper((8, 2, 2), "pressure")
+
+    def warm(set_act, set_ctrl, step):
+        for k in range(75):
+            set_act(pressure * min(1.0, k / 25))
             set_ctrl(0.0 if k < 30 else min(0.05, (k - 30) * 0.002))
             step()
     return model, warm
@@ -186,6 +207,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path)
     ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--only", help="run only the scenes whose name contains this text")
+    ap.add_argument("--update", action="store_true",
+                    help="with --json: replace only the rerun scenes' rows of the existing file")
     args = ap.parse_args()
     from ncpgym.tasks import PneuNetGraspTask
 
@@ -197,6 +221,8 @@ def main() -> None:
         cases.append((name + " (task solver)", model, warm, None, task_opts, None))
         for newton in (6, 4):
             cases.append((name + " (defaults)", model, warm, None, {"newton_iterations": newton}, None))
+    model, warm = grasp_pressure(7.5e5)
+    cases.append(("pneunet_grasp pressure 0.75 MPa (task solver)", model, warm, None, task_opts, None))
     model, warm, q0 = allegro_ball()
     from ncpgym.tasks.allegro_squeeze import AllegroSqueezeTask
 
@@ -212,6 +238,8 @@ def main() -> None:
     cases.append(("ball_squeezed", model, warm, None, {"newton_iterations": 8}, None))
     model, x = extension_block()
     cases.append(("extension_block", model, None, x, {"newton_iterations": 8}, None))
+    if args.only:
+        cases = [c for c in cases if args.only in c[0]]
     rows = []
     print(f"{'scene':44s} {'tets':>5s} {'contacts':>8s} {'newton':>6s} {'threads':>7s} {'worlds':>6s} {'ms/world-step':>14s}")
     for name, model, warm, x0, opts, q0 in cases:
@@ -225,6 +253,11 @@ def main() -> None:
                      "linear_iters": lin, "step_ms": ms, "threads": None, "worlds": 1, "solver": "PCR on GPU (seed)"})
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
+        if args.update and args.json.exists():  # keep the other scenes' rows, in their order
+            rerun = {r["scene"] for r in rows}
+            old = [r for r in json.loads(args.json.read_text())["rows"] if r["scene"] not in rerun]
+            seed = [r for r in old if r["solver"] == "PCR on GPU (seed)"]
+            rows = [r for r in old if r not in seed] + [r for r in rows if r["solver"] != "PCR on GPU (seed)"] + seed
         args.json.write_text(json.dumps({"rows": rows}, indent=1))
         print("wrote", args.json)
 
