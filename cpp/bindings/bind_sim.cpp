@@ -98,6 +98,9 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(newton_iterations, int, "Newton iterations (0: the model's count if it sets one, else the default)"),
       NUM_FIELD(linear_iterations, int, "iterations of the iterative linear solvers (0: the model's or the default)"),
       NUM_FIELD(tolerance, double, "early exit when the NCP and momentum residuals fall below it (0: off)"),
+      NUM_FIELD(linear_tolerance, double,
+                "iterative linear solvers stop at this relative residual of eq. 59 (inexact Newton; 0: every "
+                "iteration)"),
       NUM_FIELD(step, double, "damped Newton step t"),
       NUM_FIELD(regularization, double, "epsilon on the system diagonal"),
       ENUM_FIELD("ncp", ncp, kNcp, "ncp function", "NCP function of the normal and limit rows"),

@@ -258,7 +258,8 @@ class SolverOptions:
     (solver/options.hpp); 0 for newton_iterations, linear_iterations and timestep means
     the model's value or the default (see resolve_options)."""
     def __init__(self, *, newton_iterations: int = 0, linear_iterations: int = 0,
-                 tolerance: float = 0.0, step: float = 0.75, regularization: float = 1e-6,
+                 tolerance: float = 0.0, linear_tolerance: float = 0.0, step: float = 0.75,
+                 regularization: float = 1e-6,
                  ncp: str = "fischer_burmeister", rscale: str = "effective_mass",
                  linear: str = "pcr", warm_start: bool = False, margin: float = 0.01,
                  thickness: float = 0.0, timestep: float = 0.0, dense_max_rows: int = 64,

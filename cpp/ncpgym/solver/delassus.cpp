@@ -167,7 +167,7 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
     block_inverses(nc, k);
     op.precondition = block_precondition;
   }
-  return solve_linear(opt.linear, op, b, x, opt.linear_iterations, 0.0, ws);
+  return solve_linear(opt.linear, op, b, x, opt.linear_iterations, opt.linear_tolerance, ws);
 }
 
 LinearResult Delassus::solve_sparse(const RowCoefficients& k, const double* bp, double* xp, bool first) {

@@ -23,6 +23,8 @@ SolverOptions resolve(const Model& m, SolverOptions o) {
   require(o.step > 0 && o.step <= 1, "step must be in (0, 1]");
   require(o.regularization >= 0 && std::isfinite(o.regularization), "regularization must be >= 0 and finite");
   require(o.tolerance >= 0 && std::isfinite(o.tolerance), "tolerance must be >= 0 and finite (0: off)");
+  require(o.linear_tolerance >= 0 && o.linear_tolerance < 1,
+          "linear_tolerance must be in [0, 1) (a fraction of the right-hand side; 0: every iteration)");
   require(o.thickness >= 0 && std::isfinite(o.thickness), "thickness must be >= 0 and finite");
   require(o.refresh_depth >= 0 && std::isfinite(o.refresh_depth), "refresh_depth must be >= 0 and finite (0: off)");
   require(o.dense_max_rows >= 0, "dense_max_rows must be >= 0");

@@ -27,6 +27,10 @@ struct SolverOptions {
   int newton_iterations = 0;
   int linear_iterations = 0;
   double tolerance = 0.0;       // early exit when the Newton residual falls below (0: off)
+  // Inexact Newton: the iterative linear solvers (PCR, PCG, Jacobi, Gauss-Seidel) stop
+  // once the residual of eq. 59 is below this fraction of its right-hand side (a constant
+  // forcing term, Dembo, Eisenstat & Steihaug 1982); 0 runs every linear iteration.
+  double linear_tolerance = 0.0;
   double step = 0.75;           // damped Newton step t
   double regularization = 1e-6; // epsilon on the system diagonal
   NcpFunction ncp = NcpFunction::FischerBurmeister;
