@@ -1,10 +1,12 @@
 """A still of every registered task, for the README: python scripts/gallery.py [--out DIR] [--tasks ID ...]
 
 Tasks with a committed trained policy (benchmarks/results/training/*/final.pt, matched by
-the env id in the run's config.json) are run with that policy's deterministic actions;
-the others with random actions from a fixed seed. Each picture is taken after the task's
-number of steps below (the flag runner mid-run, the gripper holding its ball), with the
-task's own camera, and saved as DIR/<task>.png (default docs/gallery).
+the env id and task keyword arguments in the run's config.json) are run with that
+policy's deterministic actions; the others with random actions from a fixed seed. Each
+picture is taken after the task's number of steps below (the flag runner mid-run, the
+gripper holding its ball), with the task's own camera, and saved as DIR/<task>.png
+(default docs/gallery). Task variants (``VARIANTS``: a task with keyword arguments) are
+pictured with ``--tasks NAME`` as DIR/<NAME>.png.
 """
 
 from __future__ import annotations
@@ -34,18 +36,27 @@ STEPS = {  # env steps before the picture
     "ncpgym/MantaSwim-v0": 40,
 }
 
+# variants pictured on request: name -> (task id, keyword arguments)
+VARIANTS = {"PneuNetGrasp-v0-pressure": ("ncpgym/PneuNetGrasp-v0", {"actuation": "pressure"})}
+
+
+def key(env_id: str, kwargs: dict) -> str:
+    return env_id + json.dumps(kwargs, sort_keys=True)
+
 
 def trained_policies() -> dict[str, Path]:
+    """final.pt of every committed run, by key(task id, task keyword arguments)."""
     out = {}
     for cfg in sorted((ROOT / "benchmarks" / "results" / "training").glob("*/config.json")):
         policy = cfg.parent / "final.pt"
         if policy.is_file():
-            out[json.loads(cfg.read_text())["env"]] = policy
+            run = json.loads(cfg.read_text())
+            out[key(run["env"], run.get("env_kwargs") or {})] = policy
     return out
 
 
-def still(env_id: str, policy: Path | None, width: int, height: int, seed: int) -> np.ndarray:
-    envs = gym.make_vec(env_id, num_envs=1, render_mode="rgb_array", width=width, height=height)
+def still(env_id: str, policy: Path | None, width: int, height: int, seed: int, kwargs=None) -> np.ndarray:
+    envs = gym.make_vec(env_id, num_envs=1, render_mode="rgb_array", width=width, height=height, **(kwargs or {}))
     try:
         act = load_policy(policy, envs) if policy is not None else None
         envs.action_space.seed(seed)
@@ -63,20 +74,21 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=400)
     ap.add_argument("--height", type=int, default=300)
     ap.add_argument("--seed", type=int, default=3)
-    ap.add_argument("--tasks", nargs="+", choices=ncpgym.TASK_IDS, default=ncpgym.TASK_IDS,
-                    help="the tasks to picture (default: all)")
+    ap.add_argument("--tasks", nargs="+", choices=[*ncpgym.TASK_IDS, *VARIANTS], default=ncpgym.TASK_IDS,
+                    help="the tasks to picture (default: every task id; variants by name)")
     args = ap.parse_args()
     from PIL import Image
 
     args.out.mkdir(parents=True, exist_ok=True)
     policies = trained_policies()
-    for env_id in args.tasks:
-        policy = policies.get(env_id)
-        img = still(env_id, policy, args.width, args.height, args.seed)
-        path = args.out / (env_id.split("/")[1] + ".png")
+    for name in args.tasks:
+        env_id, kwargs = VARIANTS.get(name, (name, {}))
+        policy = policies.get(key(env_id, kwargs))
+        img = still(env_id, policy, args.width, args.height, args.seed, kwargs)
+        path = args.out / (name.split("/")[-1] + ".png")
         Image.fromarray(img).save(path, optimize=True)
         how = f"policy {policy.relative_to(ROOT)}" if policy else "random actions"
-        print(f"{env_id}: {STEPS[env_id]} steps, {how} -> {path}")
+        print(f"{name}: {STEPS[env_id]} steps, {how} -> {path}")
 
 
 if __name__ == "__main__":

@@ -157,7 +157,8 @@ class PneuNetGraspTask(Task):
         tip_pos = np.stack([x[:, t].mean(axis=1) for t in tips], axis=1) - mount[:, None, :]
         tip_vel = np.stack([v[:, t].mean(axis=1) for t in tips], axis=1)
         return np.concatenate(
-            [tip_pos.reshape(-1, 9), tip_vel.reshape(-1, 9), q[:, 1:4] - mount, q[:, 4:8], u[:, 1:7], self.unit * self.act,
+            [tip_pos.reshape(-1, 9), tip_vel.reshape(-1, 9), q[:, 1:4] - mount, q[:, 4:8], u[:, 1:7],
+             self.unit * self.act,
              q[:, :1], u[:, :1], self.target[:, None]], axis=1)
 
     def evaluate(self, batch, before, action, dt):
