@@ -21,6 +21,8 @@ MANTA = ["test_manta_swim.py"]
 RODS = ["test_rods.py", "test_shells.py", "test_medium.py"]
 INVERSE = ["test_soft_inverse.py"]
 PRESSURE = ["test_pressure.py"]
+PRESSURE_TASK = ["test_task_definitions.py::test_pneunet_grasp_pressure_variant_definition",
+                 "test_pneunet.py::test_pressure_gripper_closes_on_the_ball_lifts_it_and_holds_it"]
 TRAIN = ["test_training.py::test_a_resumed_run_is_bitwise_the_uninterrupted_one",
          "test_training.py::test_a_checkpoint_written_inside_a_rollout_is_not_resumable",
          "test_training.py::test_play_takes_the_task_from_the_run_and_reports_returns_and_success"]
@@ -53,6 +55,14 @@ M = [
  ("tasks/pneunet_grasp.py", "(1.0 - np.exp(-dt / LAG))", "(dt / LAG)", "pneunet euler lag"),
  ("tasks/pneunet_grasp.py", "lost = np.hypot(batch.q[:, 1], batch.q[:, 2]) > WORKSPACE", "lost = np.abs(batch.q[:, 1]) > WORKSPACE", "pneunet workspace"),
  ("tasks/pneunet_grasp.py", "hold = (np.abs(z - TARGET_Z) < HOLD_BAND)", "hold = (np.abs(z - TARGET_Z) < 2 * HOLD_BAND)", "pneunet hold band"),
+ ("tasks/pneunet_grasp.py", "P_MAX = 1.0e6", "P_MAX = 1.0e5", "pneunet pressure full scale", PRESSURE_TASK),
+ ("tasks/pneunet_grasp.py", "(P_MAX, 1e-6)", "(P_MAX, 1.0)", "pneunet pressure observed in Pa", PRESSURE_TASK),
+ ("tasks/pneunet_grasp.py", 'if self.actuation == "strain" else self.act\n', 'if self.actuation == "strain" else self.act[:, ::-1]\n',
+  "pneunet pressure supply lines crossed", PRESSURE_TASK),
+ ("tasks/pneunet_grasp.py", "PRESSURE_TILT = 80.0", "PRESSURE_TILT = 70.0", "pneunet pressure fingers at the strain tilt", PRESSURE_TASK),
+ ("tasks/pneunet_grasp.py", "PRESSURE_POISSON = 0.3", "PRESSURE_POISSON = 0.47", "pneunet pressure nu locks", PRESSURE_TASK),
+ ("envs/pneunet/__init__.py", "group_offset=f, one_group=True", "group_offset=f, one_group=False", "pneunet pressure one group per chamber", PRESSURE_TASK),
+ ("tasks/pneunet_grasp.py", 'if actuation == "pressure" and mesh != (8, 2, 2):', "if False:", "pneunet pressure mesh ignored", PRESSURE_TASK),
  ("tasks/yumi_drawer.py", 'RewardTerm("reach", lambda c: -c.grip_dist, 1.0)', 'RewardTerm("reach", lambda c: c.grip_dist, 1.0)', "yumi reach sign"),
  ("tasks/yumi_drawer.py", "np.minimum(c.opening / OPEN_GOAL, 1.0)", "np.minimum(c.opening / 0.4, 1.0)", "yumi open scale"),
  ("tasks/yumi_drawer.py", "np.mean(c.action ** 2, axis=1)", "np.sum(c.action ** 2, axis=1)", "yumi action sum"),

@@ -229,6 +229,8 @@ status 1 until reset.
   prop("geom_static_contact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_static_contact(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] 1 where the geom touched a static geom (the ground)");
   prop("geom_dynamic_contact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_dynamic_contact(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] 1 where the geom touched a moving body or a particle (not the ground)");
   prop("geom_force", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_force(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] summed normal contact force (N)");
+  prop("chamber_volume", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.chamber_volume(), {b.size(), S(b.model().nchamber)}); },
+       "[N, nchamber] each pressure chamber's enclosed volume (m^3; Model.chamber_volumes at one state)");
   prop("soft_volume", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.soft_volume(), {b.size(), S(b.model().nsoft)}); }, "[N, nsoft] volume of each soft body (m^3; Model.soft_volume0 at rest)");
   prop("ncontact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.ncontact(), {b.size()}); }, "[N] active contacts");
   prop("contact_depth", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.contact_depth(), {b.size()}); },

@@ -329,6 +329,7 @@ class Batch:
     soft_volume: ArrayF
     ncontact: Any
     contact_depth: ArrayF
+    chamber_volume: ArrayF
 
 class Simulator:
     """One world stepped by the non-smooth Newton NCP solver."""

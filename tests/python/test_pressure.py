@@ -124,6 +124,34 @@ def test_pressure_per_world_in_a_batch_and_determinism():
     assert dV[2] == pytest.approx(2 * dV[1], rel=0.01)
 
 
+def test_batch_reports_each_worlds_chamber_volumes():
+    """Batch.chamber_volume [N, nchamber]: at rest every cavity of the pressure gripper is
+    the box thin_wall_axes() cuts out (by hand: (pitch - wall) x (width - 2 wall) x
+    (height - roof - bottom - wall)); after a step with pressure in world 0 only, world 0's
+    chambers have grown and world 1's have not; each entry equals an independent volume of
+    the chamber's triangles at that world's positions (NumPy, soft.surface_volume)."""
+    from ncpgym.envs.pneunet import CHAMBERS, HEIGHT, LENGTH, WIDTH, build_gripper
+
+    model, _ = build_gripper(actuation="pressure", poisson=0.3, tilt=np.radians(80), root_radius=0.03,
+                             mount_height=0.12, timestep=0.02)
+    batch = ncpgym.Batch(model, 2, num_threads=2, newton_iterations=4, rscale="time_step",
+                         geometric_stiffness=False)
+    pitch = 0.9 * LENGTH / CHAMBERS
+    box = (pitch - 0.002) * (WIDTH - 0.004) * (HEIGHT - 0.002 - 0.003 - 0.002)
+    assert batch.chamber_volume.shape == (2, 21)
+    np.testing.assert_allclose(batch.chamber_volume, box, rtol=1e-9)
+    batch.activation[0] = 2e5
+    for _ in range(5):
+        batch.step(None, 1)
+    v = batch.chamber_volume.copy()
+    assert np.all(v[0] > 1.05 * box) and np.allclose(v[1], box, rtol=0.02)
+    tri, start = np.asarray(model.chamber_triangles), np.asarray(model.chamber_start)
+    for w in range(2):
+        for c in range(model.nchamber):
+            ref = soft.surface_volume(batch.x[w], tri[start[c]:start[c + 1]])
+            assert v[w, c] == pytest.approx(ref, rel=1e-12)
+
+
 def test_bad_chambers_are_refused():
     v, t = soft.hollow_ball_mesh(0.05, 0.025, 4)
     cav = soft.cavities(v, t)[0]

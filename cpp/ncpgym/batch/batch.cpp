@@ -10,6 +10,7 @@
 #include "ncpgym/batch/rng.hpp"
 #include "ncpgym/dynamics/actuation.hpp"
 #include "ncpgym/model/mocap.hpp"
+#include "ncpgym/soft/pressure.hpp"
 
 namespace ncpgym {
 
@@ -77,6 +78,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   ncontact_.assign(N, 0);
   contact_depth_.assign(N, 0.0);
   soft_volume_.assign(N * m.nsoft, 0.0);
+  chamber_volume_.assign(N * m.nchamber, 0.0);
   root_.assign(m.nbody, 0);
   for (int b = 1; b < m.nbody; ++b) root_[b] = m.body_parent[b] == 0 ? b : root_[m.body_parent[b]];
   set_num_threads(nthread > 0 ? nthread : omp_get_max_threads());
@@ -279,6 +281,7 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     for (int k = 0; k < 3; ++k) D.col(k) = s.x.segment<3>(3 * p[k + 1]) - x0;
     sv[m.particle_soft[p[0]]] += D.determinant() / 6.0;
   }
+  if (m.nchamber) chamber_volumes(m, s.x, chamber_volume_.data() + I * m.nchamber);
 }
 
 void Batch::step(int substeps) {

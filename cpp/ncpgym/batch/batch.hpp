@@ -95,7 +95,8 @@ class Batch {
   //   contact_depth [1] (deepest penetration, m, among the contacts the last step detected
   //   at its start: what the step before left; 0 without contacts),
   //   soft_volume [nsoft] (each soft body's volume, the sum of its tetrahedra's signed
-  //   volumes det(x1 - x0, x2 - x0, x3 - x0) / 6: the volumetric strain is V / V0 - 1).
+  //   volumes det(x1 - x0, x2 - x0, x3 - x0) / 6: the volumetric strain is V / V0 - 1),
+  //   chamber_volume [nchamber] (each pressure chamber's enclosed volume, soft/pressure.hpp).
   double* xpos() { return xpos_.data(); }
   double* xquat() { return xquat_.data(); }
   double* xipos() { return xipos_.data(); }
@@ -112,6 +113,7 @@ class Batch {
   int32_t* ncontact() { return ncontact_.data(); }
   double* contact_depth() { return contact_depth_.data(); }
   double* soft_volume() { return soft_volume_.data(); }
+  double* chamber_volume() { return chamber_volume_.data(); }
 
   // Step II of inverse-qp-soft-robots.txt for every world at once (batch/projection.cpp):
   // from each world's state, a free step (not stored) with its current activation and
@@ -151,7 +153,7 @@ class Batch {
   std::vector<double> friction_scale_, mass_scale_, stiffness_scale_, gravity_, medium_;
   std::vector<uint64_t> key_, counter_;
   std::vector<double> xpos_, xquat_, xipos_, cinert_, cvel_, cfrc_ext_, qfrc_act_, site_xpos_, site_xmat_,
-      geom_force_, soft_volume_, contact_depth_;
+      geom_force_, soft_volume_, chamber_volume_, contact_depth_;
   std::vector<uint8_t> geom_contact_, geom_static_, geom_dynamic_;
   std::vector<int32_t> ncontact_;
   std::vector<int> root_;  // tree root body of each body (0 for the world)

@@ -21,16 +21,21 @@ Mat3 cross_matrix(const Vec3& v) {
 
 Vec3 chamber_origin(const Model& m, const VecX& x, int c) { return mean_of(m, x, c); }
 
-void chamber_volumes(const Model& m, const VecX& x, VecX& volume) {
-  volume.setZero(m.nchamber);
+void chamber_volumes(const Model& m, const VecX& x, double* volume) {
   for (int c = 0; c < m.nchamber; ++c) {
     const Vec3 o = mean_of(m, x, c);
+    volume[c] = 0.0;
     for (int t = m.chamber_start[c]; t < m.chamber_start[c + 1]; ++t) {
       const auto& p = m.chamber_tri[t];
       const Vec3 y0 = x.segment<3>(3 * p[0]) - o, y1 = x.segment<3>(3 * p[1]) - o, y2 = x.segment<3>(3 * p[2]) - o;
       volume[c] += y0.dot(y1.cross(y2)) / 6.0;
     }
   }
+}
+
+void chamber_volumes(const Model& m, const VecX& x, VecX& volume) {
+  volume.resize(m.nchamber);
+  chamber_volumes(m, x, volume.data());
 }
 
 void add_pressure_forces(const Model& m, const VecX& x, const VecX& act, VecX& f) {

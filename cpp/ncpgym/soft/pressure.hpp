@@ -15,7 +15,9 @@
 
 namespace ncpgym {
 
-// Each chamber's enclosed volume at positions x (3 nparticle).
+// Each chamber's enclosed volume at positions x (3 nparticle): into volume[nchamber], or
+// into a VecX resized to nchamber.
+void chamber_volumes(const Model& m, const VecX& x, double* volume);
 void chamber_volumes(const Model& m, const VecX& x, VecX& volume);
 
 // f (3 nparticle) += sum_c p_c dV_c/dx, p_c = act[chamber_group[c]].
