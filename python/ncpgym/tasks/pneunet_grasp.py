@@ -28,8 +28,9 @@ walls one element thick: at 1 MPa the tips moved 13 mm inward at 0.47, 32 mm at 
 fingers hang at 80 degrees (at 70 the held ball sits 10 cm below the mount and the lift
 stops at 0.171 m, the edge of the hold band, as the mount reaches its range; at 80 it
 holds at 0.19 m); and the pressure's full scale is P_MAX = 1 MPa (p/E = 0.1: above ~1.3 MPa
-on the ball the step's Newton iteration diverges, because the load stiffness of the
-pressure is left out of the Newton matrix, docs/architecture.md). A pressure step costs
+on the ball the step's Newton iteration diverges, with or without the pressure's load
+stiffness in the Newton matrix: the walls' stress stiffness is missing either way,
+docs/architecture.md). A pressure step costs
 about 10x a strain step (3,330 tetrahedra with contacts: ~85 ms against ~8 ms), which is
 why the active strain, the seed's chamber model, stays the default.
 
