@@ -43,13 +43,15 @@ MODULES = {
     "tasks.humanoid": ("tasks/humanoid.py", ["test_task_definitions.py"]),
     "tasks.inverted_pendulum": ("tasks/inverted_pendulum.py", ["test_task_definitions.py"]),
     "models.export": ("models/export.py", ["test_loading.py", "test_public_api_behaviour.py"]),
+    "tasks.pneunet_grasp": ("tasks/pneunet_grasp.py", ["test_task_definitions.py"]),
     # slow: their tests run 20+ s per mutant (hours for the thousands of mutants these
     # modules give); run them on their own, e.g. overnight
     "vector": ("vector.py", ["test_vector_env.py", "test_task_definitions.py"]),
     "models.loader": ("models/loader.py", ["test_loading.py"]),
     "train.ppo": ("train/ppo.py", ["test_training.py"]),
 }
-FAST = ["wrappers", "tasks.flagrun", "tasks.humanoid", "tasks.inverted_pendulum", "models.export"]
+FAST = ["wrappers", "tasks.flagrun", "tasks.humanoid", "tasks.inverted_pendulum", "models.export",
+        "tasks.pneunet_grasp"]
 CONFTEST_HEAD = '''# scripts/mutation.py: import ncpgym from this tree (src/), not through the editable
 # install's redirecting finder, which outranks sys.path
 import sys as _sys
