@@ -31,8 +31,9 @@ holds at 0.19 m); and the pressure's full scale is P_MAX = 1 MPa (p/E = 0.1: abo
 on the ball the step's Newton iteration diverges, with or without the pressure's load
 stiffness in the Newton matrix: the walls' stress stiffness is missing either way,
 docs/architecture.md). A pressure step costs
-about 10x a strain step (3,330 tetrahedra with contacts: ~85 ms against ~8 ms), which is
-why the active strain, the seed's chamber model, stays the default.
+8x a strain step on one thread (3,330 tetrahedra against 576: 67 against 8.2 ms,
+``benchmarks/soft.py``), which is why the active strain, the seed's chamber model, stays
+the default.
 
 Action (4, float32 in [-1, 1], clipped): per finger a chamber command c_f, whose activation
 target is A_MAX (c_f + 1) / 2 with A_MAX = 0.35 (active volumetric strain of all 7 chambers;
