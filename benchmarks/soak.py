@@ -41,9 +41,9 @@ def rss_mb() -> float:
     return float("nan")
 
 
-def soak(env_id: str, worlds: int, seconds: float, threads: int, seed: int) -> dict:
+def soak(env_id: str, worlds: int, seconds: float, threads: int, seed: int, kwargs=None) -> dict:
     rss0 = rss_mb()
-    envs = gym.make_vec(env_id, num_envs=worlds, num_threads=threads)
+    envs = gym.make_vec(env_id, num_envs=worlds, num_threads=threads, **(kwargs or {}))
     batch = envs.unwrapped.batch
     envs.reset(seed=seed)
     envs.action_space.seed(seed)
@@ -61,7 +61,8 @@ def soak(env_id: str, worlds: int, seconds: float, threads: int, seed: int) -> d
     envs.close()
     del envs, batch
     gc.collect()
-    return {"task": env_id, "worlds": worlds, "threads": threads, "seconds": round(elapsed, 1),
+    name = env_id + (" " + json.dumps(kwargs, sort_keys=True) if kwargs else "")
+    return {"task": name, "worlds": worlds, "threads": threads, "seconds": round(elapsed, 1),
             "world_steps": steps * worlds, "world_steps_per_s": round(steps * worlds / elapsed),
             "episodes": episodes, "nonfinite_escaped": nonfinite, "diverged_worlds": diverged,
             "max_penetration_m": deepest, "rss_before_mb": round(rss0, 1), "rss_after_mb": round(rss_mb(), 1)}
@@ -105,15 +106,19 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--resets", type=int, default=100_000, help="resets of the memory check (0: skip it)")
     ap.add_argument("--constructions", type=int, default=100_000, help="env constructions of the memory check")
+    ap.add_argument("--env-kwargs", type=json.loads, default={},
+                    help="task keyword arguments (JSON) for every task of this run (a variant's rows are "
+                         "named by task id and arguments)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--update", action="store_true",
                     help="replace only these tasks' rows in an existing --json (its other rows and memory kept)")
     args = ap.parse_args(argv)
     rows = []
     for env_id in args.tasks:
-        row = soak(env_id, WORLDS.get(env_id, 16), args.seconds_per_task, args.threads, args.seed)
+        row = soak(env_id, WORLDS.get(env_id, 16), args.seconds_per_task, args.threads, args.seed,
+                   args.env_kwargs)
         rows.append(row)
-        print(f"{env_id:34s} {row['world_steps']:>11,d} world-steps ({row['world_steps_per_s']:,}/s)  "
+        print(f"{row['task']:34s} {row['world_steps']:>11,d} world-steps ({row['world_steps_per_s']:,}/s)  "
               f"episodes {row['episodes']:>7,d}  non-finite {row['nonfinite_escaped']}  diverged "
               f"{row['diverged_worlds']}  deepest {1e3 * row['max_penetration_m']:.2f} mm  "
               f"RSS {row['rss_before_mb']:.0f} -> {row['rss_after_mb']:.0f} MB", flush=True)
