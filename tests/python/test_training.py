@@ -169,7 +169,8 @@ def test_training_cli_validates_its_arguments(capsys):
 
 def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
     """SIGINT in the middle of training: the CLI stops, writes final.pt, the curve and a
-    summary marked interrupted, evaluates and exits normally. The summary of a task that
+    summary marked interrupted, evaluates and exits normally, also when it was started
+    with SIGINT ignored, as `cmd &` in a script starts it. The summary of a task that
     defines success (YuMiDrawer) carries the trained and random success rates."""
     import json
     import signal
@@ -181,7 +182,8 @@ def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
     cmd = [sys.executable, "-m", "ncpgym.train", "--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "2",
            "--minutes", "30", "--threads", "1", "--rollout-steps", "16", "--hidden", "8", "--eval-episodes", "2",
            "--no-progress", "--out", str(out)]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # as `cmd &`
     deadline = time.time() + 120
     while time.time() < deadline and not (out / "progress.csv").exists():
         time.sleep(0.2)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import time
 from pathlib import Path
 
@@ -115,6 +116,11 @@ def _resumed_args(ap: argparse.ArgumentParser, args: argparse.Namespace) -> argp
 
 
 def main(argv=None) -> None:
+    # A command started with `&` from a script inherits SIGINT ignored (POSIX shells do that
+    # for background jobs), and Python then keeps it ignored: `kill -INT` would not stop the
+    # run. Stopping cleanly (final.pt, curve, evaluation) must work there too.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     ap = parser()
     args = ap.parse_args(argv)
     if args.resume is not None:

@@ -214,8 +214,8 @@ def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, de
     ``actuation="strain"`` finger f's chambers are activation groups 7f .. 7f + 6 (active
     strain); with ``"pressure"`` the fingers are cast with thin-walled air chambers
     (``chambered_finger_mesh(axes=thin_wall_axes())``, 1,110 tetrahedra, ``n`` unused)
-    whose seven chambers share activation group f (Pa). Returns (model, info) with info the
-    particle ranges of the fingers, their tip particles and the body ids."""
+    whose seven chambers (``chambers``) share activation group f (Pa). Returns (model, info)
+    with info the particle ranges of the fingers, their tip particles and the body ids."""
     if actuation not in ("strain", "pressure"):
         raise ValueError(f"actuation must be 'strain' or 'pressure', got {actuation!r}")
     import ncpgym
