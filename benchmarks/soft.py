@@ -202,6 +202,19 @@ def measure(name, model, warm, x0, opts, threads, worlds, steps, q0=None):
             "options": opts}
 
 
+def seed_rows() -> list[dict]:
+    """The seed's Table 2 rows (constants), written after the measured ones."""
+    return [{"scene": name, "tets": tets, "particles": None, "contacts": contacts, "newton_iters": newton,
+             "linear_iters": lin, "step_ms": ms, "threads": None, "worlds": 1, "solver": "PCR on GPU (seed)"}
+            for name, tets, contacts, newton, lin, ms in SEED_TABLE2]
+
+
+def row_key(r: dict) -> tuple:
+    """What identifies a row across runs: scenes share names across option sets ("defaults" at
+    4 and 6 Newton iterations) and thread counts."""
+    return r["scene"], json.dumps(r.get("options"), sort_keys=True), r["threads"], r["worlds"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path)
@@ -247,16 +260,13 @@ def main() -> None:
             rows.append(r)
             print(f"{name:44s} {r['tets']:5d} {r['contacts']:8d} {opts['newton_iterations']:6d} {threads:7d} "
                   f"{worlds:6d} {r['step_ms']:14.1f}", flush=True)
-    for name, tets, contacts, newton, lin, ms in SEED_TABLE2:
-        rows.append({"scene": name, "tets": tets, "particles": None, "contacts": contacts, "newton_iters": newton,
-                     "linear_iters": lin, "step_ms": ms, "threads": None, "worlds": 1, "solver": "PCR on GPU (seed)"})
+    rows += seed_rows()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        if args.update and args.json.exists():  # keep the other scenes' rows, in their order
-            rerun = {r["scene"] for r in rows}
-            old = [r for r in json.loads(args.json.read_text())["rows"] if r["scene"] not in rerun]
-            seed = [r for r in old if r["solver"] == "PCR on GPU (seed)"]
-            rows = [r for r in old if r not in seed] + [r for r in rows if r["solver"] != "PCR on GPU (seed)"] + seed
+        if args.update and args.json.exists():  # the rerun rows replace theirs in place, the rest is kept
+            merged = {row_key(r): r for r in json.loads(args.json.read_text())["rows"]}
+            merged.update({row_key(r): r for r in rows})
+            rows = list(merged.values())
         args.json.write_text(json.dumps({"rows": rows}, indent=1))
         print("wrote", args.json)
 
