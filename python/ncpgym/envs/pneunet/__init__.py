@@ -227,6 +227,11 @@ def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, de
     slide = b.add_joint(mount, "slide", axis=[0.0, 0.0, 1.0], range=(-0.1, 0.2), name="mount_z")
     kv = 2.0 * np.sqrt(mount_kp * (mount_mass + 0.25))  # about critically damped with the fingers
     b.add_actuator(slide, "position", kp=mount_kp, kv=kv, ctrlrange=(-0.1, 0.2), name="mount_z")
+    axes = thin_wall_axes(chambers)
+    # every finger is the same mesh moved: its tip-face vertices once
+    verts = finger_mesh(n, hollow=hollow)[0] if actuation == "strain" else chambered_finger_mesh(
+        chambers=chambers, axes=axes)[0]
+    tip = np.flatnonzero(np.abs(verts[:, 0] - LENGTH) < 1e-9)
     fingers, tips = [], []
     for f in range(FINGERS):
         T = finger_transform(np.pi / 2 + 2 * np.pi * f / FINGERS, tilt, root_radius, mount_height)
@@ -234,13 +239,9 @@ def build_gripper(*, n=(12, 3, 3), young=1e7, bottom_young=1e8, poisson=0.47, de
                       transform=T, clamp_body=mount, clamp_origin=(0.0, 0.0, mount_height), friction=BALL_FRICTION)
         if actuation == "strain":
             first, count, _ = add_finger(b, n=n, group_offset=CHAMBERS * f, hollow=hollow, **common)
-            verts = finger_mesh(n, hollow=hollow)[0]
         else:
-            axes = thin_wall_axes(chambers)
             first, count, _ = add_pressure_finger(b, axes=axes, chambers=chambers, group_offset=f, one_group=True,
                                                   **common)
-            verts = chambered_finger_mesh(chambers=chambers, axes=axes)[0]
-        tip = np.flatnonzero(np.abs(verts[:, 0] - LENGTH) < 1e-9)
         fingers.append((first, count))
         tips.append(first + tip)
     for i in range(FINGERS):  # the fingers share the mount: their roots touch, they do not collide
