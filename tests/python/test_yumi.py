@@ -248,7 +248,6 @@ def test_arms_hold_still_under_gravity(world):
         assert (moved < 1e-3) == holds, moved
 
 
-
 def test_ee_delta_moves_the_grip_point_by_the_dynamically_consistent_inverse():
     """action="ee_delta": the joint step equals M^-1 J^T (J M^-1 J^T)^-1 dx on the right
     arm's joints with M and J from MuJoCo (mj_fullM, mj_jacSite; the task takes both
