@@ -246,6 +246,9 @@ void bind_model(py::module_& m) {
           for (int k = 0; k < 4; ++k) a.mutable_at(t, k) = m.tet_p[t][k];
         return a;
       }, "(ntet, 4) particle ids of each tetrahedron")
+      .def_property_readonly("tet_model", [](const Model& m) {
+        return py::array_t<int>(py::ssize_t(m.ntet), m.tet_model.data());
+      }, "(ntet,) element model: 0 linear co-rotational, 1 stable Neo-Hookean")
       .def_property_readonly("tet_volume", [](const Model& m) {
         return py::array_t<double>(py::ssize_t(m.ntet), m.tet_volume.data());
       }, "(ntet,) rest volumes")

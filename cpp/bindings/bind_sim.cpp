@@ -132,6 +132,8 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(pressure_stiffness, bool,
                 "pressure chambers' load stiffness -h^2 p d2V/dx2 in the Newton matrix (off: indefinite, diverges "
                 "without the walls' stress stiffness)"),
+      NUM_FIELD(stress_stiffness, bool,
+                "the tetrahedra's stress stiffness -h^2 sum lambda d2c/dx2 in the primal Newton matrix"),
       NUM_FIELD(project_impulses, bool,
                 "clip normal-contact and joint-limit impulses at 0 after each damped Newton update (not in the seed)"),
       NUM_FIELD(bounded_friction_w, bool,
@@ -140,6 +142,9 @@ const std::vector<OptionField>& option_fields() {
                 "full Newton steps (t = 1) when a step's rows are only equalities and springs of the articulated trees "
                 "(no contact, limit, particle or element rows): damping only slows Newton on smooth systems; "
                 "off by default (quaternion joints make the Newton matrix inexact; see options.hpp)"),
+      NUM_FIELD(line_search, bool,
+                "each Newton update tries t = 1 and halves it (<= 4 times) until the residual merit falls "
+                "(Armijo); replaces the fixed damping `step`"),
       NUM_FIELD(max_speed, double,
                 "a step whose velocities exceed it (m/s or rad/s) counts as diverged like a non-finite one (0: off)"),
   };
@@ -353,11 +358,15 @@ void bind_sim(py::module_& mod) {
         d["momentum_residual"] = st.momentum_residual;
         d["assembled"] = s.stepper.last_step_assembled();
         d["refreshed"] = st.refreshed;
+        d["backtracks"] = st.backtracks;
+        d["projected"] = st.projected;
         return d;
       }, "The last step's solver: newton_iterations, residual (max |NCP or row residual| per "
          "iterate), linear_iterations and linear_residual per linear solve, step_size (max |t du| "
          "of each Newton update, velocity units), momentum_residual (max |H^-1 g| of eq. 57 per iterate, "
          "velocity units), assembled (dense or matrix-free/sparse path), refreshed (contacts found at the "
          "step's end deeper than refresh_depth and added, the step then solved again; the lists above "
-         "then hold both solves).");
+         "then hold both solves), backtracks (line_search: halvings of the step length; with line_search the "
+         "residual lists also hold the last update's iterate), projected (stress_stiffness: Newton matrices "
+         "factorised again with projected element blocks).");
 }

@@ -71,6 +71,7 @@ class Model:
     def pressure_forces(self, x: ArrayF, activation: ArrayF) -> ArrayF: ...
     def pressure_stiffness(self, x: ArrayF, activation: ArrayF) -> ArrayF: ...
     tet_particles: ArrayF
+    tet_model: npt.NDArray[np.int32]
     tet_volume: ArrayF
     soft_volume0: ArrayF
     @property
@@ -268,9 +269,10 @@ class SolverOptions:
                  soft_solver: str = "primal", soft_triangle_contacts: bool = False,
                  soft_soft_contacts: bool = True, deformable_contacts: bool = True,
                  refresh_depth: float = 0.001, pressure_stiffness: bool = False,
+                 stress_stiffness: bool = False,
                  project_impulses: bool = True,
                  bounded_friction_w: bool = True, smooth_full_step: bool = False,
-                 max_speed: float = 1e4) -> None: ...
+                 line_search: bool = False, max_speed: float = 1e4) -> None: ...
     def as_dict(self) -> dict[str, Any]: ...
     def __getattr__(self, name: str) -> Any: ...
 

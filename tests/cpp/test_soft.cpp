@@ -1,6 +1,7 @@
 // Tetrahedral elements in compliance form: rows against finite differences, the energy
 // they encode against the linear isotropic strain energy, frame invariance, a patch test,
 // model validation, and a soft block settling on the ground through the Newton solver.
+#include <Eigen/Eigenvalues>
 #include <gtest/gtest.h>
 
 #include <Eigen/SVD>
@@ -80,6 +81,99 @@ TEST(Soft, RowsMatchFiniteDifferences) {
               << "trial " << trial << " row " << k << " vertex " << a << " axis " << d;
       }
   }
+}
+
+// The force J^T lambda on vertices 1..3 of one element's six rows with the multipliers held.
+template <class Rows6>
+void held_force(const Rows6& r, const double lam[6], Vec3 f[4]) {
+  for (int a = 0; a < 4; ++a) {
+    f[a].setZero();
+    for (int k = 0; k < 6; ++k)
+      for (int d = 0; d < 3; ++d) f[a][d] += lam[k] * r.grad[k][a][d];
+  }
+}
+
+// d(J^T lambda)/dx of the six strain rows at held multipliers, by central differences.
+Eigen::Matrix<double, 12, 12> held_force_jacobian(const Vec3 x[4], const Mat3& Dminv, const double lam[6]) {
+  Eigen::Matrix<double, 12, 12> H;
+  const double e = 1e-6;
+  for (int a = 0; a < 4; ++a)
+    for (int d = 0; d < 3; ++d) {
+      Vec3 xp[4], xm[4];
+      perturbed(x, a, d, e, xp, xm);
+      TetRows rp, rm;
+      tet_rows(xp, Dminv, rp);
+      tet_rows(xm, Dminv, rm);
+      Vec3 fp[4], fm[4];
+      held_force(rp, lam, fp);
+      held_force(rm, lam, fm);
+      for (int b = 0; b < 4; ++b)
+        for (int c = 0; c < 3; ++c) H(3 * b + c, 3 * a + d) = (fp[b][c] - fm[b][c]) / (2 * e);
+    }
+  return H;
+}
+
+TEST(Soft, NewtonBlockAddsTheStressStiffnessOfTheHeldForceAndStaysPositive) {
+  // tet_newton_block (soft/tet.hpp) = sum_k w_k grad_k grad_k^T - h^2 d(J^T lambda)/dx at held
+  // multipliers, against the rows' own gradients and central differences of their force;
+  // projected, the same where that is positive semi-definite, and positive semi-definite and
+  // translation-blind always.
+  using Mat12 = Eigen::Matrix<double, 12, 12>;
+  std::mt19937 rng(5);
+  std::normal_distribution<double> N(0, 1);
+  std::uniform_real_distribution<double> Uni(0.5, 2.0);
+  const Tet t = rest_tet();
+  const double h2 = 1e-2;
+  int exact = 0, projected = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    Mat3 F = random_rotation(rng) * (Mat3::Identity() + 0.3 * Mat3::Random());
+    if (F.determinant() < 0.2) continue;
+    Vec3 x[4];
+    deform(t, F, Vec3(N(rng), N(rng), N(rng)), x);
+    TetRows r;
+    tet_rows(x, t.Dminv, r);
+    double grad[6][12], w[6], lam[6];
+    // stress from nothing (lambda = 0) to far beyond the rows' stiffness (buckling)
+    const double size = trial % 4 == 0 ? 0.0 : std::pow(10.0, trial % 4 - 1);
+    for (int k = 0; k < 6; ++k) {
+      w[k] = Uni(rng);
+      lam[k] = size * N(rng);
+      for (int i = 0; i < 12; ++i) grad[k][i] = r.grad[k][i / 3][i % 3];
+    }
+    Mat12 B;
+    ASSERT_TRUE(tet_newton_block(x, t.Dminv, grad, w, lam, h2, true, B));
+    const double scale = B.cwiseAbs().maxCoeff();
+    EXPECT_LT((B - B.transpose()).cwiseAbs().maxCoeff(), 1e-12 * scale);
+    EXPECT_GT(Eigen::SelfAdjointEigenSolver<Mat12>(B).eigenvalues().minCoeff(), -1e-9 * scale);
+    for (int i = 0; i < 12; ++i)
+      for (int c = 0; c < 3; ++c) EXPECT_NEAR(B(i, c) + B(i, 3 + c) + B(i, 6 + c) + B(i, 9 + c), 0.0, 1e-9 * scale);
+    Mat12 want = Mat12::Zero();
+    for (int k = 0; k < 6; ++k) {
+      const Eigen::Map<const Eigen::Matrix<double, 12, 1>> gk(grad[k]);
+      want += w[k] * gk * gk.transpose();
+    }
+    const Mat12 Hfd = held_force_jacobian(x, t.Dminv, lam);
+    want -= h2 * 0.5 * (Hfd + Hfd.transpose());
+    Mat12 Bx;  // unprojected: the Newton matrix's block exactly, whatever its sign
+    ASSERT_TRUE(tet_newton_block(x, t.Dminv, grad, w, lam, h2, false, Bx));
+    EXPECT_LT((Bx - want).cwiseAbs().maxCoeff(), 1e-6 * std::max(scale, want.cwiseAbs().maxCoeff())) << "trial " << trial;
+    if (Eigen::SelfAdjointEigenSolver<Mat12>(want).eigenvalues().minCoeff() < -1e-9 * scale) {
+      ++projected;  // clamped: B differs, and is the larger (B - want is positive semi-definite)
+      EXPECT_GT((B - want).cwiseAbs().maxCoeff(), 1e-6 * scale);
+      EXPECT_GT(Eigen::SelfAdjointEigenSolver<Mat12>(B - want).eigenvalues().minCoeff(), -1e-6 * scale);
+      continue;
+    }
+    EXPECT_LT((B - want).cwiseAbs().maxCoeff(), 1e-6 * scale) << "trial " << trial << " size " << size;
+    ++exact;
+  }
+  EXPECT_GE(exact, 10);
+  EXPECT_GE(projected, 3);
+  // inverted: refused
+  Vec3 x[4];
+  deform(t, Vec3(1, 1, -1).asDiagonal(), Vec3::Zero(), x);
+  double grad[6][12] = {}, w[6] = {1, 1, 1, 1, 1, 1}, lam[6] = {};
+  Mat12 B;
+  EXPECT_FALSE(tet_newton_block(x, t.Dminv, grad, w, lam, h2, true, B));
 }
 
 // The rows and compliances the solver builds for one element (Stepper::constraint_rows:

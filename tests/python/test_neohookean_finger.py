@@ -42,3 +42,96 @@ def test_neohookean_finger_settles_under_activation(a):
     half = bent_finger("neohookean", a / 2)[0]
     assert np.linalg.norm(tip - rest) > np.linalg.norm(half - rest)  # more activation, more curl
     assert np.linalg.norm(tip - lin) < 0.2 * np.linalg.norm(lin - rest)  # near the linear finger
+
+
+def lone_finger(model, h=0.02, gravity=True):
+    b = ncpgym.Builder()
+    b.set_timestep(h)
+    if not gravity:
+        b.set_gravity([0, 0, 0])
+    add_finger(b, n=(8, 2, 2), model=model)
+    return b.build()
+
+
+def test_line_search_keeps_newton_from_diverging_on_a_sudden_activation():
+    """The root cause of the Neo-Hookean divergence under activation: undamped Newton steps
+    overshoot on the non-convex energy when the activation jumps within one step. A lone
+    Neo-Hookean finger (no gravity), a = 0.035 switched on at h = 0.02 s: full steps diverge
+    in the first step (residual 3.4 -> 6e6 -> NaN); the seed's fixed damping (t = 0.75)
+    survives but converges only linearly (final residual 2.3e-4 after 8 iterations);
+    backtracking on the residual merit (line_search) settles it (8.5e-7 in the third step; at
+    h = 1/500 or a <= 0.02 plain full steps converge too). Catches a line search that never
+    backtracks, or accepts an increase."""
+    m = lone_finger("neohookean", gravity=False)
+    sim = ncpgym.Simulator(m, newton_iterations=8, geometric_stiffness=False, step=1.0)
+    sim.activation[:] = 0.035
+    with pytest.raises(RuntimeError, match="diverged"):
+        for _ in range(3):
+            sim.step()
+    sim = ncpgym.Simulator(m, newton_iterations=8, geometric_stiffness=False, line_search=True)
+    backtracks = 0
+    for _ in range(3):
+        sim.activation[:] = 0.035
+        sim.step()
+        st = sim.solver_stats
+        backtracks += st["backtracks"]
+        assert len(st["residual"]) == st["newton_iterations"] + 1  # the last update is checked too
+    assert backtracks > 0
+    assert st["residual"][-1] < 1e-5 and st["momentum_residual"][-1] < 1e-3  # measured 8.5e-7, 8.5e-5
+    assert np.isfinite(sim.x).all()
+
+
+def test_neohookean_gripper_survives_its_activation_ramp_with_line_search():
+    """The PneuNet gripper with Neo-Hookean fingers (E 10 MPa, nu 0.47, h = 0.02 s, the task's
+    mesh), activation ramped to 0.35 over 10 steps, ball out of reach: with the default
+    options the step diverges at the third step (issue 20's "Neo-Hookean fingers diverge under
+    activation"); with line_search every step stays finite and the fingers curl in."""
+    from ncpgym.envs.pneunet import build_gripper
+
+    m, info = build_gripper(n=(8, 2, 2), tilt=np.radians(70), root_radius=0.03, mount_height=0.12, timestep=0.02,
+                            model="neohookean")
+    r0 = None
+    for opts, diverges in (({}, True), ({"line_search": True}, False)):
+        sim = ncpgym.Simulator(m, **opts)
+        sim.q[1] = 0.5  # the ball out of reach
+        tips = lambda: np.stack([sim.x[t].mean(axis=0) for t in info["tips"]])  # noqa: E731
+        r0 = np.linalg.norm(tips()[:, :2], axis=1)
+        failed = None
+        for k in range(12):
+            sim.activation[:] = 0.35 * min(1.0, k / 10)
+            try:
+                sim.step()
+            except RuntimeError:
+                failed = k
+                break
+        if diverges:
+            assert failed is not None, "the default options no longer diverge: make line_search the default?"
+            continue
+        assert failed is None and np.isfinite(sim.x).all()
+        r = np.linalg.norm(tips()[:, :2], axis=1)
+        assert np.all(r < r0 - 0.03), (r0, r)  # curled in by centimetres (measured 9 -> 2.6 cm at 50 steps)
+
+
+def test_stress_stiffness_makes_newton_converge_quadratically_on_a_stressed_finger():
+    """A linear co-rotational finger held at activation 0.2 under gravity (root clamped),
+    one step from its settled state with 8 full Newton steps: without the elements' stress
+    stiffness in the Newton matrix (the seed's K = M + J^T D^-1 J) the momentum residual
+    stalls (7e-3 -> 2e-4 over 6 iterations: linear convergence, rate ~0.5); with it Newton
+    converges quadratically (7e-3 -> 4e-7 -> 7e-12). Catches a sign slip or a dropped term in
+    the stress Hessian (soft/tet.cpp, tet_newton_block), or the option not reaching K."""
+    m = lone_finger("linear")
+    base = ncpgym.Simulator(m, newton_iterations=4, rscale="time_step", geometric_stiffness=False)
+    for k in range(60):
+        base.activation[:] = 0.2 * min(1.0, k / 20)
+        base.step()
+    mom = {}
+    for ss in (False, True):
+        sim = ncpgym.Simulator(m, newton_iterations=8, step=1.0, rscale="time_step", geometric_stiffness=False,
+                               stress_stiffness=ss)
+        sim.x[:] = base.x
+        sim.v[:] = base.v
+        sim.activation[:] = 0.2
+        sim.step()
+        mom[ss] = np.array(sim.solver_stats["momentum_residual"])
+    assert mom[True][3] < 1e-9 and mom[True][2] < 1e-2 * mom[True][1]  # measured 6.7e-12; 3.6e-7 from 7.1e-3
+    assert mom[False][-1] > 1e-5 and mom[False][-1] > 0.01 * mom[False][1]  # measured 1.9e-4 from 7.1e-3

@@ -235,3 +235,35 @@ def test_a_thin_walled_chambered_finger_has_the_designed_cavities_and_bends_furt
     assert sorted(np.bincount(np.asarray(model.chamber_group))) == [7, 7, 7]
     with pytest.raises(ValueError, match="actuation"):
         pneunet.build_gripper(actuation="cables")
+
+
+def test_stress_stiffness_lets_the_pressure_gripper_close_at_one_and_a_half_mpa():
+    """PneuNetGrasp-v0's pressure gripper (3,330 tetrahedra, nu = 0.3) closing on the ball at
+    1.5 MPa (ramped over 0.2 s): with the task's solver options the step's Newton iteration
+    diverges at 0.3 s (step 15: the thin walls' stress stiffness is missing from the Newton
+    matrix); with stress_stiffness=True it closes on the ball and holds it. Measured limits:
+    ~1.3 MPa without, 2.0 MPa with (2.5 fails), so P_MAX = 1 MPa stays."""
+    from ncpgym.tasks.pneunet_grasp import PneuNetGraspTask, _gripper
+
+    m, info = _gripper((8, 2, 2), "pressure")
+    for ss in (False, True):
+        sim = ncpgym.Simulator(m, **PneuNetGraspTask.solver_options, stress_stiffness=ss)
+        failed = None
+        for k in range(30):
+            sim.activation[:] = 1.5e6 * min(1.0, (k + 1) / 10)
+            try:
+                sim.step()
+            except RuntimeError:
+                failed = k
+                break
+        if not ss:
+            assert failed is not None and failed >= 10, failed  # measured: step 15
+            continue
+        assert failed is None
+        ball = sim.q[1:4]
+        assert np.hypot(ball[0], ball[1]) < 0.01  # still under the mount, between the fingers
+        ball_geoms = np.flatnonzero(np.asarray(m.geom_body) == info["ball"])
+        c = sim.contacts
+        on_ball = (np.isin(c["geom1"], ball_geoms) | np.isin(c["geom2"], ball_geoms)) & (c["particle"] >= 0)
+        on_ball &= c["force"][:, 0] > 0
+        assert on_ball.sum() >= 3, on_ball.sum()  # the fingers press on it

@@ -121,3 +121,19 @@ def test_linear_tolerance_reaches_the_contact_solve():
     assert np.mean(full == 50) > 0.5  # the budget (fewer where the residual reaches 1e-13 |b|)
     assert loose.mean() < 0.8 * full.mean(), (loose.mean(), full.mean())
     assert np.abs(gaps).max() < 1e-5 and np.abs(gaps_full).max() < 1e-5, (gaps, gaps_full)
+
+
+def test_line_search_leaves_rigid_steps_to_the_damped_iteration():
+    """line_search acts on steps with soft elements only (options.hpp: on the arch and the
+    heavy stack its full steps let the arch collapse and the stack drift 2 m): a rigid
+    scene's trajectory is bitwise the same with it, and no backtrack is reported."""
+    m, q0 = scenes.heavy_stack()
+    out = []
+    for opts in ({}, {"line_search": True}):
+        sim = ncpgym.Simulator(m, **opts)
+        sim.q[:] = q0
+        for _ in range(60):
+            sim.step()
+            assert sim.solver_stats["backtracks"] == 0
+        out.append(sim.q.copy())
+    np.testing.assert_array_equal(out[0], out[1])

@@ -656,6 +656,25 @@ def test_pneunet_grasp_observation_reward_termination():
         np.testing.assert_allclose(obs[:, 9 + 3 * f:12 + 3 * f], b.v[:, tip].mean(axis=1), atol=1e-12)
 
 
+def test_pneunet_grasp_neohookean_material_definition():
+    """material="neohookean": every finger element is App. B's (tet model 1) and the task's
+    solver options gain line_search; the linear default keeps linear elements and the damped
+    step; unknown materials and the unbuilt pressure combination are refused."""
+    from ncpgym.tasks import PneuNetGraspTask
+
+    with pytest.raises(ValueError, match="material"):
+        PneuNetGraspTask(material="rubber")
+    with pytest.raises(ValueError, match="neohookean"):
+        PneuNetGraspTask(material="neohookean", actuation="pressure")
+    for material, model_id in (("linear", 0), ("neohookean", 1)):
+        env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=1, num_threads=1, material=material)
+        batch = env.unwrapped.batch
+        assert set(np.unique(np.asarray(batch.model.tet_model))) == {model_id}
+        assert batch.options["line_search"] == (material == "neohookean")
+        assert batch.options["newton_iterations"] == 4 and batch.options["rscale"] == "time_step"
+        env.close()
+
+
 def test_pneunet_grasp_pressure_variant_definition():
     """actuation="pressure": catches the pressure full scale (P_MAX = 1 MPa) and its lag, one
     supply line per finger (activation group f drives that finger's 7 chambers and nothing

@@ -1,5 +1,6 @@
 #include "ncpgym/soft/tet.hpp"
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 #include <algorithm>
@@ -61,6 +62,75 @@ void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out) {
     for (int a = 0; a < 4; ++a)
       for (int d = 0; d < 3; ++d) out.grad[k][a][d] = Gk(a, d);
   }
+}
+
+bool tet_newton_block(const Vec3 x[4], const Mat3& Dminv, const double grad[6][12], const double w[6],
+                      const double lambda[6], double h2, bool project, Eigen::Matrix<double, 12, 12>& B) {
+  using Mat9 = Eigen::Matrix<double, 9, 9>;
+  using Vec9 = Eigen::Matrix<double, 9, 1>;
+  Mat3 Ds;
+  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
+  const Mat3 F = Ds * Dminv;
+  if (!(F.determinant() > 0.0)) return false;
+  Eigen::SelfAdjointEigenSolver<Mat3> eig;
+  eig.computeDirect(F.transpose() * F);
+  const Mat3& V = eig.eigenvectors();
+  const Vec3 s = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
+  if (!(s.minCoeff() > 1e-9)) return false;
+  const Mat3 U = F * V * s.cwiseInverse().asDiagonal();
+  // G: dF = sum_a dx_a g_a^T, g_1..3 the rows of Dminv, g_0 = -(g_1 + g_2 + g_3); a row's
+  // F-gradient from its x-gradient by least squares, a(d, :) = (Gm Gm^T)^-1 Gm grad(:, d)
+  Eigen::Matrix<double, 3, 4> Gm;
+  Gm.rightCols<3>() = Dminv.transpose();
+  Gm.col(0) = -Gm.rightCols<3>().rowwise().sum();
+  const Eigen::Matrix<double, 3, 4> Ginv = (Gm * Gm.transpose()).inverse() * Gm;
+  Mat9 T = Mat9::Zero();
+  Mat3 P = Mat3::Zero();  // the force in F-space, sum_k lambda_k a_k
+  for (int k = 0; k < 6; ++k) {
+    Vec9 a;  // index 3 d + c: dc_k / dF_dc
+    for (int d = 0; d < 3; ++d) {
+      Eigen::Vector4d gd;
+      for (int v = 0; v < 4; ++v) gd[v] = grad[k][3 * v + d];
+      a.segment<3>(3 * d) = Ginv * gd;
+    }
+    T.noalias() += w[k] * a * a.transpose();
+    P += lambda[k] * Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(a.data());
+  }
+  // Y in the frames: U^T P V = 2 diag(s) Y
+  Mat3 Y = s.cwiseInverse().asDiagonal() * (U.transpose() * P * V) * 0.5;
+  Y = 0.5 * (Y + Y.transpose()).eval();
+  // d2f over the unit dF = e_d e_c^T: in the frames dFh = u_d v_c^T (u_d, v_c: rows of U, V)
+  Mat3 dS[9], YdS[9], dFh[9];
+  for (int d = 0; d < 3; ++d)
+    for (int c = 0; c < 3; ++c) {
+      const int i9 = 3 * d + c;
+      dFh[i9] = U.row(d).transpose() * V.row(c);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) dS[i9](i, j) = (s[i] * dFh[i9](i, j) + s[j] * dFh[i9](j, i)) / (s[i] + s[j]);
+      YdS[i9] = Y * dS[i9];
+    }
+  for (int p = 0; p < 9; ++p)
+    for (int q = 0; q <= p; ++q) {
+      const double d2f = 2.0 * (dFh[p].transpose() * dFh[q]).cwiseProduct(Y).sum() -
+                         2.0 * YdS[p].transpose().cwiseProduct(dS[q]).sum();
+      T(p, q) -= h2 * d2f;
+      if (q != p) T(q, p) -= h2 * d2f;
+    }
+  // positive semi-definite already (a Cholesky with a shift of 1e-12 of the trace: the rotations
+  // of an unstressed element are exact zeros)? else project: the eigenvalues clamped at 0
+  const Mat9 shifted = project ? (T + Mat9::Identity() * (1e-12 * T.trace())).eval() : T;
+  if (project && Eigen::LLT<Mat9>(shifted).info() != Eigen::Success) {
+    const Eigen::SelfAdjointEigenSolver<Mat9> e9(T);
+    T = e9.eigenvectors() * e9.eigenvalues().cwiseMax(0.0).asDiagonal() * e9.eigenvectors().transpose();
+  }
+  // B = G^T T G: B(3 a + d, 3 b + e) = g_a^T T(d., e.) g_b
+  for (int d = 0; d < 3; ++d)
+    for (int e = 0; e < 3; ++e) {
+      const Eigen::Matrix4d blk = Gm.transpose() * T.block<3, 3>(3 * d, 3 * e) * Gm;
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) B(3 * a + d, 3 * b + e) = blk(a, b);
+    }
+  return true;
 }
 
 double NeoHookean::energy(const Vec3& s) const {

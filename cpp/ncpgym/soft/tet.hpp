@@ -37,6 +37,27 @@ struct TetRows {
 // dS_ij = dC_ij / (s_i + s_j).
 void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out);
 
+// One element's block of the primal Newton matrix (soft_kkt.cpp) with its stress stiffness,
+// for rows that depend on x only through F = Ds Dminv (the linear rows; the six Neo-Hookean
+// rows with their coefficients held). The seed's block is J^T D^-1 J = sum_k w_k grad_k
+// grad_k^T; Newton's also has -h^2 sum_k lambda_k d2c_k/dx2, the change of the force J^T lambda
+// with x at held multipliers, without which Newton converges only linearly on a stressed
+// body. Both are formed in F-space (9 x 9, F = G x with G the 9 x 12 vertex map):
+//   T = sum_k w_k a_k a_k^T - h^2 d2<S, Lambda>/dF2,   grad_k = G^T a_k,
+// and with `project` T is projected to its non-negative eigenvalues (compressed elements make
+// it indefinite: their buckling modes; checked by a Cholesky first, so a stable element pays
+// no eigen-decomposition), then B = G^T T G. The solver projects only when the whole matrix
+// is indefinite: an element's negative curvature is often held by its neighbours, and
+// clamping it then costs Newton its quadratic convergence. The stress Hessian (derivation written for
+// ncpgym): with f(F) = <S, Lambda>, S = sqrt(F^T F), (S^2)'' = 2 dF^T dF gives S S'' + S'' S =
+// 2 dF^T dF - 2 S'^2, so in the frames of F = U diag(s) V^T, d2f[dF1, dF2] = 2 <Y, dF1^T dF2>
+// - 2 tr(Y dS1 dS2) with Y_ij = Lambda_ij / (s_i + s_j) and dS_ij = (s_i dF_ij + s_j dF_ji) /
+// (s_i + s_j); Y comes from the force P = df/dF = 2 F Y = sum_k lambda_k a_k. grad: the six
+// rows' gradients (vertex-major xyz), w: their weights 1 / D_k, lambda: their multipliers.
+// False (B untouched) for a degenerate or inverted element.
+bool tet_newton_block(const Vec3 x[4], const Mat3& Dminv, const double grad[6][12], const double w[6],
+                      const double lambda[6], double h2, bool project, Eigen::Matrix<double, 12, 12>& B);
+
 enum class TetModel : int { LinearCorotational = 0, StableNeoHookean = 1 };
 
 // Stable Neo-Hookean (Smith et al. 2018, in the form of nonsmooth-newton-ncp.txt App. B):

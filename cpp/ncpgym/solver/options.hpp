@@ -85,6 +85,18 @@ struct SolverOptions {
   // three-finger pressure gripper (E 2 MPa, 0.2 MPa) diverges within 0.6 s with it.
   // Simulator.particle_response (the inverse controller's W) follows this option too.
   bool pressure_stiffness = false;
+  // stress_stiffness: the tetrahedra's stress (initial-stress, geometric) stiffness
+  //   -h^2 sum_k lambda_k d2c_k/dx2 in the primal Newton matrix (soft/tet.hpp,
+  //   tet_newton_block), which the seed's K = M + J^T D^-1 J leaves out. Without it Newton on
+  //   a stressed body converges only linearly in the momentum residual (a finger held at
+  //   activation 0.2: 7e-3 -> 2e-4 over 6 full steps; with it 7e-3 -> 4e-7 -> 7e-12) and the
+  //   pressure gripper diverges above ~1.3 MPa (with it, 2 MPa holds the ball). The exact
+  //   term is indefinite under compression: where the assembled KKT matrix shows more
+  //   negative pivots than dual rows (its inertia), it is factorised again with every
+  //   element block projected to its non-negative eigenvalues (solver_stats "projected").
+  //   Off by default: +16 % per pressure step, +60 % per strain-gripper step (a 9 x 9 block
+  //   per element and iterate), and the tasks' defaults already hold.
+  bool stress_stiffness = false;
   // Safeguards of the damped Newton iteration (departures from the seed, measured on the
   // humanoid and the arch; docs/architecture.md "Newton safeguards"):
   // project_impulses: after each update, normal-contact and joint-limit multipliers are
@@ -108,6 +120,20 @@ struct SolverOptions {
   bool smooth_full_step = false;
   // A step whose new velocities exceed this (m/s or rad/s, any coordinate) is reported as
   // diverged and leaves the state unchanged, like a non-finite one (0: no bound).
+  // line_search (steps with soft elements, the primal path, only): each Newton update tries
+  //   the full step t = 1 and halves it (at most 4 times) until the merit |(hvec, H^-1 g)|_2
+  //   of the iterate (the row values of eq. 58 and the momentum residual of eq. 57) falls by
+  //   the Armijo fraction 1e-4 t; the last update is checked too (one more row evaluation).
+  //   Replaces `step`'s fixed damping, which converges linearly ((1 - t)^k on a smooth
+  //   system) while full steps overshoot on a non-convex energy: a Neo-Hookean finger whose
+  //   activation jumps by 0.035 in one 0.02 s step diverges with full steps, converges
+  //   linearly damped (2.3e-4 after 8 iterations) and to 8.5e-7 with the search; the
+  //   Neo-Hookean gripper diverges at its third step with the defaults and not with it
+  //   (tests/python/test_neohookean_finger.py). Not for rigid contact: on the seed's arch and
+  //   heavy stack (8 iterations) it let the arch collapse and the stack drift 2 m, where the
+  //   damped step holds 2.3 mm / 1.5e-6 m (the non-smooth rows' full steps overshoot and
+  //   the merit accepts them), so rigid-only steps keep `step`. Off by default.
+  bool line_search = false;
   double max_speed = 1e4;
   CollisionOptions collision;
 };

@@ -31,12 +31,14 @@
 #include <cmath>
 #include <initializer_list>
 #include <stdexcept>
+#include <type_traits>
 
 #include "ncpgym/constraints/rod_rows.hpp"
 #include "ncpgym/constraints/tet_rows.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/soft/medium.hpp"
 #include "ncpgym/soft/pressure.hpp"
+#include "ncpgym/soft/tet.hpp"
 #include "ncpgym/solver/stepper.hpp"
 
 namespace ncpgym {
@@ -132,7 +134,7 @@ void Stepper::build_soft_pattern() {
   kval_.resize(kinner_.size());
 }
 
-void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
+void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec, double h) {
   // K = H_p + J_s^T D_s^-1 J_s on the fixed pattern, and the element rows' part of the
   // particle right-hand side (rhs_ is sized and its particle block set by the caller).
   const Model& m = *m_;
@@ -155,8 +157,10 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 15> Gd;
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 15, 15> Bd;
   int r = nr;
-  auto accumulate = [&](const ElementSpan& e, auto& G, auto& B) {
+  const int tet0 = static_cast<int>(spans_.size()) - m.ntet;  // tetrahedra are the last groups
+  auto accumulate = [&](const ElementSpan& e, auto& G, auto& B, int tet) {
     const int w = 3 * e.np;
+    const int r0 = r;
     const int* slots = kslot_.data() + e.slot;
     const int* gc = rows_.J.col.data() + rows_.J.start[r];  // the same columns for every row of the group
     G.setZero(e.rows, w);
@@ -170,20 +174,55 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec) {
         G(k, i) = sw * gv[i];
       }
     }
-    B.noalias() = G.transpose() * G;
+    bool stressed = false;
+    if constexpr (std::is_same_v<std::decay_t<decltype(B)>, Eigen::Matrix<double, 12, 12>>)
+      stressed = tet >= 0 && tet_block(tet, r0, cdiag, h, B);
+    if (!stressed) B.noalias() = G.transpose() * G;
     for (int j = 0; j < w; ++j)
       for (int i = 0; i < w; ++i) {
         const int sl = slots[w * i + j];
         if (sl >= 0) kval_[sl] += B(i, j);
       }
   };
-  for (const auto& e : spans_) {
+  for (int g = 0; g < static_cast<int>(spans_.size()); ++g) {
+    const ElementSpan& e = spans_[g];
     if (e.rows == 6 && e.np == 4) {
-      accumulate(e, Gt, Bt);
+      accumulate(e, Gt, Bt, opt_.stress_stiffness && g >= tet0 ? g - tet0 : -1);
     } else {
-      accumulate(e, Gd, Bd);
+      accumulate(e, Gd, Bd, -1);
     }
   }
+}
+
+bool Stepper::tet_block(int t, int r0, const VecX& cdiag, double h, Eigen::Matrix<double, 12, 12>& B) const {
+  // stress_stiffness: the element's block with its stress stiffness (soft/tet.hpp,
+  // tet_newton_block) at the iterate x^n, projected when project_stress_; false where it does
+  // not apply (inverted element)
+  const Model& m = *m_;
+  double grad[6][12], w[6], lam[6];
+  for (int k = 0; k < 6; ++k) {
+    const double D = cdiag[r0 + k] + opt_.regularization;
+    w[k] = std::isfinite(D) ? 1.0 / D : 0.0;
+    lam[k] = lambda_[r0 + k];
+    std::copy_n(rows_.J.val.data() + rows_.J.start[r0 + k], 12, grad[k]);
+  }
+  Vec3 xt[4];
+  tet_vertices(m, t, xn_, xt);
+  return tet_newton_block(xt, m.tet_Dminv[t], grad, w, lam, h * h, project_stress_, B);
+}
+
+void Stepper::particle_block(int nr, const VecX& cdiag, const VecX& hvec, double h) {
+  // K and the particles' right-hand side -g (Hg_ holds g on the particles)
+  const Model& m = *m_;
+  const int nv = m.nv, np3 = 3 * m.nparticle;
+  for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
+  soft_stiffness(nr, cdiag, hvec, h);
+  if (has_drag(m))  // dg/du gains -h dF/dv = h D on each particle's 3 x 3 block
+    for (int p = 0; p < m.nparticle; ++p)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j <= i; ++j)
+          if (kpslot_[9 * p + 3 * i + j] >= 0) kval_[kpslot_[9 * p + 3 * i + j]] += h * drag_D_[p](i, j);
+  if (opt_.pressure_stiffness) add_pressure_stiffness(h, kval_.data());  // options.hpp: off by default
 }
 
 LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const VecX& alpha, const VecX& cdiag,
@@ -196,20 +235,12 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
   // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t);
   // jtl_ = J_eff^T lambda of this iterate (Stepper::newton)
   // (+ h times the drag at the iterate's positions and velocities, soft/medium.hpp)
-  const bool drag = has_drag(m);  // iterate_f_, drag_D_ at this iterate: Stepper::newton
   const bool follow = has_iterate_forces(m);
   for (int k = 0; k < np3; ++k)
     Hg_[nv + k] = pmass_[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * jtl_[nv + k] - (follow ? h * iterate_f_[k] : 0.0);
 
   rhs_.resize(nr + nv + np3);
-  for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
-  soft_stiffness(nr, cdiag, hvec);
-  if (drag)  // dg/du gains -h dF/dv = h D on each particle's 3 x 3 block
-    for (int p = 0; p < m.nparticle; ++p)
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j <= i; ++j)
-          if (kpslot_[9 * p + 3 * i + j] >= 0) kval_[kpslot_[9 * p + 3 * i + j]] += h * drag_D_[p](i, j);
-  if (opt_.pressure_stiffness) add_pressure_stiffness(h, kval_.data());  // options.hpp: off by default
+  particle_block(nr, cdiag, hvec, h);
 
   // The trees' H = M(q-) + h B (+ h^2 K of implicit springs) as a dense block, once per step.
   if (first && nv > 0) {
@@ -277,6 +308,18 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
     last_inner_ = sinner_;
   }
   ldlt.factorize(S);
+  if (opt_.stress_stiffness && m.ntet > 0 && ldlt.info() == Eigen::Success &&
+      (ldlt.vectorD().array() < 0).count() != nr) {
+    // The exact stress stiffness made K indefinite (a quasi-definite KKT matrix has exactly
+    // nr negative pivots, whatever the ordering: Sylvester's law of inertia): factorise again
+    // with every element block projected (soft/tet.hpp, tet_newton_block).
+    project_stress_ = true;
+    particle_block(nr, cdiag, hvec, h);
+    project_stress_ = false;
+    std::copy(kval_.begin(), kval_.end(), S.valuePtr() + souter_[nr + nv]);  // the particle columns come last
+    ldlt.factorize(S);
+    ++stats_.projected;
+  }
   if (ldlt.info() != Eigen::Success) throw std::runtime_error("soft-body KKT factorisation failed");
   sol_ = ldlt.solve(rhs_);
   const double res = (rhs_ - S.selfadjointView<Eigen::Lower>() * sol_).norm();

@@ -60,6 +60,8 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   Hg_.setZero(nvall_);
   tmp_.setZero(nvall_);
   jtl_.setZero(nvall_);
+  u_base_.setZero(nvall_);
+  force_base_.setZero(3 * m.nparticle);
   const int nrow = typical_rows(m, cons_);
   const int ncap = 4 * m.ngeom + 32 + 4 * m.nparticle;
   contacts_.reserve(ncap);
@@ -72,7 +74,8 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   // entries: 8 per row, whole paths for equality rows, and room for the trees
   rows_.J.col.reserve(8 * nrow + 2 * m.nv + 2 * m.nv * (6 * m.neq));
   rows_.J.val.reserve(rows_.J.col.capacity());
-  const int per_step = 2 * opt_.newton_iterations;  // a refreshed step solves twice
+  // a refreshed step solves twice; line_search evaluates the last iterate too
+  const int per_step = 2 * (opt_.newton_iterations + 1);
   stats_.residual.reserve(per_step);
   stats_.linear_iterations.reserve(per_step);
   stats_.linear_residual.reserve(per_step);
@@ -82,7 +85,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
 }
 
 void Stepper::reserve_rows(int nrow) {
-  for (VecX* v : {&rows_.C, &rows_.E, &lambda_, &jhj_, &opdiag_, &alpha_, &cdiag_, &hvec_, &rfac_, &Jg_, &b_, &dl_})
+  for (VecX* v : {&rows_.C, &rows_.E, &lambda_, &jhj_, &opdiag_, &alpha_, &cdiag_, &hvec_, &rfac_, &Jg_, &b_, &dl_, &lambda_base_})
     grow(*v, nrow);
   grow(contact_force_, nrow);
   if (rows_.kind.capacity() < static_cast<size_t>(nrow)) rows_.kind.reserve(nrow);
@@ -306,6 +309,8 @@ void Stepper::ncp_terms(double h, int nrow) {
     hvec[r1] = slip[0] + W * lambda[r1];  // phi_f (eq. 36)
     hvec[r2] = slip[1] + W * lambda[r2];
   }
+  ncp_norm_ = hvec.lpNorm<Eigen::Infinity>();  // the residual of eq. 58 and its square (line_search)
+  ncp_norm2_ = hvec.squaredNorm();
 }
 
 void Stepper::dual_rhs(double h, int nrow) {
@@ -318,6 +323,7 @@ void Stepper::dual_rhs(double h, int nrow) {
   del_.hinv_jt(alpha.data(), lambda_.data(), Hg_.data());
   Hg_ = scale_.cwiseProduct(u_ - u_tilde_) - h * Hg_;
   stats_.momentum_residual.push_back(Hg_.lpNorm<Eigen::Infinity>());
+  momentum2_ = Hg_.squaredNorm();
   for (int r = 0; r < nrow; ++r) Jg[r] = alpha[r] * rows_.J.dot(r, Hg_.data());
   b = (Jg - hvec) / h;  // eq. 59
 }
@@ -341,6 +347,7 @@ void Stepper::momentum_residual(double h) {
   if (has_iterate_forces(*m_)) tmp_.tail(np3) += del_.particle_hinv().cwiseProduct(iterate_f_);
   tmp_ = scale_.cwiseProduct(u_ - u_tilde_) - h * tmp_;
   stats_.momentum_residual.push_back(tmp_.lpNorm<Eigen::Infinity>());
+  momentum2_ = tmp_.squaredNorm();
 }
 
 void Stepper::damped_update(int nrow, int it) {
@@ -348,16 +355,58 @@ void Stepper::damped_update(int nrow, int it) {
   const double t = t_;
   lambda_.head(nrow) += t * dl_.head(nrow);
   u_ += t * du_;
-  // Normal contact and joint-limit multipliers are impulses that only push (eq. 10): clip
-  // the iterate at 0 (option project_impulses; see options.hpp).
-  if (opt_.project_impulses)
-    for (int r = 0; r < nrow; ++r)
-      if (rows_.kind[r] != RowKind::Friction && rows_.kind[r] != RowKind::Compliant)
-        lambda_[r] = std::max(lambda_[r], 0.0);
+  if (opt_.project_impulses) clip_impulses(nrow);
   const int np3 = 3 * m_->nparticle;
   if (np3) du_prev_ = t * du_.tail(np3);
   stats_.step_size.push_back(t * du_.lpNorm<Eigen::Infinity>());
   stats_.newton_iterations = it + 1;
+}
+
+double Stepper::evaluate_iterate(const State& s, double h, int nrow, int it, bool primal) {
+  // Everything of the iterate (u_, lambda_) the next direction needs: the constraint rows at
+  // q^n = q- + h G u^n (eq. 63), x^n = x- + h v^n, the geometric-stiffness shift, the NCP
+  // terms, the residuals (stats) and the right-hand side (dual: b of eq. 59; primal: J_eff^T
+  // lambda and the iterate's forces). Returns the merit |(hvec, H^-1 g)|_2 of line_search.
+  const Model& m = *m_;
+  const int np3 = 3 * m.nparticle;
+  integrate(m, s.q.data(), u_.data(), h, qn_.data());
+  if (np3) xn_ = s.x + h * u_.tail(np3);
+  evaluate_rows(qn_, xn_);
+  if (np3 && opt_.geometric_stiffness) geometric_stiffness(h, it, nrow);
+  // the primal path needs diag J H^-1 J^T only for the rows it keeps dual
+  del_.rows_changed(it, primal ? rows_.begin(kFirstElementBlock) : nrow, jhj_.data());
+  ncp_terms(h, nrow);
+  stats_.residual.push_back(ncp_norm_);
+  if (primal) {
+    rows_.J.transpose_times(nrow, alpha_.data(), lambda_.data(), jtl_.data(), nvall_);  // J_eff^T lambda
+    if (has_iterate_forces(m)) {  // at this iterate (soft/medium.hpp, soft/pressure.hpp)
+      if (has_drag(m)) {
+        drag_forces(m, xn_, u_.tail(np3), iterate_f_, drag_D_);
+      } else {
+        iterate_f_.setZero();
+      }
+      add_pressure_forces(m, xn_, act_, iterate_f_);
+    }
+    momentum_residual(h);  // stats (and the early exit), as dual_rhs does
+  } else {
+    dual_rhs(h, nrow);
+  }
+  return std::sqrt(ncp_norm2_ + momentum2_);
+}
+
+void Stepper::set_iterate(int nrow, double t) {
+  // The line search's trial point: the last accepted iterate plus t times the direction, with
+  // damped_update's impulse clipping.
+  lambda_.head(nrow) = lambda_base_.head(nrow) + t * dl_.head(nrow);
+  u_ = u_base_ + t * du_;
+  if (opt_.project_impulses) clip_impulses(nrow);
+}
+
+void Stepper::clip_impulses(int nrow) {
+  // Normal contact and joint-limit multipliers are impulses that only push (eq. 10): clip
+  // the iterate at 0 (option project_impulses; see options.hpp).
+  for (int r = 0; r < nrow; ++r)
+    if (rows_.kind[r] != RowKind::Friction && rows_.kind[r] != RowKind::Compliant) lambda_[r] = std::max(lambda_[r], 0.0);
 }
 
 void Stepper::newton(const State& s, double h, int nrow) {
@@ -396,44 +445,45 @@ void Stepper::newton(const State& s, double h, int nrow) {
   const bool smooth = rows_.end(RowBlock::Limit) == 0 && rows_.begin(RowBlock::Distance) == rows_.begin(RowBlock::Equality) &&
                       rows_.end(RowBlock::Equality) == nrow;
   t_ = opt_.smooth_full_step && smooth ? 1.0 : opt_.step;
-  for (int it = 0; it < opt_.newton_iterations; ++it) {
-    // Constraint rows at the iterate q^n = q- + h G u^n (eq. 63), x^n = x- + h v^n.
-    integrate(m, s.q.data(), u_.data(), h, qn_.data());
-    if (np3) xn_ = s.x + h * u_.tail(np3);
-    evaluate_rows(qn_, xn_);
-    if (np3 && opt_.geometric_stiffness) geometric_stiffness(h, it, nrow);
-    // the primal path needs diag J H^-1 J^T only for the rows it keeps dual
-    del_.rows_changed(it, primal ? elem_row0 : nrow, jhj_.data());
-    ncp_terms(h, nrow);
-    stats_.residual.push_back(hvec_.head(nrow).lpNorm<Eigen::Infinity>());
-    if (primal) {
-      rows_.J.transpose_times(nrow, alpha_.data(), lambda_.data(), jtl_.data(), nvall_);  // J_eff^T lambda
-      if (has_iterate_forces(m)) {  // at this iterate (soft/medium.hpp, soft/pressure.hpp)
-        if (has_drag(m)) {
-          drag_forces(m, xn_, u_.tail(np3), iterate_f_, drag_D_);
-        } else {
-          iterate_f_.setZero();
-        }
-        add_pressure_forces(m, xn_, act_, iterate_f_);
+  const bool search = opt_.line_search && primal;  // soft steps only (options.hpp)
+  double merit = 0.0;
+  for (int it = 0;; ++it) {
+    if (search && it > 0) force_base_ = f_prev_;  // the accepted iterate's, for a backtrack
+    double trial = evaluate_iterate(s, h, nrow, it, primal);
+    if (search && it > 0) {
+      // Backtracking on the merit |(hvec, H^-1 g)|_2 (Armijo with sigma = 1e-4, t halved at
+      // most kMaxBacktracks times, the last trial then kept): the Newton direction descends
+      // on it wherever the Newton matrix is exact. Not in the seed, which damps every step.
+      int k = 0;
+      while (!(trial <= (1.0 - 1e-4 * t_) * merit) && k < kMaxBacktracks) {
+        ++k;
+        t_ *= 0.5;
+        stats_.residual.pop_back();
+        stats_.momentum_residual.pop_back();
+        set_iterate(nrow, t_);
+        if (np3) du_prev_ = t_ * du_.tail(np3);
+        f_prev_ = force_base_;
+        stats_.step_size.back() = t_ * du_.lpNorm<Eigen::Infinity>();
+        trial = evaluate_iterate(s, h, nrow, it, primal);
       }
-      momentum_residual(h);  // stats (and the early exit), as dual_rhs does below
-      if (opt_.tolerance > 0 && it > 0 && stats_.residual.back() < opt_.tolerance &&
-          stats_.momentum_residual.back() < opt_.tolerance)
-        break;
-      const LinearResult lr = soft_direction(nrow, elem_row0, h, alpha_, cdiag_, hvec_, dl_, it == 0, s.q.data());
-      stats_.linear_iterations.push_back(lr.iterations);
-      stats_.linear_residual.push_back(lr.residual);
-      damped_update(nrow, it);
-      continue;
+      stats_.backtracks += k;
     }
-    dual_rhs(h, nrow);
+    merit = trial;
+    if (it == opt_.newton_iterations) break;  // line_search's check of the last update
     if (opt_.tolerance > 0 && it > 0 && stats_.residual.back() < opt_.tolerance &&
         stats_.momentum_residual.back() < opt_.tolerance)
       break;
-    const LinearResult lr = dual_direction(h, it);
+    const LinearResult lr = primal ? soft_direction(nrow, elem_row0, h, alpha_, cdiag_, hvec_, dl_, it == 0, s.q.data())
+                                   : dual_direction(h, it);
     stats_.linear_iterations.push_back(lr.iterations);
     stats_.linear_residual.push_back(lr.residual);
+    if (search) {
+      u_base_ = u_;
+      lambda_base_.head(nrow) = lambda_.head(nrow);
+      t_ = 1.0;
+    }
     damped_update(nrow, it);
+    if (!search && it + 1 == opt_.newton_iterations) break;
   }
 }
 
@@ -455,6 +505,8 @@ void Stepper::step(State& s) {
   stats_.step_size.clear();
   stats_.momentum_residual.clear();
   stats_.refreshed = 0;
+  stats_.backtracks = 0;
+  stats_.projected = 0;
   if (nrow == 0 || unconstrained_solves(s, h, nrow)) {
     step_primal_ = false;
     u_ = u_tilde_;

@@ -27,6 +27,8 @@ struct SolverStats {
   std::vector<double> linear_residual;   // |b - A x| after each linear solve
   std::vector<double> step_size;         // max |t du| of each Newton update (velocity units)
   std::vector<double> momentum_residual; // max |H^-1 g| (velocity units, eq. 57) at each iterate
+  int backtracks = 0;
+  int projected = 0;   // stress_stiffness: factorisations redone with projected element blocks  // line_search: halvings of t over the step
   int refreshed = 0;  // contacts found at q^{n+1} and added, the step then solved again (refresh.cpp)
 };
 
@@ -92,8 +94,13 @@ class Stepper {
   LinearResult soft_direction(int nrow, int elem_row0, double h, const VecX& alpha, const VecX& cdiag,
                               const VecX& hvec, VecX& dl, bool first, const double* q0);
   void build_soft_pattern();
-  void soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec);  // K and the element rows' rhs
+  void soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec, double h);  // K and the element rows' rhs
   void damped_update(int nrow, int it);  // eqs. 61-62, impulse clipping, stats
+  // Rows, NCP terms, residuals and right-hand side at the iterate; returns line_search's merit.
+  double evaluate_iterate(const State& s, double h, int nrow, int it, bool primal);
+  void set_iterate(int nrow, double t);  // line_search: accepted iterate + t (du_, dl_)
+  void clip_impulses(int nrow);          // project_impulses
+  static constexpr int kMaxBacktracks = 4;
   void momentum_residual(double h);  // stats: max |H^-1 g| at the iterate, from jtl_
   std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
   Eigen::SparseMatrix<double> S_, S_resp_;
@@ -108,6 +115,10 @@ class Stepper {
   std::vector<int> kpslot_;  // per particle, K's slots of its 3 x 3 block (lower, -1: absent)
   std::vector<int> chamber_slot_;  // per chamber triangle, K's slots of its 9 x 9 block (lower, -1: upper)
   void add_pressure_stiffness(double h, double* kval) const;  // -h^2 p d2V/dx2 into K's slots
+  // stress_stiffness: tetrahedron t's K block (rows from r0) with its stress stiffness (soft/tet.hpp)
+  bool tet_block(int t, int r0, const VecX& cdiag, double h, Eigen::Matrix<double, 12, 12>& B) const;
+  bool project_stress_ = false;  // tet_block: project each element block (soft_direction's second factorisation)
+  void particle_block(int nr, const VecX& cdiag, const VecX& hvec, double h);  // K, drag and pressure terms; -g
   VecX resp_shift_;  // per particle coordinate, the geometric-stiffness shift in S_ (particle_response)
   VecX pmass_;               // particle mass + h x viscous coefficient (free_velocity)
   VecX iterate_f_;           // drag and pressure forces at the Newton iterate (Stepper::newton)
@@ -138,6 +149,9 @@ class Stepper {
   VecX contact_force_;
   Eigen::Index nforce_ = 0;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_;
+  VecX u_base_, lambda_base_, force_base_;  // line_search: the accepted iterate
+  double ncp_norm_ = 0.0, ncp_norm2_ = 0.0;  // max |hvec| and |hvec|^2 of eq. 58 at the iterate (ncp_terms)
+  double momentum2_ = 0.0;  // |H^-1 g|_2^2 at the iterate (dual_rhs, momentum_residual)
   VecX jtl_;                        // primal path: J_eff^T lambda of the iterate, computed once per iterate
   VecX xn_, psweep_, scale_, f_prev_, f_now_, du_prev_;  // particles: iterate, sweep, H^-1 M, ...
   VecX act_;                        // activation of the tetrahedra groups this step
