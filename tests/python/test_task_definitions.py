@@ -656,6 +656,70 @@ def test_pneunet_grasp_observation_reward_termination():
         np.testing.assert_allclose(obs[:, 9 + 3 * f:12 + 3 * f], b.v[:, tip].mean(axis=1), atol=1e-12)
 
 
+def test_pneunet_grasp_info_weights_extra_terms_reset_and_argument_checks():
+    """The rest of PneuNetGrasp-v0's definition (mutation survivors of tasks/pneunet_grasp.py):
+    the info keys and their values, is_success = hold, the workspace edge (r = 0.12 exactly
+    stays), reward_weights and extra_reward_terms (which see the step's action and dt), the
+    reset (ball displaced horizontally within +-5 mm, both ways, activations back to 0) and
+    the constructor's mesh checks."""
+    from ncpgym.tasks import PneuNetGraspTask
+    from ncpgym.wrappers import RewardTerm
+
+    n = 6
+    effort = RewardTerm("effort", lambda c: -c.dt * np.square(c.action).sum(axis=1), 0.5)
+    env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=n, num_threads=1,
+                       reward_weights={"lift": 0.25, "hold": 3.0}, extra_reward_terms=[effort])
+    env.reset(seed=0)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    zs = np.array([0.02, 0.12, 0.21, 0.235, 0.175, 0.1])
+    q = np.array(b.q)
+    q[:, 1:3] = [[0, 0], [0.12, 0.0], [0, 0], [0, 0], [0.0, -0.12], [0.0849, 0.0849]]  # last: r = 0.12007
+    q[:, 3] = zs
+    put(b, q)
+    action = np.array([[1, 0, 0, 0], [0, 0, 0, 1], [0.5, 0.5, 0, 0], [0, 0, 0, 0], [-1, -1, -1, -1], [0, 0, 2, 0]])
+    reward, term, info = task.evaluate(b, None, action, env.dt)
+    lift = np.clip((zs - 0.04) / 0.16, 0, 1)
+    hold = (np.abs(zs - 0.2) < 0.03).astype(float)
+    extra = -0.02 * np.square(action).sum(axis=1)
+    np.testing.assert_allclose(reward, 0.25 * lift + 3.0 * hold + 0.5 * extra, rtol=1e-12)
+    assert set(info["reward_terms"]) == {"lift", "hold", "effort"}
+    # the terms as computed, before their weights
+    np.testing.assert_allclose(info["reward_terms"]["lift"], lift, rtol=1e-12)
+    np.testing.assert_array_equal(info["reward_terms"]["hold"], hold)
+    np.testing.assert_allclose(info["reward_terms"]["effort"], extra, rtol=1e-12)
+    np.testing.assert_allclose(info["ball_height"], zs)
+    np.testing.assert_allclose(info["lift"], lift)
+    np.testing.assert_array_equal(info["hold"], hold)
+    np.testing.assert_array_equal(info["is_success"], [False, False, True, False, True, False])
+    np.testing.assert_array_equal(term, [False, False, False, False, False, True])  # r = 0.12 stays
+    # the spaces: 37 unbounded float64 observations, 4 float32 actions in [-1, 1]
+    obs_space, act_space = task.spaces(b.model)
+    assert obs_space.shape == (37,) and obs_space.dtype == np.float64
+    assert np.all(obs_space.low == -np.inf) and np.all(obs_space.high == np.inf)
+    assert act_space.shape == (4,) and act_space.dtype == np.float32
+    assert np.all(act_space.low == -1.0) and np.all(act_space.high == 1.0)
+    # reset: activations back to zero, the ball displaced by at most 5 mm each way, on the ground
+    b.activation[:] = 0.3
+    worlds = np.arange(n, dtype=np.int32)
+    q, u = task.reset_states(b, worlds)
+    assert np.all(b.activation == 0.0)
+    q0 = np.asarray(b.model.qpos0, float)
+    d = q[:, 1:3] - q0[1:3]
+    assert np.all(np.abs(d) <= 0.005) and (d > 0).any() and (d < 0).any() and np.ptp(d) > 0.002
+    np.testing.assert_array_equal(q[:, 3:], np.tile(q0[3:], (n, 1)))
+    assert np.all(u == 0.0)
+    env.close()
+    # the mesh argument: three positive counts (one hexahedron per axis is allowed)
+    PneuNetGraspTask(mesh=(1, 1, 1))
+    for bad in ((8, 2), (8, 2, 0), (8, 2, 2, 2)):
+        with pytest.raises(ValueError, match="three positive hexahedron counts"):
+            PneuNetGraspTask(mesh=bad)
+    with pytest.raises(ValueError, match="mesh sets the strain fingers' grid.*leave mesh at its default"):
+        PneuNetGraspTask(actuation="pressure", mesh=(14, 3, 3))
+    with pytest.raises(ValueError, match="strain fingers only .*linear co-rotational elements"):
+        PneuNetGraspTask(material="neohookean", actuation="pressure")
+
+
 def test_pneunet_grasp_neohookean_material_definition():
     """material="neohookean": every finger element is App. B's (tet model 1) and the task's
     solver options gain line_search; the linear default keeps linear elements and the damped
