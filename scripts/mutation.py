@@ -73,6 +73,7 @@ EQUIVALENT = {
         _PG + "observe__mutmut_55": "u[:, 1:8] with nv = 7 is u[:, 1:7]",
         _PG + "reset_states__mutmut_11": "qpos0 is float already",
         _PG + "reset_states__mutmut_9": "qpos0 is float already",
+        _PG + "spaces__mutmut_20": "gymnasium's Box defaults to float32",
         _PG + "__init____mutmut_26": "XX around the message: every word kept (the test matches the message's phrases)",
         _PG + "__init____mutmut_28": "XX around the message: every word kept (the test matches the message's phrases)",
         _PG + "__init____mutmut_95": "XX around the message: every word kept (the test matches the message's phrases)",
