@@ -57,25 +57,37 @@ double nh_energy(const Tet& t, const NeoHookean& mat, const Vec3 x[4]) {
   return t.V * mat.energy(s);
 }
 
+// tet_rows with coordinate d of vertex a moved by +e (rp) and -e (rm): central differences
+void rows_either_side(const Vec3 x[4], const Mat3& Dminv, int a, int d, double e, TetRows& rp, TetRows& rm) {
+  Vec3 xp[4], xm[4];
+  perturbed(x, a, d, e, xp, xm);
+  tet_rows(xp, Dminv, rp);
+  tet_rows(xm, Dminv, rm);
+}
+
+// A randomly rotated and strained element, x = R (I + spread A) X + shift with A uniform in
+// [-1, 1]; false (x unset) where det F < 0.2.
+bool random_element(std::mt19937& rng, const Tet& t, double spread, Vec3 x[4]) {
+  std::normal_distribution<double> N(0, 1);
+  const Mat3 F = random_rotation(rng) * (Mat3::Identity() + spread * Mat3::Random());
+  if (F.determinant() < 0.2) return false;
+  deform(t, F, Vec3(N(rng), N(rng), N(rng)), x);
+  return true;
+}
+
 TEST(Soft, RowsMatchFiniteDifferences) {
   std::mt19937 rng(3);
-  std::normal_distribution<double> N(0, 1);
   const Tet t = rest_tet();
   for (int trial = 0; trial < 20; ++trial) {
-    Mat3 F = random_rotation(rng) * (Mat3::Identity() + 0.2 * Mat3::Random());
-    if (F.determinant() < 0.2) continue;
     Vec3 x[4];
-    deform(t, F, Vec3(N(rng), N(rng), N(rng)), x);
+    if (!random_element(rng, t, 0.2, x)) continue;
     TetRows r;
     tet_rows(x, t.Dminv, r);
     const double e = 1e-7;
     for (int a = 0; a < 4; ++a)
       for (int d = 0; d < 3; ++d) {
-        Vec3 xp[4], xm[4];
-        perturbed(x, a, d, e, xp, xm);
         TetRows rp, rm;
-        tet_rows(xp, t.Dminv, rp);
-        tet_rows(xm, t.Dminv, rm);
+        rows_either_side(x, t.Dminv, a, d, e, rp, rm);
         for (int k = 0; k < 6; ++k)
           EXPECT_NEAR((rp.c[k] - rm.c[k]) / (2 * e), r.grad[k][a][d], 1e-6 * (1 + std::abs(r.grad[k][a][d])))
               << "trial " << trial << " row " << k << " vertex " << a << " axis " << d;
@@ -99,11 +111,8 @@ Eigen::Matrix<double, 12, 12> held_force_jacobian(const Vec3 x[4], const Mat3& D
   const double e = 1e-6;
   for (int a = 0; a < 4; ++a)
     for (int d = 0; d < 3; ++d) {
-      Vec3 xp[4], xm[4];
-      perturbed(x, a, d, e, xp, xm);
       TetRows rp, rm;
-      tet_rows(xp, Dminv, rp);
-      tet_rows(xm, Dminv, rm);
+      rows_either_side(x, Dminv, a, d, e, rp, rm);
       Vec3 fp[4], fm[4];
       held_force(rp, lam, fp);
       held_force(rm, lam, fm);
@@ -126,10 +135,8 @@ TEST(Soft, NewtonBlockAddsTheStressStiffnessOfTheHeldForceAndStaysPositive) {
   const double h2 = 1e-2;
   int exact = 0, projected = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    Mat3 F = random_rotation(rng) * (Mat3::Identity() + 0.3 * Mat3::Random());
-    if (F.determinant() < 0.2) continue;
     Vec3 x[4];
-    deform(t, F, Vec3(N(rng), N(rng), N(rng)), x);
+    if (!random_element(rng, t, 0.3, x)) continue;
     TetRows r;
     tet_rows(x, t.Dminv, r);
     double grad[6][12], w[6], lam[6];
