@@ -13,10 +13,13 @@ batch step / worlds). Scenes:
   finger in contact), with the task's solver options (the seed's 4 Newton iterations,
   time-step complementarity scaling, no geometric stiffness) and with the defaults
   (effective-mass scaling, geometric stiffness) at 4 and 6 iterations;
+* pneunet_grasp neohookean: the task's default mesh with ``material="neohookean"`` (App. B's
+  elements; the task's options plus ``line_search``, without which it diverges);
 * pneunet_grasp pressure: the same task's ``actuation="pressure"`` world (thin-walled air
   chambers, 1,110 tets per finger, pressure on the cavity walls), closed at 0.75 MPa and
-  lifted as above, with the task's solver options: pressure against active-strain
-  actuation at the task's default sizes;
+  lifted as above, with the task's solver options (and with ``stress_stiffness``, which
+  lets it close at up to 2 MPa): pressure against active-strain actuation at the task's
+  default sizes;
 * allegro_ball: ncpgym/AllegroSqueeze-v0's world (the Allegro hand palm up, a 384-element
   foam ball; the seed's Allegro Ball has 427), timed while the fingers, closed by a
   scripted 1 s ramp to HOME + 0.5 rad, hold it squeezed (about 4 % volumetric strain),
@@ -55,11 +58,12 @@ SEED_TABLE2 = [  # example, tets, contacts, Newton, linear, assembly ms + solve 
 ]
 
 
-def grasp(mesh, activation):
+def grasp(mesh, activation, material="linear"):
     """The gripper closed on the ball and lifted 5 cm (a scripted 1.5 s), then timed. The
     finer mesh bends more easily (linear tetrahedra lock less) and needs more activation to
     hold the ball."""
-    model, _ = build_gripper(n=mesh, tilt=np.radians(70.0), root_radius=0.03, mount_height=0.12, timestep=0.02)
+    model, _ = build_gripper(n=mesh, tilt=np.radians(70.0), root_radius=0.03, mount_height=0.12, timestep=0.02,
+                             model=material)
     return model, close_and_lift(activation)
 
 
@@ -233,8 +237,13 @@ def main() -> None:
         cases.append((name + " (task solver)", model, warm, None, task_opts, None))
         for newton in (6, 4):
             cases.append((name + " (defaults)", model, warm, None, {"newton_iterations": newton}, None))
+    model, warm = grasp((8, 2, 2), 0.25, "neohookean")
+    cases.append(("pneunet_grasp 8x2x2 neohookean (task solver + line_search)", model, warm, None,
+                  {**task_opts, "line_search": True}, None))
     model, warm = grasp_pressure(7.5e5)
     cases.append(("pneunet_grasp pressure 0.75 MPa (task solver)", model, warm, None, task_opts, None))
+    cases.append(("pneunet_grasp pressure 0.75 MPa (task solver + stress_stiffness)", model, warm, None,
+                  {**task_opts, "stress_stiffness": True}, None))
     model, warm, q0 = allegro_ball()
     from ncpgym.tasks.allegro_squeeze import AllegroSqueezeTask
 
