@@ -23,7 +23,8 @@ instead of linear co-rotational, and Newton backtracks on its residual (solver o
 ``line_search``): with the damped step the Neo-Hookean gripper diverges on its activation
 ramp at h = 0.02 (every step of the scripted grasp resets), with it the scripted grasp
 lifts the ball to 0.202 m and holds it with 1.2 um of jitter, at 1.2-2.4x the cost of the
-linear fingers per step (``benchmarks/soft.py``) (docs/architecture.md, "Newton on stressed soft bodies").
+linear fingers per step (``benchmarks/soft.py``; docs/architecture.md, "Newton on stressed
+soft bodies").
 
 ``actuation="pressure"`` (issue 22): the fingers are cast with closed air chambers
 (``chambered_finger_mesh(axes=thin_wall_axes())``: 7 cavities with 2 mm walls, a 3 mm stiff
