@@ -39,7 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # module -> (file under python/ncpgym, the fast tests that exercise it)
 MODULES = {
-    "wrappers": ("wrappers.py", ["test_flagrun_and_wrappers.py", "test_task_definitions.py"]),
+    # test_soft_inverse.py: SoftTaskSpaceObservation against finite differences of the step
+    "wrappers": ("wrappers.py", ["test_flagrun_and_wrappers.py", "test_task_definitions.py", "test_soft_inverse.py"]),
     "tasks.flagrun": ("tasks/flagrun.py", ["test_task_definitions.py", "test_flagrun_and_wrappers.py"]),
     "tasks.humanoid": ("tasks/humanoid.py", ["test_task_definitions.py"]),
     "tasks.inverted_pendulum": ("tasks/inverted_pendulum.py", ["test_task_definitions.py"]),
@@ -58,7 +59,26 @@ FAST = ["wrappers", "tasks.flagrun", "tasks.humanoid", "tasks.inverted_pendulum"
 # Surviving mutants judged equivalent (no behaviour a test could see), with the reason; they
 # are reported as "equivalent" and left out of the score. Names as mutmut gives them.
 _PG = "ncpgym.tasks.pneunet_grasp.xǁPneuNetGraspTaskǁ"
+_RT, _TS = "ncpgym.wrappers.xǁRewardTermsǁ", "ncpgym.wrappers.xǁTaskSpaceObservationǁ"
+_SO = "ncpgym.wrappers.xǁSoftTaskSpaceObservationǁ"
 EQUIVALENT = {
+    "wrappers": {
+        _RT + "step__mutmut_51": "getattr without a default: every ncpgym vector env has reset_step",
+        _RT + "step__mutmut_54": "'or': reward[mask] = 0 with an all-False mask changes nothing",
+        _RT + "step__mutmut_66": "_with_masks' n is for nested dicts; reward terms have none",
+        _RT + "step__mutmut_68": "_with_masks' n is for nested dicts; reward terms have none",
+        _TS + "__init____mutmut_11": "XX around the message: every word kept (the test matches its phrase)",
+        _TS + "__init____mutmut_12": "lower-cased class name: the test matches the message's phrase",
+        _TS + "observations__mutmut_11": "the concatenation with the float64 blocks is float64 either way",
+        _TS + "observations__mutmut_13": "the concatenation with the float64 blocks is float64 either way",
+        _TS + "observations__mutmut_25": "reshape(n, -2): NumPy takes any negative size as 'infer'",
+        _TS + "observations__mutmut_35": "reshape(n, -2): NumPy takes any negative size as 'infer'",
+        _SO + "__init____mutmut_15": "XX around the message: every word kept (the test matches its phrase)",
+        _SO + "observations__mutmut_12": "the concatenation with the float64 W is float64 either way",
+        _SO + "observations__mutmut_14": "the concatenation with the float64 W is float64 either way",
+        _SO + "observations__mutmut_20": "reshape(n, -2): NumPy takes any negative size as 'infer'",
+        _SO + "observations__mutmut_27": "reshape(n, -2): NumPy takes any negative size as 'infer'",
+    },
     "tasks.pneunet_grasp": {
         _PG + "__init____mutmut_104": "initial act shape (1, 3): _ensure resizes per batch, and a 1-world batch starts at 0 either way",
         _PG + "__init____mutmut_105": "initial target None: _ensure replaces it together with act",

@@ -85,6 +85,38 @@ def test_reward_terms_can_be_reweighted_dropped_and_added():
         gym.make_vec(ID, num_envs=2, reward_weights={"nope": 1.0})
 
 
+def test_reward_terms_added_terms_see_the_clipped_action_and_the_control_period():
+    """An added term sees the action clipped to the action space and the env's dt, may return
+    a scalar (one value for every world), and adds weight x value to the task's own reward;
+    terms the task does not have are refused by name."""
+    seen = {}
+
+    def probe(c):
+        seen["action"], seen["dt"] = c.action.copy(), c.dt
+        return 2  # an int scalar: the term is float64, one value per world
+
+    base = gym.make_vec(ID, num_envs=3)
+    w = RewardTerms(gym.make_vec(ID, num_envs=3), add=[RewardTerm("probe", probe, 0.25)])
+    lo, hi = base.single_action_space.low, base.single_action_space.high
+    a = np.tile(np.linspace(-3.0, 3.0, 17), (3, 1))
+    a[1] *= -1
+    for e in (base, w):
+        e.reset(seed=4)
+    _, r0, *_, info0 = base.step(a)
+    _, r, *_, info = w.step(a.astype(np.float32))
+    np.testing.assert_array_equal(seen["action"], np.clip(a.astype(np.float32), lo, hi))
+    assert seen["action"].dtype == np.float64
+    assert seen["dt"] == pytest.approx(base.unwrapped.dt)
+    probe_v = info["reward_terms"]["probe"]
+    assert probe_v.dtype == np.float64 and probe_v.shape == (3,) and np.all(probe_v == 2.0)
+    names = set(info0["reward_terms"]) | {"probe", "_probe"}
+    assert set(info["reward_terms"]) == names  # each term once, with its one mask
+    assert set(info) == set(info0)  # the env's other info entries pass through
+    np.testing.assert_allclose(r, r0 + 0.5, rtol=1e-12)
+    with pytest.raises(ValueError, match="unknown reward terms \\['nope'\\]"):
+        RewardTerms(gym.make_vec(ID, num_envs=1), weights={"nope": 1.0})
+
+
 def test_task_space_observation_matches_the_dense_inverse():
     """J M^-1 B and J M^-1 J^T from the IIM against MuJoCo's mass matrix and site Jacobians
     on Fetch (gymnasium-robotics' model, with sites) at random states."""
@@ -135,6 +167,29 @@ def test_task_space_observation_wrapper_extends_the_observation():
     assert obs.shape == (3, n)
     with pytest.raises(ValueError, match="quantities"):
         TaskSpaceObservation(envs, sites=["right_hand"], quantities=("nope",))
+
+
+def test_task_space_observation_quantities_and_sites_one_by_one():
+    """Each quantity alone appends only its own block, in the order asked for; sites may be
+    given by id; the spaces say the same sizes; no site and no quantity are refused."""
+    for quantities, width in ((("jminvb",), 6 * 17), (("lambda_inv",), 36)):
+        envs = gym.make_vec(ID, num_envs=2)  # (a wrapper closes its env when it goes)
+        model = envs.unwrapped.batch.model
+        hand = model.site_id("right_hand")
+        w = TaskSpaceObservation(envs, sites=[hand], quantities=quantities)
+        obs, _ = w.reset(seed=1)
+        jmb, lam = ncpgym.dynamics.task_space(model, envs.unwrapped.batch.q, [hand])
+        assert obs.shape == (2, 44 + width)
+        assert w.single_observation_space.shape == (44 + width,) and w.observation_space.shape == (2, 44 + width)
+        assert w.single_observation_space.dtype == np.float64
+        assert np.all(w.single_observation_space.low == -np.inf)
+        np.testing.assert_allclose(obs[:, 44:], (jmb if quantities == ("jminvb",) else lam).reshape(2, -1))
+    envs = gym.make_vec(ID, num_envs=2)
+    with pytest.raises(ValueError, match="at least one site"):
+        TaskSpaceObservation(envs, sites=[])
+    with pytest.raises(ValueError, match="quantities must be a non-empty subset"):
+        TaskSpaceObservation(envs, sites=[hand], quantities=())
+    envs.close()
 
 
 HARDER = "ncpgym/HumanoidFlagrunHarder-v0"

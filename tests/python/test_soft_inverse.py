@@ -327,6 +327,20 @@ def test_soft_task_space_observation_appends_the_response_of_the_next_step():
     np.testing.assert_allclose(fd, W[:, :, 1], rtol=0.05, atol=0.05 * np.abs(W[:, :, 1]).max())
     # it moves its own finger most (the others only through the shared mount: 9x less)
     assert np.abs(W[:, 3:6, 1]).max() > 5 * np.abs(W[:, 0:3, 1]).max()
+    assert w.single_observation_space.dtype == np.float64 and np.all(w.single_observation_space.low == -np.inf)
+    assert w.observation_space.shape == (2, 37 + 27)
+    # free_positions: the effectors' positions after the free step (the step's own, as taken)
+    envs2 = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=2, num_threads=1)
+    w2 = SoftTaskSpaceObservation(envs2, tips, cables, free_positions=True)
+    assert w2.single_observation_space.shape == (37 + 27 + 9,) and w2.observation_space.shape == (2, 37 + 27 + 9)
+    obs2, _ = w2.reset(seed=3)
+    obs2, *_ = w2.step(np.zeros((2, 4), np.float32))
+    np.testing.assert_allclose(obs2[:, 37:64], obs[:, 37:], rtol=1e-9, atol=1e-15)  # the same W
+    b2 = envs2.unwrapped.batch
+    b2.step()  # the free step, now taken
+    np.testing.assert_allclose(obs2[:, 64:].reshape(2, 3, 3), b2.x[:, tips], rtol=0, atol=1e-12)
+    with pytest.raises(TypeError, match="SoftTaskSpaceObservation takes PressureActuator and CableActuator"):
+        SoftTaskSpaceObservation(envs2, tips, [ActivationActuator((0,), 0.0, 0.3)])
     with pytest.raises(ValueError, match="actuator"):
         SoftTaskSpaceObservation(envs, tips, [])
     with pytest.raises(ValueError, match="group"):
