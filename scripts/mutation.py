@@ -63,6 +63,8 @@ _RT, _TS = "ncpgym.wrappers.xǁRewardTermsǁ", "ncpgym.wrappers.xǁTaskSpaceObse
 _SO = "ncpgym.wrappers.xǁSoftTaskSpaceObservationǁ"
 EQUIVALENT = {
     "wrappers": {
+        _RT + "step__mutmut_24": "asarray without float64: np.clip with the float64 bounds returns float64 either way",
+        _RT + "step__mutmut_26": "asarray without float64: np.clip with the float64 bounds returns float64 either way",
         _RT + "step__mutmut_51": "getattr without a default: every ncpgym vector env has reset_step",
         _RT + "step__mutmut_54": "'or': reward[mask] = 0 with an all-False mask changes nothing",
         _RT + "step__mutmut_66": "_with_masks' n is for nested dicts; reward terms have none",
