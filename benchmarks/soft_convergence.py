@@ -57,9 +57,11 @@ def finger(model, gravity):
     return b.build()
 
 
-def copy_state(dst, src):
+def copy_state(dst, src, world=None):
+    """A Simulator's state from another Simulator, or from a Batch's `world`."""
     for name in ("q", "u", "x", "v", "activation", "ctrl"):
-        getattr(dst, name)[:] = getattr(src, name)
+        value = getattr(src, name)
+        getattr(dst, name)[:] = value if world is None else value[world]
 
 
 def held_finger():
@@ -102,8 +104,7 @@ def strain_hold():
     batch = env.unwrapped.batch
     m = batch.model
     sim = ncpgym.Simulator(m)
-    for name in ("q", "u", "x", "v", "activation", "ctrl"):
-        getattr(sim, name)[:] = getattr(batch, name)[0]
+    copy_state(sim, batch, world=0)
     env.close()
     return m, sim
 

@@ -96,8 +96,7 @@ TEST(Soft, RowsMatchFiniteDifferences) {
 }
 
 // The force J^T lambda on vertices 1..3 of one element's six rows with the multipliers held.
-template <class Rows6>
-void held_force(const Rows6& r, const double lam[6], Vec3 f[4]) {
+void held_force(const TetRows& r, const double lam[6], Vec3 f[4]) {
   for (int a = 0; a < 4; ++a) {
     f[a].setZero();
     for (int k = 0; k < 6; ++k)

@@ -88,7 +88,6 @@ def test_neohookean_gripper_survives_its_activation_ramp_with_line_search():
 
     m, info = build_gripper(n=(8, 2, 2), tilt=np.radians(70), root_radius=0.03, mount_height=0.12, timestep=0.02,
                             model="neohookean")
-    r0 = None
     for opts, diverges in (({}, True), ({"line_search": True}, False)):
         sim = ncpgym.Simulator(m, **opts)
         sim.q[1] = 0.5  # the ball out of reach

@@ -118,8 +118,7 @@ bool tet_newton_block(const Vec3 x[4], const Mat3& Dminv, const double grad[6][1
     }
   // positive semi-definite already (a Cholesky with a shift of 1e-12 of the trace: the rotations
   // of an unstressed element are exact zeros)? else project: the eigenvalues clamped at 0
-  const Mat9 shifted = project ? (T + Mat9::Identity() * (1e-12 * T.trace())).eval() : T;
-  if (project && Eigen::LLT<Mat9>(shifted).info() != Eigen::Success) {
+  if (project && Eigen::LLT<Mat9>(T + Mat9::Identity() * (1e-12 * T.trace())).info() != Eigen::Success) {
     const Eigen::SelfAdjointEigenSolver<Mat9> e9(T);
     T = e9.eigenvectors() * e9.eigenvalues().cwiseMax(0.0).asDiagonal() * e9.eigenvectors().transpose();
   }

@@ -134,7 +134,7 @@ void Stepper::build_soft_pattern() {
   kval_.resize(kinner_.size());
 }
 
-void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec, double h) {
+void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec, double h, bool project) {
   // K = H_p + J_s^T D_s^-1 J_s on the fixed pattern, and the element rows' part of the
   // particle right-hand side (rhs_ is sized and its particle block set by the caller).
   const Model& m = *m_;
@@ -176,7 +176,7 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec, double
     }
     bool stressed = false;
     if constexpr (std::is_same_v<std::decay_t<decltype(B)>, Eigen::Matrix<double, 12, 12>>)
-      stressed = tet >= 0 && tet_block(tet, r0, cdiag, h, B);
+      stressed = tet >= 0 && tet_block(tet, r0, cdiag, h, project, B);
     if (!stressed) B.noalias() = G.transpose() * G;
     for (int j = 0; j < w; ++j)
       for (int i = 0; i < w; ++i) {
@@ -194,10 +194,11 @@ void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec, double
   }
 }
 
-bool Stepper::tet_block(int t, int r0, const VecX& cdiag, double h, Eigen::Matrix<double, 12, 12>& B) const {
+bool Stepper::tet_block(int t, int r0, const VecX& cdiag, double h, bool project,
+                        Eigen::Matrix<double, 12, 12>& B) const {
   // stress_stiffness: the element's block with its stress stiffness (soft/tet.hpp,
-  // tet_newton_block) at the iterate x^n, projected when project_stress_; false where it does
-  // not apply (inverted element)
+  // tet_newton_block) at the iterate x^n, projected when `project`; false where it does not
+  // apply (inverted element)
   const Model& m = *m_;
   double grad[6][12], w[6], lam[6];
   for (int k = 0; k < 6; ++k) {
@@ -208,15 +209,15 @@ bool Stepper::tet_block(int t, int r0, const VecX& cdiag, double h, Eigen::Matri
   }
   Vec3 xt[4];
   tet_vertices(m, t, xn_, xt);
-  return tet_newton_block(xt, m.tet_Dminv[t], grad, w, lam, h * h, project_stress_, B);
+  return tet_newton_block(xt, m.tet_Dminv[t], grad, w, lam, h * h, project, B);
 }
 
-void Stepper::particle_block(int nr, const VecX& cdiag, const VecX& hvec, double h) {
+void Stepper::particle_block(int nr, const VecX& cdiag, const VecX& hvec, double h, bool project) {
   // K and the particles' right-hand side -g (Hg_ holds g on the particles)
   const Model& m = *m_;
   const int nv = m.nv, np3 = 3 * m.nparticle;
   for (int k = 0; k < np3; ++k) rhs_[nr + nv + k] = -Hg_[nv + k];
-  soft_stiffness(nr, cdiag, hvec, h);
+  soft_stiffness(nr, cdiag, hvec, h, project);
   if (has_drag(m))  // dg/du gains -h dF/dv = h D on each particle's 3 x 3 block
     for (int p = 0; p < m.nparticle; ++p)
       for (int i = 0; i < 3; ++i)
@@ -240,7 +241,7 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
     Hg_[nv + k] = pmass_[k / 3] * (u_[nv + k] - u_tilde_[nv + k]) - h * jtl_[nv + k] - (follow ? h * iterate_f_[k] : 0.0);
 
   rhs_.resize(nr + nv + np3);
-  particle_block(nr, cdiag, hvec, h);
+  particle_block(nr, cdiag, hvec, h, false);
 
   // The trees' H = M(q-) + h B (+ h^2 K of implicit springs) as a dense block, once per step.
   if (first && nv > 0) {
@@ -313,9 +314,7 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
     // The exact stress stiffness made K indefinite (a quasi-definite KKT matrix has exactly
     // nr negative pivots, whatever the ordering: Sylvester's law of inertia): factorise again
     // with every element block projected (soft/tet.hpp, tet_newton_block).
-    project_stress_ = true;
-    particle_block(nr, cdiag, hvec, h);
-    project_stress_ = false;
+    particle_block(nr, cdiag, hvec, h, true);
     std::copy(kval_.begin(), kval_.end(), S.valuePtr() + souter_[nr + nv]);  // the particle columns come last
     ldlt.factorize(S);
     ++stats_.projected;

@@ -27,8 +27,8 @@ struct SolverStats {
   std::vector<double> linear_residual;   // |b - A x| after each linear solve
   std::vector<double> step_size;         // max |t du| of each Newton update (velocity units)
   std::vector<double> momentum_residual; // max |H^-1 g| (velocity units, eq. 57) at each iterate
-  int backtracks = 0;
-  int projected = 0;   // stress_stiffness: factorisations redone with projected element blocks  // line_search: halvings of t over the step
+  int backtracks = 0;  // line_search: halvings of t over the step
+  int projected = 0;   // stress_stiffness: factorisations redone with projected element blocks
   int refreshed = 0;  // contacts found at q^{n+1} and added, the step then solved again (refresh.cpp)
 };
 
@@ -94,7 +94,8 @@ class Stepper {
   LinearResult soft_direction(int nrow, int elem_row0, double h, const VecX& alpha, const VecX& cdiag,
                               const VecX& hvec, VecX& dl, bool first, const double* q0);
   void build_soft_pattern();
-  void soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec, double h);  // K and the element rows' rhs
+  // K and the element rows' rhs; project: stress_stiffness's element blocks projected (tet_block)
+  void soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec, double h, bool project);
   void damped_update(int nrow, int it);  // eqs. 61-62, impulse clipping, stats
   // Rows, NCP terms, residuals and right-hand side at the iterate; returns line_search's merit.
   double evaluate_iterate(const State& s, double h, int nrow, int it, bool primal);
@@ -116,9 +117,9 @@ class Stepper {
   std::vector<int> chamber_slot_;  // per chamber triangle, K's slots of its 9 x 9 block (lower, -1: upper)
   void add_pressure_stiffness(double h, double* kval) const;  // -h^2 p d2V/dx2 into K's slots
   // stress_stiffness: tetrahedron t's K block (rows from r0) with its stress stiffness (soft/tet.hpp)
-  bool tet_block(int t, int r0, const VecX& cdiag, double h, Eigen::Matrix<double, 12, 12>& B) const;
-  bool project_stress_ = false;  // tet_block: project each element block (soft_direction's second factorisation)
-  void particle_block(int nr, const VecX& cdiag, const VecX& hvec, double h);  // K, drag and pressure terms; -g
+  bool tet_block(int t, int r0, const VecX& cdiag, double h, bool project, Eigen::Matrix<double, 12, 12>& B) const;
+  // K, drag and pressure terms; -g (project: soft_direction's second factorisation)
+  void particle_block(int nr, const VecX& cdiag, const VecX& hvec, double h, bool project);
   VecX resp_shift_;  // per particle coordinate, the geometric-stiffness shift in S_ (particle_response)
   VecX pmass_;               // particle mass + h x viscous coefficient (free_velocity)
   VecX iterate_f_;           // drag and pressure forces at the Newton iterate (Stepper::newton)
