@@ -492,6 +492,8 @@ def main(argv=None):
             runs += [("ncpgym-pcr-warmstart", lambda: run_ncpgym(scene, secs, warm_start=True))]
         if scene in ("arch", "humanoid", "heavy_stack"):  # the seed's Newton iteration, no safeguards
             runs += [("ncpgym-pcr-seed-newton", lambda: run_ncpgym(scene, secs, **SEED_NEWTON))]
+        if scene in PILES:  # the direct solve of the primal KKT system (docs/architecture.md)
+            runs += [("ncpgym-kkt", lambda: run_ncpgym(scene, secs, linear="kkt"))]
         if scene in ("incline", "heavy_stack", "arch"):
             runs += [(f"ncpgym-{s}", (lambda s=s: run_ncpgym(scene, secs, linear=s)))
                      for s in ("pcg", "jacobi", "gauss_seidel")]

@@ -79,7 +79,7 @@ const std::initializer_list<std::pair<const char*, RScaling>> kRscale = {
 const std::initializer_list<std::pair<const char*, LinearSolverType>> kLinear = {
     {"pcr", LinearSolverType::PCR},       {"pcg", LinearSolverType::PCG},   {"jacobi", LinearSolverType::Jacobi},
     {"gauss_seidel", LinearSolverType::GaussSeidel}, {"ldlt", LinearSolverType::LDLT},
-    {"sparse_ldlt", LinearSolverType::SparseLDLT}};
+    {"sparse_ldlt", LinearSolverType::SparseLDLT}, {"kkt", LinearSolverType::KKT}};
 const std::initializer_list<std::pair<const char*, bool>> kSoft = {{"primal", true}, {"dual", false}};
 
 #define NUM_FIELD(field, type, doc)                                                  \

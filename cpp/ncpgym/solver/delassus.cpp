@@ -32,6 +32,8 @@ Delassus::Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capa
   pminv_.setZero(3 * m.nparticle);
   tmp_.setZero(nvall_);
   tmp2_.setZero(nvall_);
+  dof_root_.resize(m.nv);
+  for (int i = 0; i < m.nv; ++i) dof_root_[i] = m.dof_parent[i] < 0 ? i : dof_root_[m.dof_parent[i]];
   if (m.nv > 0) {
     // the IIM scratch at its widest (dense rows, or the identity of matrix-free mode)
     MatX probe = MatX::Zero(std::max(dense_capacity, m.nv), m.nv), out(std::max(dense_capacity, m.nv), m.nv);
@@ -61,7 +63,8 @@ double Delassus::row_hinv_row(int r1, int r2) const {
     for (int c = J_.start[r2]; c < J_.start[r2 + 1]; ++c) {
       const int i = J_.col[a], j = J_.col[c];
       if (i < nv && j < nv) {
-        acc += J_.val[a] * Hinv_(i, j) * J_.val[c];
+        // a contact between two bodies: half its pairs lie in different trees, where H^-1 is 0
+        if (dof_root_[i] == dof_root_[j]) acc += J_.val[a] * Hinv_(i, j) * J_.val[c];
       } else if (i == j) {
         acc += J_.val[a] * pminv_[i - nv] * J_.val[c];
       }

@@ -72,6 +72,7 @@ class Delassus {
   bool dense_ = true;
   MatX Jd_, JHinv_, A_;   // dense form: J, (H^-1 J^T)^T and A in their top-left corners
   MatX Hinv_, eye_;       // dense H^-1 of the trees (nv x nv), matrix-free form
+  std::vector<int> dof_root_;  // per dof, the first dof of its tree (H^-1 couples no two trees)
   VecX pminv_;            // particles' H^-1 diagonal (3 nparticle)
   VecX tmp_, tmp2_;       // nvall scratch
   std::vector<Mat3> blocks_;  // block-Jacobi inverses per contact

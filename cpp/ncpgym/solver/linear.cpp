@@ -165,6 +165,8 @@ LinearResult solve_linear(LinearSolverType type, const LinearOperator& op, const
       w.r.noalias() -= A * x;
       return {1, w.r.norm()};
     }
+    case LinearSolverType::KKT:  // the stepper solves these in primal form (soft_kkt.cpp)
+      throw std::invalid_argument("the KKT solver has no dual operator form");
   }
   return {};
 }

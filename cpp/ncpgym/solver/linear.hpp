@@ -12,7 +12,11 @@ namespace ncpgym {
 // SparseLDLT: the Schur complement assembled as a sparse matrix and factorised by Eigen's
 // SimplicialLDLT (soft bodies: tetrahedra rows couple only through shared particles);
 // systems small enough for the dense path use the dense LDLT instead.
-enum class LinearSolverType { PCR = 0, PCG = 1, Jacobi = 2, GaussSeidel = 3, LDLT = 4, SparseLDLT = 5 };
+// KKT: no Schur complement at all: every Newton direction comes from the sparse LDL^T of
+// the primal KKT system that worlds with soft elements solve (solver/soft_kkt.cpp), whose
+// tree blocks keep H's own sparsity (a free body is a 6 x 6 block), so a pile of bodies
+// factorises in time linear in its contact graph instead of PCR's 50 sweeps per iterate.
+enum class LinearSolverType { PCR = 0, PCG = 1, Jacobi = 2, GaussSeidel = 3, LDLT = 4, SparseLDLT = 5, KKT = 6 };
 
 // The system operator of size n: dense (A set: its top-left n x n block) or matrix-free
 // (apply set), with the diagonal either way.

@@ -25,7 +25,10 @@
 //
 // which is quasi-definite, so an LDL^T factorisation exists for any symmetric ordering
 // (Vanderbei 1995); Eigen's SimplicialLDLT with its AMD ordering factorises it. K's pattern
-// is fixed by the mesh and is set up once; the row block is rebuilt each step.
+// is fixed by the mesh and is set up once; the row block is rebuilt each step. H_t keeps
+// the CRBA's sparsity (a dof couples only with its ancestors), so independent bodies stay
+// independent: with linear = KKT rigid worlds without elements (nr = nrow, no particles)
+// are solved this way too, a direct solve whose cost follows the contact graph.
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cmath>
@@ -132,6 +135,18 @@ void Stepper::build_soft_pattern() {
         if (sl < kouter_[3 * p + j + 1] && kinner_[sl] == 3 * p + i) kpslot_[9 * p + 3 * i + j] = sl;
       }
   kval_.resize(kinner_.size());
+  // H_t: entries only between a dof and its ancestors (the rest of the CRBA's matrix is
+  // structurally zero), so that separate trees and branches stay uncoupled in the KKT matrix
+  std::vector<std::vector<int>> hcols(m.nv);
+  for (int i = 0; i < m.nv; ++i)
+    for (int j = i; j >= 0; j = m.dof_parent[j]) hcols[j].push_back(i);
+  hout_.assign(m.nv + 1, 0);
+  hin_.clear();
+  for (int j = 0; j < m.nv; ++j) {
+    std::sort(hcols[j].begin(), hcols[j].end());
+    hin_.insert(hin_.end(), hcols[j].begin(), hcols[j].end());
+    hout_[j + 1] = static_cast<int>(hin_.size());
+  }
 }
 
 void Stepper::soft_stiffness(int nr, const VecX& cdiag, const VecX& hvec, double h, bool project) {
@@ -231,7 +246,7 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
   const Model& m = *m_;
   const int nv = m.nv, np3 = 3 * m.nparticle, nr = elem_row0;
   const double eps = opt_.regularization;
-  if (kouter_.size() != static_cast<size_t>(np3 + 1)) build_soft_pattern();
+  if (kouter_.size() != static_cast<size_t>(np3 + 1) || hout_.size() != static_cast<size_t>(nv + 1)) build_soft_pattern();
 
   // g = M (u - u~) - h J_eff^T lambda on the particles (the trees' below, with H_t);
   // jtl_ = J_eff^T lambda of this iterate (Stepper::newton)
@@ -280,9 +295,9 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
     souter_[r + 1] = static_cast<int>(sinner_.size());
   }
   for (int j = 0; j < nv; ++j) {
-    for (int i = j; i < nv; ++i) {
-      sinner_.push_back(nr + i);
-      sval_.push_back(Ht_(i, j));
+    for (int k = hout_[j]; k < hout_[j + 1]; ++k) {
+      sinner_.push_back(nr + hin_[k]);
+      sval_.push_back(Ht_(hin_[k], j));
     }
     souter_[nr + j + 1] = static_cast<int>(sinner_.size());
   }

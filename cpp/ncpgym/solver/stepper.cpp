@@ -430,7 +430,9 @@ void Stepper::newton(const State& s, double h, int nrow) {
   f_prev_.setZero();
   du_prev_.setZero();
   const int elem_row0 = rows_.begin(kFirstElementBlock);
-  const bool primal = opt_.soft_primal && elem_row0 < nrow;  // the step has element rows to eliminate
+  // the step has element rows to eliminate, or every direction is asked of the KKT system
+  const bool elements = elem_row0 < nrow;
+  const bool primal = (opt_.soft_primal && elements) || opt_.linear == LinearSolverType::KKT;
   step_primal_ = primal && opt_.newton_iterations > 0;
   if (!primal && has_iterate_forces(m))
     throw std::invalid_argument(
@@ -445,7 +447,7 @@ void Stepper::newton(const State& s, double h, int nrow) {
   const bool smooth = rows_.end(RowBlock::Limit) == 0 && rows_.begin(RowBlock::Distance) == rows_.begin(RowBlock::Equality) &&
                       rows_.end(RowBlock::Equality) == nrow;
   t_ = opt_.smooth_full_step && smooth ? 1.0 : opt_.step;
-  const bool search = opt_.line_search && primal;  // soft steps only (options.hpp)
+  const bool search = opt_.line_search && primal && elements;  // soft steps only (options.hpp)
   double merit = 0.0;
   for (int it = 0;; ++it) {
     if (search && it > 0) force_base_ = f_prev_;  // the accepted iterate's, for a backtrack

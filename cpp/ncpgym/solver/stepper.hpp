@@ -129,6 +129,9 @@ class Stepper {
   std::vector<double> kval_, sval_;
   std::vector<std::pair<int, double>> pent_;
   MatX Ht_;  // the trees' H, dense
+  // its lower triangle's structural pattern in compressed columns: (i, j) with dof j on
+  // dof i's path to the root (CRBA's fill; a free body is one dense 6 x 6 block)
+  std::vector<int> hout_, hin_;
   std::unique_ptr<Data> dc_holder_;
   VecX rhs_, sol_;
 
