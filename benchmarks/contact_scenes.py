@@ -494,6 +494,8 @@ def main(argv=None):
             runs += [("ncpgym-pcr-seed-newton", lambda: run_ncpgym(scene, secs, **SEED_NEWTON))]
         if scene in PILES:  # the direct solve of the primal KKT system (docs/architecture.md)
             runs += [("ncpgym-kkt", lambda: run_ncpgym(scene, secs, linear="kkt"))]
+        if scene in (*PILES, "arch", "heavy_stack"):  # ... with Marquardt damping of the impulses
+            runs += [("ncpgym-kkt-prox1e-3", lambda: run_ncpgym(scene, secs, linear="kkt", proximal=1e-3))]
         if scene in ("incline", "heavy_stack", "arch"):
             runs += [(f"ncpgym-{s}", (lambda s=s: run_ncpgym(scene, secs, linear=s)))
                      for s in ("pcg", "jacobi", "gauss_seidel")]

@@ -103,6 +103,8 @@ const std::vector<OptionField>& option_fields() {
                 "iteration)"),
       NUM_FIELD(step, double, "damped Newton step t"),
       NUM_FIELD(regularization, double, "epsilon on the system diagonal"),
+      NUM_FIELD(proximal, double,
+                "Marquardt damping: each dual row's diagonal grows by this times its J H^-1 J^T entry (0: off)"),
       ENUM_FIELD("ncp", ncp, kNcp, "ncp function", "NCP function of the normal and limit rows"),
       ENUM_FIELD("rscale", rscale, kRscale, "rscale", "complementarity preconditioner r (eq. 66)"),
       ENUM_FIELD("linear", linear, kLinear, "linear solver", "linear solver of eq. 59"),

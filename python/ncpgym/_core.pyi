@@ -260,7 +260,7 @@ class SolverOptions:
     the model's value or the default (see resolve_options)."""
     def __init__(self, *, newton_iterations: int = 0, linear_iterations: int = 0,
                  tolerance: float = 0.0, linear_tolerance: float = 0.0, step: float = 0.75,
-                 regularization: float = 1e-6,
+                 regularization: float = 1e-6, proximal: float = 0.0,
                  ncp: str = "fischer_burmeister", rscale: str = "effective_mass",
                  linear: str = "pcr", warm_start: bool = False, margin: float = 0.01,
                  thickness: float = 0.0, timestep: float = 0.0, dense_max_rows: int = 64,

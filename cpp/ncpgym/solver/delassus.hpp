@@ -55,6 +55,7 @@ class Delassus {
   void apply_hinv(const double* w, double* out);
   // J_r1 H^-1 J_r2^T of the raw rows (matrix-free form)
   double row_hinv_row(int r1, int r2) const;
+  double row_hinv_diag(int r) const;  // row_hinv_row(r, r), each symmetric pair once
 
   // Solves A x = b for the step's rows. nc contacts (rows 3c..3c+2) get 3 x 3 block
   // preconditioning with opt.block_preconditioner; first: first iterate of the step.

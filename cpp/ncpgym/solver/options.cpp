@@ -22,6 +22,7 @@ SolverOptions resolve(const Model& m, SolverOptions o) {
   require(o.timestep > 0, "the model's timestep must be positive");
   require(o.step > 0 && o.step <= 1, "step must be in (0, 1]");
   require(o.regularization >= 0 && std::isfinite(o.regularization), "regularization must be >= 0 and finite");
+  require(o.proximal >= 0 && std::isfinite(o.proximal), "proximal must be >= 0 and finite (0: off)");
   require(o.tolerance >= 0 && std::isfinite(o.tolerance), "tolerance must be >= 0 and finite (0: off)");
   require(o.linear_tolerance >= 0 && o.linear_tolerance < 1,
           "linear_tolerance must be in [0, 1) (a fraction of the right-hand side; 0: every iteration)");

@@ -33,6 +33,13 @@ struct SolverOptions {
   double linear_tolerance = 0.0;
   double step = 0.75;           // damped Newton step t
   double regularization = 1e-6; // epsilon on the system diagonal
+  // Marquardt damping of the impulse update: each dual row's diagonal grows by proximal x
+  // its own J_eff H^-1 J_eff^T entry (scale-free, unlike `regularization`). It changes the
+  // Newton matrix only, not the NCP function, so converged steps are the same; it keeps an
+  // exact direction (linear = KKT, LDLT) from shifting the impulses of statically
+  // indeterminate contacts along the near-null space of J H^-1 J^T, which PCR's truncated
+  // iteration never enters (docs/architecture.md, "Direct solves and piles"). 0: off.
+  double proximal = 0.0;
   NcpFunction ncp = NcpFunction::FischerBurmeister;
   RScaling rscale = RScaling::EffectiveMass;
   LinearSolverType linear = LinearSolverType::PCR;

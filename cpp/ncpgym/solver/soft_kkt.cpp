@@ -276,7 +276,8 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
   sval_.clear();
   for (int r = 0; r < nr; ++r) {
     sinner_.push_back(r);
-    sval_.push_back(-(cdiag[r] + eps));
+    // (jhj_: diag J H^-1 J^T of the rows kept dual, for `proximal`)
+    sval_.push_back(-(cdiag[r] + eps + opt_.proximal * alpha[r] * alpha[r] * jhj_[r]));
     // the row's dofs (tree, then particles), sorted with duplicates summed
     pent_.clear();
     for (int k = rows_.J.start[r]; k < rows_.J.start[r + 1]; ++k) {

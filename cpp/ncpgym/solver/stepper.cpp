@@ -317,7 +317,7 @@ void Stepper::dual_rhs(double h, int nrow) {
   // Effective rows J_eff = diag(alpha) J; system A = J_eff H^-1 J_eff^T + C + eps I.
   VMap jhj(jhj_.data(), nrow), opdiag(opdiag_.data(), nrow), alpha(alpha_.data(), nrow), cdiag(cdiag_.data(), nrow),
       hvec(hvec_.data(), nrow), Jg(Jg_.data(), nrow), b(b_.data(), nrow);
-  for (int r = 0; r < nrow; ++r) opdiag[r] = alpha[r] * alpha[r] * jhj[r] + cdiag[r] + opt_.regularization;
+  for (int r = 0; r < nrow; ++r) opdiag[r] = (1.0 + opt_.proximal) * alpha[r] * alpha[r] * jhj[r] + cdiag[r] + opt_.regularization;
   del_.set_row_scaling(alpha.data(), opdiag.data());
   // H^-1 g = (u - u~) - h H^-1 J_eff^T lambda  (eq. 57, without forming H)
   del_.hinv_jt(alpha.data(), lambda_.data(), Hg_.data());
