@@ -41,13 +41,14 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES = {
     # test_soft_inverse.py: SoftTaskSpaceObservation against finite differences of the step
     "wrappers": ("wrappers.py", ["test_flagrun_and_wrappers.py", "test_task_definitions.py", "test_soft_inverse.py"]),
-    "tasks.flagrun": ("tasks/flagrun.py", ["test_task_definitions.py", "test_flagrun_and_wrappers.py"]),
+    "tasks.flagrun": ("tasks/flagrun.py", ["test_task_definitions.py", "test_flagrun_and_wrappers.py",
+                                           "test_render_hooks.py"]),
     "tasks.humanoid": ("tasks/humanoid.py", ["test_task_definitions.py"]),
     "tasks.inverted_pendulum": ("tasks/inverted_pendulum.py", ["test_task_definitions.py"]),
     "models.export": ("models/export.py", ["test_loading.py", "test_public_api_behaviour.py"]),
-    # (its render hooks are exercised by test_render.py, too slow here: with it most mutants
-    # time out; they count as "no tests")
-    "tasks.pneunet_grasp": ("tasks/pneunet_grasp.py", ["test_task_definitions.py"]),
+    # render hooks: test_render_hooks.py (test_render.py is too slow here: with it most
+    # mutants time out)
+    "tasks.pneunet_grasp": ("tasks/pneunet_grasp.py", ["test_task_definitions.py", "test_render_hooks.py"]),
     # slow: their tests run 20+ s per mutant (hours for the thousands of mutants these
     # modules give); run them on their own, e.g. overnight
     "vector": ("vector.py", ["test_vector_env.py", "test_task_definitions.py"]),
