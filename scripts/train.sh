@@ -8,4 +8,6 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 $PY -m pip install -q --disable-pip-version-check ".[train]"
 OUT=${OUT:-$PWD/runs/flagrun}
-(cd /tmp && $PY -m ncpgym.train --env ncpgym/HumanoidFlagrun-v0 --num-envs 256 --minutes 10 --out "$OUT" "$@")
+# --lr 6e-4: twice PPO's default; on this 10-minute budget it lets the humanoid run within
+# the job (README "The main job": three seeds each way, benchmarks/tables/main_job_curves.py)
+(cd /tmp && $PY -m ncpgym.train --env ncpgym/HumanoidFlagrun-v0 --num-envs 256 --minutes 10 --lr 6e-4 --out "$OUT" "$@")
