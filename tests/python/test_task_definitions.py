@@ -458,6 +458,49 @@ def test_harder_start_task_curriculum():
     np.testing.assert_allclose(counts / counts.sum(), np.array([0.1, 0.1, 1.0]) / 1.2, atol=0.04)
 
 
+def test_harder_cube_throw_by_hand():
+    """The docstring's throw, computed here from the same five uniform draws of each world's
+    stream (re-seeded): bearing angle = (2 r0 - 1) pi, speed = 20 + 10 r1, the robot's
+    position (mean of its bodies' xy, torso height z) predicted 4 / speed ahead by its
+    velocity, the cube 4 m away at that bearing and 1 m up, flying at the target at that
+    speed plus (2 r2..4 - 1) m/s per axis, not spinning; the worlds not thrown at keep
+    their cube. Catches: the bearing range or sign, the speed range, the prediction time,
+    the 4 m / 1 m offsets, the noise range, the direction (away from the robot), a cube
+    left spinning, the wrong worlds thrown at."""
+    n = 4
+    env, b, task = flagrun(n, harder=True)
+    mj = MjFlagrun(harder=True)
+    rng = np.random.default_rng(5)
+    q = np.tile(mj.qpos0, (n, 1))
+    q[:, 0:2] = rng.uniform(-3, 3, (n, 2))
+    q[:, 2] = 1.3
+    cube = mj.m.jnt_qposadr[mj.m.joint("cube").id]
+    cube_v = mj.m.jnt_dofadr[mj.m.joint("cube").id]
+    q[:, cube:cube + 3] = [0.0, 0.0, 2000.0]
+    u = np.zeros((n, b.model.nv))
+    u[:, 0:3] = rng.uniform(-2, 2, (n, 3))
+    u[:, cube_v + 3:cube_v + 6] = 5.0  # spinning before the throw
+    put(b, q, u)
+    thrown = np.array([True, False, True, True])
+    b.seed(11)
+    r = b.uniform(np.flatnonzero(thrown).astype(np.int32), 5, 0.0, 1.0)
+    b.seed(11)
+    task._throw(b, thrown)
+    for k, w in enumerate(np.flatnonzero(thrown)):
+        angle, speed = (2 * r[k, 0] - 1) * np.pi, 20.0 + 10.0 * r[k, 1]
+        robot = np.mean(mj.kin(q[w]).xpos[mj.robot, :2], axis=0)
+        target = np.array([*robot, q[w, 2]]) + u[w, 0:3] * 4.0 / speed
+        offset = np.array([4.0 * np.cos(angle), 4.0 * np.sin(angle), 1.0])
+        np.testing.assert_allclose(b.q[w, cube:cube + 3], target + offset, atol=1e-9)
+        np.testing.assert_allclose(b.q[w, cube + 3:cube + 7], [1, 0, 0, 0])
+        v = -offset / np.linalg.norm(offset) * speed + (2 * r[k, 2:5] - 1)
+        np.testing.assert_allclose(b.u[w, cube_v:cube_v + 3], v, atol=1e-9)
+        np.testing.assert_array_equal(b.u[w, cube_v + 3:cube_v + 6], 0.0)
+    np.testing.assert_array_equal(b.q[1, cube:cube + 3], [0.0, 0.0, 2000.0])
+    np.testing.assert_array_equal(b.u[1, cube_v + 3:cube_v + 6], 5.0)
+    env.close()
+
+
 # -- Humanoid-v0 against Gymnasium's Humanoid-v5 ----------------------------------------------
 
 @pytest.mark.parametrize("kwargs", [{}, dict(forward_reward_weight=2.0, ctrl_cost_weight=0.3, contact_cost_weight=1e-6,
