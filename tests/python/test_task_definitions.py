@@ -250,11 +250,13 @@ def test_flagrun_reward_terms_and_termination():
     assert env.unwrapped.max_episode_steps == 1000 and env.dt == pytest.approx(DT)
 
 
-def test_flag_moves_within_one_metre_and_after_its_timeout():
-    """Catches: the reach radius (< 1 m), no flag timeout, a timeout off by one, the
-    flag_timeout kwarg ignored, progress measured against the new flag."""
-    env, b, task = flagrun(3)
-    mj = MjFlagrun()
+@pytest.mark.parametrize("harder", [False, True])
+def test_flag_moves_within_one_metre_and_after_its_timeout(harder):
+    """Both tasks (Harder evaluates on its own). Catches: the reach radius (< 1 m), no flag
+    timeout, a timeout off by one, the flag_timeout kwarg ignored, progress measured
+    against the new flag, info's flag_x / flag_y not the flag the robot now runs to."""
+    env, b, task = flagrun(3, harder=harder)
+    mj = MjFlagrun(harder=harder)
     q = np.tile(mj.qpos0, (3, 1))
     put(b, q)
     xy = mj.xy(q[0])
@@ -268,13 +270,14 @@ def test_flag_moves_within_one_metre_and_after_its_timeout():
     np.testing.assert_array_equal(info["flags_reached"], [1.0, 0.0, 0.0])
     np.testing.assert_allclose(info["distance_to_flag"], [0.99, 1.01, 8.0], rtol=1e-12)
     np.testing.assert_allclose(info["reward_terms"]["progress"], 0.0, atol=1e-9)  # to the old flag
+    np.testing.assert_array_equal(np.stack([info["flag_x"], info["flag_y"]], axis=1), task.flag)
     # world 2's flag (8 m away) has been up 1 step; it moves after the 150th
     for k in range(2, 151):
         task.evaluate(b, before, np.zeros((3, 17)), DT)
         if k < 150:
             np.testing.assert_array_equal(task.flag[2], old[2], err_msg=f"step {k}")
     assert not np.allclose(task.flag[2], old[2])
-    env2 = gym.make_vec(FLAGRUN, num_envs=1, flag_timeout=10)
+    env2 = gym.make_vec(HARDER if harder else FLAGRUN, num_envs=1, flag_timeout=10)
     env2.reset(seed=0)
     t2, b2 = env2.unwrapped._c.task, env2.unwrapped.batch
     put(b2, q[:1])
@@ -369,6 +372,9 @@ def test_harder_reward_terms_progress_gate_and_weights():
     qb = qa.copy()
     qb[:, 0:2] -= [0.2, -0.1]  # towards the flag
     qb[:, 2] = zb
+    qb[:, mj.qadr] = mj.lo + rng.uniform(0.1, 0.9, (n, 17)) * (mj.hi - mj.lo)
+    for k, sc in [(0, 0.995), (3, -0.995), (10, 0.985)]:  # scaled: 2 beyond 0.99 in world 0
+        qb[0, mj.qadr[k]] = mj.lo[k] + (sc + 1) / 2 * (mj.hi[k] - mj.lo[k])
     ub = np.zeros((n, b.model.nv))
     ub[:, mj.dadr] = rng.uniform(-10, 10, (n, 17))
     put(b, qb, ub)
@@ -390,6 +396,8 @@ def test_harder_reward_terms_progress_gate_and_weights():
         total = alive + progress - 8.5 / 4 * electricity - 0.425 / 4 * stall - 0.1 * limits
         assert reward[i] == pytest.approx(total, rel=1e-9, abs=1e-9)
     assert t["progress"][0] > 10.0  # the one world that stays up moves towards the flag
+    assert t["joints_at_limit"][0] == 2
+    np.testing.assert_array_equal(info["start_task"], task.start)
     np.testing.assert_allclose(t["alive"][[3, 4]], [0.5 + 1.5 * 0.35 / 0.7, 0.5])
     assert not term.any()  # one frame on the ground ends nothing
 
@@ -456,6 +464,30 @@ def test_harder_start_task_curriculum():
         task.reset_states(b, np.arange(64, dtype=np.int32))
         counts += np.bincount(task.start, minlength=3)
     np.testing.assert_allclose(counts / counts.sum(), np.array([0.1, 0.1, 1.0]) / 1.2, atol=0.04)
+
+
+def test_harder_throws_at_frames_120_150_only_while_up():
+    """Docstring: after frame 100, every 30th frame (120, 150, ...) while the on-ground
+    counter is 0. Catches: the first throw at 100 or 90, another period, throws while the
+    counter is positive."""
+    env, b, task = flagrun(2, harder=True)
+    mj = MjFlagrun(harder=True)
+    cube = mj.m.jnt_qposadr[mj.m.joint("cube").id]
+    q = np.tile(mj.qpos0, (2, 1))
+    q[:, 2] = 1.3
+    q[:, cube:cube + 3] = [0.0, 0.0, 2000.0]
+    put(b, q)
+    task.frame[:] = 0
+    thrown = {0: [], 1: []}
+    task.ground[:] = 0
+    for frame in range(1, 182):
+        b.q[1, 2] = 0.5 if frame >= 140 else 1.3  # world 1 is down from frame 140 on
+        b.q[:, cube + 2] = 2000.0
+        task.evaluate(b, task.before_step(b), np.zeros((2, 17)), DT)
+        for w in (0, 1):
+            if b.q[w, cube + 2] < 1000.0:
+                thrown[w].append(frame)
+    assert thrown == {0: [120, 150, 180], 1: [120]}
 
 
 def test_harder_cube_throw_by_hand():

@@ -192,14 +192,17 @@ class HumanoidFlagrunTask(Task):
         })
         reward, terms = self.rewards(ctx)
         terminated = (q[:, 2] <= 0.78) | ~np.isfinite(q).all(axis=1)
-        # the flag moves when reached or after its timeout; the potential restarts there
+        return reward, terminated, self._flag_step(batch, after, terms)
+
+    def _flag_step(self, batch, after, terms) -> dict:
+        """The flag moves when reached (< 1 m) or after its timeout, and the potential
+        restarts there; returns the step's info (Harder's adds its own entries)."""
         self.timer -= 1
         move = (after < 1.0) | (self.timer <= 0)
         if move.any():
             self._new_flags(batch, np.flatnonzero(move), first=False)
-        info = {"reward_terms": terms, "distance_to_flag": after, "flag_x": self.flag[:, 0].copy(),
+        return {"reward_terms": terms, "distance_to_flag": after, "flag_x": self.flag[:, 0].copy(),
                 "flag_y": self.flag[:, 1].copy(), "flags_reached": (after < 1.0).astype(np.float64)}
-        return reward, terminated, info
 
     # -- pictures -------------------------------------------------------------------------
 
@@ -338,13 +341,8 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         terminated = (self.ground >= 170) | ~np.isfinite(q).all(axis=1)
         self.ended_by_fall |= terminated
         self._throw(batch, (self.frame > 100) & (self.frame % 30 == 0) & (self.ground == 0))
-        self.timer -= 1
-        move = (after < 1.0) | (self.timer <= 0)
-        if move.any():
-            self._new_flags(batch, np.flatnonzero(move), first=False)
-        info = {"reward_terms": terms, "distance_to_flag": after, "flag_x": self.flag[:, 0].copy(),
-                "flag_y": self.flag[:, 1].copy(), "start_task": self.start.astype(np.float64),
-                "on_ground_frames": self.ground.astype(np.float64)}
+        info = self._flag_step(batch, after, terms)
+        info.update(start_task=self.start.astype(np.float64), on_ground_frames=self.ground.astype(np.float64))
         return reward, terminated, info
 
     def _throw(self, batch, mask: np.ndarray) -> None:
