@@ -4,11 +4,21 @@ per task in seconds: a decoration drawn where the task's state puts it (pinhole 
 background subtraction), a task's camera that keeps what matters in view."""
 
 import gymnasium as gym
+import mujoco
 import numpy as np
 import pytest
 
 import ncpgym  # noqa: F401  (registers the tasks)
 from ncpgym.render import Camera
+
+
+def _flag_pixels(env, xy):
+    """Pixels of the flag drawn at xy: the frame against one with the flag out of sight."""
+    task = env.unwrapped._c.task
+    task.flag[0] = xy
+    frame = env.render().astype(int)
+    task.flag[0] = (500.0, 500.0)
+    return np.abs(frame - env.render().astype(int)).max(axis=2) > 30
 
 
 @pytest.mark.parametrize("env_id", ["ncpgym/HumanoidFlagrun-v0", "ncpgym/HumanoidFlagrunHarder-v0"])
@@ -22,24 +32,15 @@ def test_flagrun_draws_its_flag_at_the_flag_and_its_camera_keeps_the_flag_in_vie
     cam = Camera(lookat=(0.0, 0.0, 1.0), distance=8.0, azimuth=90.0, elevation=0.0)
     env = gym.make(env_id, render_mode="rgb_array", width=160, height=h, camera=cam)
     env.reset(seed=0)
-    task = env.unwrapped._c.task
-
-    def flag_pixels(xy):
-        task.flag[0] = xy
-        frame = env.render().astype(int)
-        task.flag[0] = (500.0, 500.0)  # out of sight
-        return np.abs(frame - env.render().astype(int)).max(axis=2) > 30
-
-    cols = [np.nonzero(flag_pixels((x, 0.0)))[1].mean() for x in (1.5, 2.5)]
+    cols = [np.nonzero(_flag_pixels(env, (x, 0.0)))[1].mean() for x in (1.5, 2.5)]
     env.close()
     px_per_m = (h / 2) / (8.0 * np.tan(np.radians(22.5)))
     assert cols[1] - cols[0] == pytest.approx(px_per_m, rel=0.25)
     env = gym.make(env_id, render_mode="rgb_array", width=160, height=h)
     env.reset(seed=0)
-    task, b = env.unwrapped._c.task, env.unwrapped.batch
-    robot = b.xpos[0, 1, :2].copy()
+    robot = env.unwrapped.batch.xpos[0, 1, :2].copy()
     for bearing in np.radians([0.0, 90.0, 180.0, 270.0]):
-        seen = flag_pixels(robot + 5.0 * np.array([np.cos(bearing), np.sin(bearing)]))
+        seen = _flag_pixels(env, robot + 5.0 * np.array([np.cos(bearing), np.sin(bearing)]))
         assert seen.sum() > 20, np.degrees(bearing)
     env.close()
 
@@ -65,8 +66,6 @@ def test_pneunet_chambers_redden_with_their_fingers_actuation(actuation):
         b.activation[0, per_finger * f: per_finger * (f + 1)] = level
     frame = env.render().astype(int)
     wr = env.unwrapped._render.renderer()
-    import mujoco
-
     drawn = {wr.scene.geoms[i].objid: np.array(wr.scene.geoms[i].rgba) for i in range(wr.scene.ngeom)
              if wr.scene.geoms[i].type == mujoco.mjtGeom.mjGEOM_FLEX}  # this frame's flex colours
     colour = [drawn.get(wr._flex[c][0]) for c in range(5)]
