@@ -228,22 +228,30 @@ class _Core:
         self.batch.reset(mask.astype(np.uint8), q, u)
         self.task.after_reset(self.batch, worlds)
 
-    def step(self, actions: np.ndarray):
-        """One env step of every world: (obs, reward, terminated, diverged, info)."""
+    def step(self, actions: np.ndarray, observe: bool = True):
+        """One env step of every world: (obs, reward, terminated, diverged, info); obs is
+        None with ``observe=False`` (the caller resets worlds first, then calls
+        :meth:`observe`: one observation pass per step instead of two)."""
         ctrl = np.clip(actions, self.lo, self.hi).astype(np.float64, copy=False)
         before = self.task.before_step(self.batch)
         controls = self.task.apply_action(self.batch, ctrl.reshape(self.n, -1), self.dt)
         self.batch.step(np.ascontiguousarray(controls, dtype=np.float64).reshape(self.n, -1), self.task.frame_skip)
         reward, terminated, info = self.task.evaluate(self.batch, before, ctrl, self.dt)
-        obs = self.task.observe(self.batch)
         diverged = self.batch.status.astype(bool)
         if diverged.any():
-            obs[diverged] = self.obs[diverged]  # the last finite observation
             reward = np.where(diverged, 0.0, reward)
             terminated = terminated & ~diverged
             _zero_rows(info, diverged)
+        return (self.observe(diverged) if observe else None), reward, terminated, diverged, info
+
+    def observe(self, stale: np.ndarray) -> np.ndarray:
+        """The task's observation of every world, the `stale` rows (worlds whose step
+        diverged) kept at their last finite observation; recorded, and returned as a copy."""
+        obs = self.task.observe(self.batch)
+        if stale.any():
+            obs[stale] = self.obs[stale]
         self.obs = obs
-        return obs.copy(), reward, terminated, diverged, info
+        return obs.copy()
 
 
 def _with_masks(info: dict[str, Any], present: np.ndarray | None = None, n: int | None = None) -> dict[str, Any]:
@@ -400,16 +408,19 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         a = _check_actions(actions, self.action_space.shape)
         pending = self._pending.copy()
         self.reset_step = pending  # worlds whose step only reset them (next-step autoreset)
-        obs, reward, terminated, diverged, info = c.step(a)
+        resetting = bool(pending.any())
+        obs, reward, terminated, diverged, info = c.step(a, observe=not resetting)
         self._elapsed += 1
         truncated = diverged.copy()
         if self.max_episode_steps is not None:
             truncated |= self._elapsed >= self.max_episode_steps
         info["diverged"] = diverged
-        if pending.any():
+        if resetting:
             # next-step autoreset: these worlds finished last step; reset them now and
-            # report the reset observation (their actions are ignored)
-            obs[pending] = self._restart(pending)[pending]
+            # report the reset observation (their actions are ignored). Reset before the
+            # step's one observation pass: the other worlds' rows are the same either way.
+            self._reset_worlds(pending)
+            obs = c.observe(diverged & ~pending)
             reward = np.where(pending, 0.0, reward)
             terminated = terminated & ~pending
             truncated = truncated & ~pending
@@ -463,9 +474,9 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         state = None if self._c.closed else self.get_state()
         return (_rebuild, (type(self), made, state))
 
-    def _restart(self, mask: np.ndarray) -> np.ndarray:
-        """Reset the masked worlds, restart their episode clocks, record their observations;
-        returns the observations of every world (rows under the mask are the new ones)."""
+    def _reset_worlds(self, mask: np.ndarray) -> None:
+        """Reset the masked worlds (the task's reset, then the reset hooks) and restart their
+        episode clocks."""
         c = self._c
         c.reset_worlds(mask)
         if self.reset_hooks:
@@ -473,6 +484,12 @@ class NcpVectorEnv(gym.vector.VectorEnv):
             for hook in self.reset_hooks:
                 hook(c.batch, worlds)
         self._elapsed[mask] = 0
+
+    def _restart(self, mask: np.ndarray) -> np.ndarray:
+        """Reset the masked worlds, restart their episode clocks, record their observations;
+        returns the observations of every world (rows under the mask are the new ones)."""
+        c = self._c
+        self._reset_worlds(mask)
         fresh = c.task.observe(c.batch)
         c.obs[mask] = fresh[mask]
         return fresh
