@@ -2,6 +2,7 @@
 // NumPy view of the batch's own buffer (no copy; the view keeps the batch alive), shaped
 // [num_worlds, ...]. Validation of user input beyond shapes lives in ncpgym.vector.
 #include <stdexcept>
+#include <tuple>
 
 #include "bindings.hpp"
 #include "ncpgym/batch/batch.hpp"
@@ -232,6 +233,29 @@ status 1 until reset.
   prop("chamber_volume", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.chamber_volume(), {b.size(), S(b.model().nchamber)}); },
        "[N, nchamber] each pressure chamber's enclosed volume (m^3; Model.chamber_volumes at one state)");
   prop("soft_volume", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.soft_volume(), {b.size(), S(b.model().nsoft)}); }, "[N, nsoft] volume of each soft body (m^3; Model.soft_volume0 at rest)");
+  c.def(
+      "set_observation",
+      [](Batch& b, const std::vector<std::tuple<std::string, int, int>>& segments) {
+        std::vector<ObsSegment> segs;
+        for (const auto& [name, offset, length] : segments) segs.push_back({obs_field(name), offset, length});
+        b.set_observation(segs);
+      },
+      py::arg("segments"),
+      "Fused observation: [(field, offset, length), ...] slices of each world's row of the named arrays "
+      "(q, u, xpos, xquat, xipos, cinert, cvel, cfrc_ext, qfrc_actuator, site_xpos; offsets within one "
+      "world's flattened row), concatenated. Gathered now for every world, then in C++ by every step(), "
+      "forward() and reset() for the worlds they touch (issue 23: no NumPy pass over all worlds).");
+  prop("observation_segments", [](Batch& b) {
+    py::list out;
+    for (const ObsSegment& g : b.observation_segments()) out.append(py::make_tuple(obs_field_name(g.field), g.offset, g.length));
+    return out;
+  }, "the set_observation segments as (field, offset, length) tuples ([] when none is set)");
+  prop("observation", [](py::object s) {
+    auto& b = s.cast<Batch&>();
+    py::array_t<double> a = arr(s, b.observation(), {b.size(), S(b.observation_dim())});
+    py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;  // the batch's to write
+    return a;
+  }, "[N, dim] the fused observation of set_observation (read-only view; dim 0 when none is set)");
   prop("ncontact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.ncontact(), {b.size()}); }, "[N] active contacts");
   prop("contact_depth", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.contact_depth(), {b.size()}); },
        "[N] deepest penetration (m) among the contacts the last step detected at its start (what the step before left)");

@@ -111,3 +111,62 @@ def test_contact_depth_is_the_deepest_penetration_the_step_found():
     np.testing.assert_allclose(batch.contact_depth, [0.002, 0.0, 0.0], atol=1e-12)
     batch.step()
     assert batch.contact_depth[0] < 1e-5 and batch.contact_depth[2] == 0.0
+
+
+def _slices(b, segments):
+    """The fused observation written out with NumPy: each segment a slice of the world's
+    flattened row of the named array."""
+    n = b.num_worlds
+    return np.concatenate([getattr(b, f).reshape(n, -1)[:, o:o + k] for f, o, k in segments], axis=1)
+
+
+def test_fused_observation_gathers_the_named_slices_after_step_reset_and_forward(model):
+    b = ncpgym.Batch(model, 5, num_threads=2)
+    nb = model.nbody
+    # odd offsets and lengths inside rows (a fencepost error shows), every field once
+    segments = [("q", 2, model.nq - 2), ("u", 1, 3), ("xpos", 4, 5), ("xquat", 3, 6), ("xipos", 3, 3 * nb - 3),
+                ("cinert", 10, 10 * (nb - 1)), ("cvel", 7, 11), ("cfrc_ext", 6, 6 * (nb - 1)),
+                ("qfrc_actuator", 6, model.nv - 6), ("site_xpos", 0, 3 * model.nsite)]
+    b.q[:, 2] += np.linspace(0.0, 0.2, 5)
+    b.forward()
+    b.set_observation(segments)
+    assert b.observation_segments == segments
+    assert b.observation.shape == (5, sum(k for _, _, k in segments))
+    assert np.array_equal(b.observation, _slices(b, segments))  # gathered at once
+    rng = np.random.default_rng(3)
+    for _ in range(30):  # falls onto the floor: contact wrenches in cfrc_ext too
+        b.step(rng.uniform(-0.4, 0.4, (5, model.nu)), 2)
+        assert np.array_equal(b.observation, _slices(b, segments))
+    assert np.abs(b.cfrc_ext).max() > 0
+    mask = np.array([0, 1, 0, 1, 0], np.uint8)
+    before = b.observation.copy()
+    b.reset(mask, np.tile(model.qpos0, (2, 1)), np.ones((2, model.nv)))
+    assert np.array_equal(b.observation, _slices(b, segments))
+    assert np.array_equal(b.observation[[0, 2, 4]], before[[0, 2, 4]])  # untouched worlds
+    b.q[0, 0] += 1.0  # written by hand: gathered by forward(), as the other derived arrays
+    b.forward()
+    assert np.array_equal(b.observation, _slices(b, segments))
+    with pytest.raises(ValueError, match="read-only"):
+        b.observation[0, 0] = 1.0
+    with pytest.raises(ValueError, match=r"segment of 'u' \[20, 24\) outside its 23 numbers"):
+        b.set_observation([("u", 20, 4)])
+    with pytest.raises(ValueError, match="unknown field 'qvel'"):
+        b.set_observation([("qvel", 0, 1)])
+    assert b.observation_segments == segments  # a refused spec leaves the last one
+
+
+def test_humanoid_observation_is_humanoid_v5s_layout(model):
+    # Humanoid-v5's observation (gymnasium/envs/mujoco/humanoid_v5.py, _get_obs): qpos[2:],
+    # qvel, cinert[1:], cvel[1:], qfrc_actuator[6:], cfrc_ext[1:], flattened in that order
+    env = ncpgym.make_vec("Humanoid-v0", 3)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(25):
+        obs, *_ = env.step(rng.uniform(-0.4, 0.4, (3, model.nu)))
+    b = env.unwrapped.batch
+    n = 3
+    v5 = np.concatenate([b.q[:, 2:], b.u, b.cinert[:, 1:].reshape(n, -1), b.cvel[:, 1:].reshape(n, -1),
+                         b.qfrc_actuator[:, 6:], b.cfrc_ext[:, 1:].reshape(n, -1)], axis=1)
+    assert obs.shape == (3, 348) and np.array_equal(obs, v5)
+    assert not np.shares_memory(obs, b.observation)  # the env's rows are the caller's
+    env.close()

@@ -282,6 +282,7 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     sv[m.particle_soft[p[0]]] += D.determinant() / 6.0;
   }
   if (m.nchamber) chamber_volumes(m, s.x, chamber_volume_.data() + I * m.nchamber);
+  if (obs_dim_ > 0) gather_observation(i);
 }
 
 void Batch::step(int substeps) {

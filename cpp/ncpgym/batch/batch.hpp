@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ncpgym/batch/observation.hpp"
 #include "ncpgym/model/state.hpp"
 #include "ncpgym/solver/stepper.hpp"
 
@@ -115,6 +116,15 @@ class Batch {
   double* soft_volume() { return soft_volume_.data(); }
   double* chamber_volume() { return chamber_volume_.data(); }
 
+  // The fused observation (batch/observation.hpp): set_observation checks the segments
+  // against the model's sizes and gathers every world's row from the current arrays;
+  // afterwards every step(), forward() and reset() gathers the rows of the worlds it
+  // touches. observation() is [N, observation_dim()] (world-major).
+  void set_observation(const std::vector<ObsSegment>& segments);
+  const std::vector<ObsSegment>& observation_segments() const { return obs_segments_; }
+  int observation_dim() const { return obs_dim_; }
+  double* observation() { return obs_.data(); }
+
   // Step II of inverse-qp-soft-robots.txt for every world at once (batch/projection.cpp):
   // from each world's state, a free step (not stored) with its current activation and
   // particle forces, then the effectors' free positions x_free [N, ne, 3] and the projections
@@ -137,6 +147,9 @@ class Batch {
   void load(Workspace& w, int world);
   void store(Workspace& w, int world);
   void derive(Workspace& w, int world, bool with_contacts);
+  void gather_observation(int world);  // the world's fused observation row, from the arrays
+  int field_size(ObsField f) const;    // numbers per world of a field
+  const double* field_row(ObsField f, int world) const;
   void reset_parameters(int world);  // mocap poses and equality switches to the model's (construction)
   void check_mocap() const;          // finite positions, non-zero quaternions
 
@@ -157,6 +170,9 @@ class Batch {
   std::vector<uint8_t> geom_contact_, geom_static_, geom_dynamic_;
   std::vector<int32_t> ncontact_;
   std::vector<int> root_;  // tree root body of each body (0 for the world)
+  std::vector<ObsSegment> obs_segments_;
+  int obs_dim_ = 0;
+  std::vector<double> obs_;
 };
 
 }  // namespace ncpgym

@@ -149,19 +149,20 @@ class HumanoidTask(Task):
         u = batch.uniform(worlds, m.nv, -s, s)
         return q, u
 
+    @staticmethod
+    def observation_segments(model) -> list[tuple[str, int, int]]:
+        """The observation as slices of each world's rows: q[2:], u, cinert, cvel,
+        qfrc_actuator and cfrc_ext of the bodies after the world body (Humanoid-v5's)."""
+        b = model.nbody - 1
+        return [("q", 2, model.nq - 2), ("u", 0, model.nv), ("cinert", 10, 10 * b), ("cvel", 6, 6 * b),
+                ("qfrc_actuator", 6, model.nv - 6), ("cfrc_ext", 6, 6 * b)]
+
     def observe(self, batch):
-        n = batch.num_worlds
-        return np.concatenate(
-            [
-                batch.q[:, 2:],
-                batch.u,
-                batch.cinert[:, 1:].reshape(n, -1),
-                batch.cvel[:, 1:].reshape(n, -1),
-                batch.qfrc_actuator[:, 6:],
-                batch.cfrc_ext[:, 1:].reshape(n, -1),
-            ],
-            axis=1,
-        )
+        # gathered in C++ by each world's step (Batch.set_observation), not by NumPy here
+        segments = self.observation_segments(batch.model)
+        if batch.observation_segments != segments:  # the first call on this batch
+            batch.set_observation(segments)
+        return np.array(batch.observation)
 
     def reset_info(self, batch):
         q = batch.q  # Humanoid-v5's reset info
