@@ -147,11 +147,13 @@ def test_a_diverging_world_is_reported_reset_and_leaves_the_others_bitwise_alone
     for t in range(6):
         if t == 2:
             dirty.unwrapped.batch.u[2, 5] = np.nan  # inject into world 2's state
+        last = od.copy()
         oc, rc, tc, uc, _ = clean.step(acts[t])
         od, rd, td, ud, info = dirty.step(acts[t])
         if t == 2:
             assert info["diverged"][2] and ud[2] and rd[2] == 0.0
             assert not info["diverged"][[0, 1, 3]].any()
+            np.testing.assert_array_equal(od[2], last[2])  # its last finite observation
         assert np.isfinite(od).all()
         keep = [0, 1, 3]
         np.testing.assert_array_equal(od[keep], oc[keep])
