@@ -80,3 +80,49 @@ def test_pneunet_chambers_redden_with_their_fingers_actuation(actuation):
         np.testing.assert_allclose(colour[0], T.PASSIVE, atol=1e-6)
     assert (np.abs(frame - rest).max(axis=2) > 30).sum() > 20
     env.close()
+
+
+def _pinhole(p, lookat, distance, azimuth, elevation, width, height, fovy=45.0):
+    """(row, column) of world point p in a MuJoCo free camera's picture: the camera sits
+    `distance` behind `lookat` along the view direction (azimuth about z from +x,
+    elevation above the horizon), fovy is MuJoCo's default 45 degrees."""
+    az, el = np.radians(azimuth), np.radians(elevation)
+    ahead = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
+    right = np.cross(ahead, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    up = np.cross(right, ahead)
+    v = np.asarray(p, float) - (np.asarray(lookat, float) - distance * ahead)
+    scale = (height / 2) / np.tan(np.radians(fovy / 2)) / (v @ ahead)
+    return height / 2 - scale * (v @ up), width / 2 + scale * (v @ right)
+
+
+def test_inverted_pendulum_camera_sees_the_cart_from_the_side_above_a_reflecting_floor():
+    """render_scene: the camera looks at (0, 0, 0.2) from 3 m along +y (azimuth 90: the rail's
+    +x to the image right), 12 degrees down; the cart (a yellow capsule at the cart's
+    origin on z = 0) is where a pinhole camera puts it, also 0.5 m along the rail. The file
+    has no floor: the scene's floor plane 0.4 m below the rail mirrors the cart, whose image
+    then lies at z = -0.8, and the floor's far edge (y = 4 m: a plane of half-size 4 m)
+    meets the sky where the camera puts (0, 4, -0.4)."""
+    w, h = 160, 120
+    view = ((0.0, 0.0, 0.2), 3.0, 90.0, -12.0, w, h)
+    env = gym.make("ncpgym/InvertedPendulum-v0", render_mode="rgb_array", width=w, height=h)
+    env.reset(seed=0)
+    b = env.unwrapped.batch
+    for x in (0.0, 0.5):
+        b.q[0] = [x, 0.0]
+        b.forward()
+        f = env.render().astype(int)
+        yellowish = (f[..., 0] + f[..., 1]) / 2 - f[..., 2]  # the cart and its dim mirror image
+        rows, cols = np.nonzero(yellowish[:85] > 25)
+        row, col = _pinhole((x, 0.0, 0.0), *view)
+        assert abs(rows.mean() - row) < 1 and abs(cols.mean() - col) < 1, (x, rows.mean(), cols.mean(), row, col)
+        c = int(round(col))
+        mirror = np.nonzero(yellowish[85:, c - 10:c + 10].max(axis=1) > 2)[0] + 85
+        assert mirror.size > 3 and abs(mirror.mean() - _pinhole((x, 0.0, -0.8), *view)[0]) < 3
+    brightness = f[:, 60:100].mean(axis=(1, 2))  # sky above (~75), the dark floor below (~33)
+    first = int(np.argmax(brightness < 55))  # the first row mostly floor
+    sky, floor = brightness[first - 2], brightness[first + 3]
+    # the edge to a fraction of a row: full sky rows count 1, the row it crosses its share
+    edge = np.clip((brightness[:first + 3] - floor) / (sky - floor), 0.0, 1.0).sum()
+    assert abs(edge - _pinhole((0.0, 4.0, -0.4), *view)[0]) < 0.6
+    env.close()
