@@ -632,6 +632,43 @@ def test_humanoid_reset_info_is_humanoid_v5s():
     assert one["tendon_length"].shape == (2,)
 
 
+def test_humanoid_spaces_weights_frame_skip_and_reset_draws_are_the_docstrings():
+    """From the module docstring: observation float64 (348), action float32 [-0.4, 0.4] with
+    the exact ctrlrange as clipping bounds; reward = sum of weight x the named terms in
+    info["reward_terms"] (reward_weights reweights them); frame_skip >= 1 (1 allowed);
+    reset = qpos0 (velocity 0) plus the world stream's next uniform draws in [-0.01, 0.01],
+    qpos then qvel. Catches: float32 observations, float32 bounds, reward_weights ignored,
+    frame_skip = 1 refused, noise subtracted, reset info's y from z."""
+    env = gym.make_vec("ncpgym/Humanoid-v0", num_envs=3, num_threads=1, frame_skip=1,
+                       reward_weights={"forward": 2.0, "healthy": 0.5, "ctrl": -1.0, "contact": -3.0})
+    assert env.unwrapped._c.task.frame_skip == 1
+    with pytest.raises(ValueError, match="frame_skip"):
+        gym.make_vec("ncpgym/Humanoid-v0", num_envs=1, frame_skip=0)
+    assert env.single_observation_space.dtype == np.float64 and env.single_observation_space.shape == (348,)
+    act = env.single_action_space
+    assert act.dtype == np.float32 and np.all(act.low == np.float32(-0.4)) and np.all(act.high == np.float32(0.4))
+    lo, hi = env.unwrapped._c.lo, env.unwrapped._c.hi
+    assert lo.dtype == np.float64 and np.all(lo == -0.4) and np.all(hi == 0.4)
+    obs, info = env.reset(seed=7)
+    assert obs.dtype == np.float64
+    b = env.unwrapped.batch
+    np.testing.assert_array_equal(info["y_position"], b.q[:, 1])
+    twin = ncpgym.Batch(b.model, 3)  # the same seed gives each world the same stream
+    twin.seed(7)
+    worlds = np.arange(3, dtype=np.int32)
+    dq, du = twin.uniform(worlds, b.model.nq, -0.01, 0.01), twin.uniform(worlds, b.model.nv, -0.01, 0.01)
+    q0 = gym.make("Humanoid-v5").unwrapped.init_qpos
+    np.testing.assert_array_equal(b.q, q0 + dq)
+    np.testing.assert_array_equal(b.u, du)
+    _, reward, _, _, info = env.step(np.full((3, 17), 0.3))
+    t = info["reward_terms"]
+    assert {k for k in t if not k.startswith("_")} == {"forward", "healthy", "ctrl", "contact"}
+    np.testing.assert_allclose(t["ctrl"], 17 * 0.09)
+    np.testing.assert_allclose(reward, 2.0 * t["forward"] + 0.5 * t["healthy"] - t["ctrl"] - 3.0 * t["contact"],
+                               rtol=1e-12, atol=1e-12)
+    env.close()
+
+
 # -- InvertedPendulum-v0 against InvertedPendulum-v5 ------------------------------------------
 
 def test_inverted_pendulum_matches_inverted_pendulum_v5():
@@ -652,7 +689,9 @@ def test_inverted_pendulum_matches_inverted_pendulum_v5():
     u = rng.normal(0, 1, (n, 2))
     put(b, q, u)
     obs = task.observe(b)
-    reward, term, _ = task.evaluate(b, None, np.zeros((n, 1)), env.dt)
+    reward, term, info = task.evaluate(b, None, np.zeros((n, 1)), env.dt)
+    np.testing.assert_array_equal(info["reward_survive"], reward)  # InvertedPendulum-v5's info key
+    np.testing.assert_array_equal(info["reward_terms"]["survive"], reward)
     for i in range(n):
         ref.set_state(q[i], u[i])
         theirs = ref._get_obs()
@@ -663,6 +702,19 @@ def test_inverted_pendulum_matches_inverted_pendulum_v5():
     q, u = task.reset_states(b, np.arange(n, dtype=np.int32))
     assert np.all(np.abs(q - ref.init_qpos) <= 0.01) and np.all(np.abs(u) <= 0.01) and np.abs(u).max() > 0
     assert env.dt == pytest.approx(0.04) and env.unwrapped.max_episode_steps == 1000
+
+
+def test_inverted_pendulum_extra_reward_terms_see_the_action_and_the_control_period():
+    """extra_reward_terms (docstring) get the step's context: the clipped action and dt."""
+    from ncpgym.wrappers import RewardTerm
+
+    term = RewardTerm("effort", lambda c: c.dt * np.abs(c.action).sum(axis=1), -1.0)
+    env = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2, num_threads=1, extra_reward_terms=[term])
+    env.reset(seed=0)
+    _, reward, _, _, info = env.step(np.array([[1.5], [-5.0]], np.float32))  # the second clipped to -3
+    np.testing.assert_allclose(info["reward_terms"]["effort"], [0.04 * 1.5, 0.04 * 3.0], rtol=1e-12)
+    np.testing.assert_allclose(reward, [1.0 - 0.06, 1.0 - 0.12], rtol=1e-12)
+    env.close()
 
 
 # -- PneuNetGrasp-v0 --------------------------------------------------------------------------
