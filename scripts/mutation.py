@@ -61,6 +61,7 @@ FAST = ["wrappers", "tasks.flagrun", "tasks.humanoid", "tasks.inverted_pendulum"
 # Surviving mutants judged equivalent (no behaviour a test could see), with the reason; they
 # are reported as "equivalent" and left out of the score. Names as mutmut gives them.
 _PG = "ncpgym.tasks.pneunet_grasp.xǁPneuNetGraspTaskǁ"
+_HT = "ncpgym.tasks.humanoid.xǁHumanoidTaskǁ"
 _RT, _TS = "ncpgym.wrappers.xǁRewardTermsǁ", "ncpgym.wrappers.xǁTaskSpaceObservationǁ"
 _SO = "ncpgym.wrappers.xǁSoftTaskSpaceObservationǁ"
 EQUIVALENT = {
@@ -104,6 +105,17 @@ EQUIVALENT = {
         _PG + "__init____mutmut_97": "XX around the message: every word kept (the test matches the message's phrases)",
         _PG + "reset_states__mutmut_13": "the ball's qpos0 x, y are 0: adding the offset is setting it",
         _PG + "reset_states__mutmut_14": "the ball's qpos0 x, y are 0 and the offset symmetric: subtracting draws the same distribution",
+    },
+    "tasks.humanoid": {
+        _HT + "__init____mutmut_42": "astype(None) is astype(float64)",
+        _HT + "spaces__mutmut_7": "ctrlrange is float64: the float32 Box casts its bounds either way",
+        _HT + "spaces__mutmut_9": "ctrlrange is float64: the float32 Box casts its bounds either way",
+        _HT + "spaces__mutmut_11": "reshape(-2, 2): NumPy takes any negative size as 'infer'",
+        _HT + "spaces__mutmut_19": "gymnasium's Box defaults to float32",
+        _HT + "action_bounds__mutmut_7": "ctrlrange is float64 already",
+        _HT + "action_bounds__mutmut_9": "ctrlrange is float64 already",
+        _HT + "action_bounds__mutmut_11": "reshape(-2, 2): NumPy takes any negative size as 'infer'",
+        _HT + "_mass_centre__mutmut_6": "the mass centre's z is computed too, but only x and y are read",
     },
 }
 

@@ -639,9 +639,15 @@ def test_humanoid_spaces_weights_frame_skip_and_reset_draws_are_the_docstrings()
     reset = qpos0 (velocity 0) plus the world stream's next uniform draws in [-0.01, 0.01],
     qpos then qvel. Catches: float32 observations, float32 bounds, reward_weights ignored,
     frame_skip = 1 refused, noise subtracted, reset info's y from z."""
+    from ncpgym.wrappers import RewardTerm
+
+    effort = RewardTerm("effort", lambda c: c.dt * np.abs(c.action).sum(axis=1), -1.0)
     env = gym.make_vec("ncpgym/Humanoid-v0", num_envs=3, num_threads=1, frame_skip=1,
-                       reward_weights={"forward": 2.0, "healthy": 0.5, "ctrl": -1.0, "contact": -3.0})
+                       reward_weights={"forward": 2.0, "healthy": 0.5, "ctrl": -1.0, "contact": -3.0},
+                       extra_reward_terms=[effort], solver_options={"newton_iterations": 3})
     assert env.unwrapped._c.task.frame_skip == 1
+    opts = env.unwrapped.batch.options  # the task's timestep kept, the caller's option added
+    assert opts["newton_iterations"] == 3 and opts["timestep"] == 0.0075
     with pytest.raises(ValueError, match="frame_skip"):
         gym.make_vec("ncpgym/Humanoid-v0", num_envs=1, frame_skip=0)
     assert env.single_observation_space.dtype == np.float64 and env.single_observation_space.shape == (348,)
@@ -650,7 +656,7 @@ def test_humanoid_spaces_weights_frame_skip_and_reset_draws_are_the_docstrings()
     lo, hi = env.unwrapped._c.lo, env.unwrapped._c.hi
     assert lo.dtype == np.float64 and np.all(lo == -0.4) and np.all(hi == 0.4)
     obs, info = env.reset(seed=7)
-    assert obs.dtype == np.float64
+    assert obs.dtype == np.float64 and env.observation_space.contains(obs)
     b = env.unwrapped.batch
     np.testing.assert_array_equal(info["y_position"], b.q[:, 1])
     twin = ncpgym.Batch(b.model, 3)  # the same seed gives each world the same stream
@@ -662,10 +668,11 @@ def test_humanoid_spaces_weights_frame_skip_and_reset_draws_are_the_docstrings()
     np.testing.assert_array_equal(b.u, du)
     _, reward, _, _, info = env.step(np.full((3, 17), 0.3))
     t = info["reward_terms"]
-    assert {k for k in t if not k.startswith("_")} == {"forward", "healthy", "ctrl", "contact"}
+    assert {k for k in t if not k.startswith("_")} == {"forward", "healthy", "ctrl", "contact", "effort"}
     np.testing.assert_allclose(t["ctrl"], 17 * 0.09)
-    np.testing.assert_allclose(reward, 2.0 * t["forward"] + 0.5 * t["healthy"] - t["ctrl"] - 3.0 * t["contact"],
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(t["effort"], 0.0075 * 17 * 0.3)  # frame_skip 1: dt is one 0.0075 s step
+    np.testing.assert_allclose(reward, 2.0 * t["forward"] + 0.5 * t["healthy"] - t["ctrl"] - 3.0 * t["contact"]
+                               - t["effort"], rtol=1e-12, atol=1e-12)
     env.close()
 
 
