@@ -44,7 +44,7 @@ MODULES = {
     "tasks.flagrun": ("tasks/flagrun.py", ["test_task_definitions.py", "test_flagrun_and_wrappers.py",
                                            "test_render_hooks.py"]),
     # test_batch_api.py: the observation (Humanoid-v5's layout) through the fused gather
-    "tasks.humanoid": ("tasks/humanoid.py", ["test_task_definitions.py", "test_batch_api.py"]),
+    "tasks.humanoid": ("tasks/humanoid.py", ["test_task_definitions.py", "test_batch_api.py", "test_render_hooks.py"]),
     "tasks.inverted_pendulum": ("tasks/inverted_pendulum.py", ["test_task_definitions.py", "test_render_hooks.py"]),
     "models.export": ("models/export.py", ["test_loading.py", "test_public_api_behaviour.py"]),
     # render hooks: test_render_hooks.py (test_render.py is too slow here: with it most

@@ -126,3 +126,25 @@ def test_inverted_pendulum_camera_sees_the_cart_from_the_side_above_a_reflecting
     edge = np.clip((brightness[:first + 3] - floor) / (sky - floor), 0.0, 1.0).sum()
     assert abs(edge - _pinhole((0.0, 4.0, -0.4), *view)[0]) < 0.6
     env.close()
+
+
+def test_humanoid_camera_follows_the_torso_from_the_side():
+    """render_scene: Gymnasium's humanoid.xml seen from 4 m along +y (azimuth 90), 15 degrees
+    down, looking at 1 m above the torso's x, y and following it. The top of the head (the
+    torso's head sphere: 0.19 m above the torso, radius 0.09) is where a pinhole camera puts
+    it, and the robot stays in the middle of the picture when it walks 1 m or 3 m along x."""
+    w, h = 160, 120
+    env = gym.make("ncpgym/Humanoid-v0", render_mode="rgb_array", width=w, height=h)
+    env.reset(seed=0)
+    b = env.unwrapped.batch
+    torso = b.xpos[0, 1].copy()
+    for dx in (0.0, 1.0, 3.0):
+        b.q[0, 0] = torso[0] + dx
+        b.forward()
+        f = env.render().astype(int)
+        robot = f[:80, :, 0] - f[:80, :, 2] > 25  # the tan body above the floor (its mirror image is below)
+        rows, cols = np.nonzero(robot)
+        look = (torso[0] + dx, torso[1], 1.0)
+        top, col = _pinhole((torso[0] + dx, torso[1], torso[2] + 0.19 + 0.09), look, 4.0, 90.0, -15.0, w, h)
+        assert abs(rows.min() - top) < 1.5 and abs(cols.mean() - col) < 3, (dx, rows.min(), top, cols.mean())
+    env.close()
