@@ -171,7 +171,9 @@ def report(work: Path, modules: list[str]) -> dict:
         mine = {k: v for k, v in status.items() if k.startswith(prefix)}
         count = lambda *names: sum(v in names for v in mine.values())  # noqa: E731
         killed, survived = count("killed"), count("survived")
-        timeout, no_tests = count("timeout"), count("no tests")
+        # undecided: timeouts, and the timeouts a cut-off recheck left "not checked" (mutmut
+        # marks them so when it starts rerunning them)
+        timeout, no_tests = count("timeout", "not checked"), count("no tests")
         equivalent = sum(v == "survived" and k in EQUIVALENT.get(mod, {}) for k, v in mine.items())
         survived -= equivalent
         judged = killed + survived + no_tests
