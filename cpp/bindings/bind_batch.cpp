@@ -253,7 +253,7 @@ status 1 until reset.
   prop("observation", [](py::object s) {
     auto& b = s.cast<Batch&>();
     py::array_t<double> a = arr(s, b.observation(), {b.size(), S(b.observation_dim())});
-    py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;  // the batch's to write
+    a.attr("setflags")(py::arg("write") = false);  // the batch's to write
     return a;
   }, "[N, dim] the fused observation of set_observation (read-only view; dim 0 when none is set)");
   prop("ncontact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.ncontact(), {b.size()}); }, "[N] active contacts");

@@ -408,23 +408,23 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         a = _check_actions(actions, self.action_space.shape)
         pending = self._pending.copy()
         self.reset_step = pending  # worlds whose step only reset them (next-step autoreset)
-        resetting = bool(pending.any())
-        obs, reward, terminated, diverged, info = c.step(a, observe=not resetting)
+        _, reward, terminated, diverged, info = c.step(a, observe=False)
         self._elapsed += 1
         truncated = diverged.copy()
         if self.max_episode_steps is not None:
             truncated |= self._elapsed >= self.max_episode_steps
         info["diverged"] = diverged
-        if resetting:
+        if pending.any():
             # next-step autoreset: these worlds finished last step; reset them now and
-            # report the reset observation (their actions are ignored). Reset before the
-            # step's one observation pass: the other worlds' rows are the same either way.
+            # report the reset observation (their actions are ignored)
             self._reset_worlds(pending)
-            obs = c.observe(diverged & ~pending)
             reward = np.where(pending, 0.0, reward)
             terminated = terminated & ~pending
             truncated = truncated & ~pending
             _zero_rows(info, pending)
+        # one observation pass, after the resets (the other worlds' rows are the same
+        # either way); diverged worlds keep their last finite observation
+        obs = c.observe(diverged & ~pending)
         done = terminated | truncated
         infos = _with_masks(info, n=self.num_envs)
         if self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP:

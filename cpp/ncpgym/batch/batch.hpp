@@ -148,8 +148,11 @@ class Batch {
   void store(Workspace& w, int world);
   void derive(Workspace& w, int world, bool with_contacts);
   void gather_observation(int world);  // the world's fused observation row, from the arrays
-  int field_size(ObsField f) const;    // numbers per world of a field
-  const double* field_row(ObsField f, int world) const;
+  struct FieldRows {
+    const std::vector<double>* data;  // the world-major array
+    int per_world;                    // numbers per world
+  };
+  FieldRows field(ObsField f) const;
   void reset_parameters(int world);  // mocap poses and equality switches to the model's (construction)
   void check_mocap() const;          // finite positions, non-zero quaternions
 

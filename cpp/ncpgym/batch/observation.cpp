@@ -33,44 +33,28 @@ const char* obs_field_name(ObsField f) {
   return "?";
 }
 
-int Batch::field_size(ObsField f) const {
+Batch::FieldRows Batch::field(ObsField f) const {
+  // each field: its Batch array and the numbers per world (one place for both)
   const Model& m = *base_;
   switch (f) {
-    case ObsField::Q: return m.nq;
-    case ObsField::U: return m.nv;
-    case ObsField::XPOS: return 3 * m.nbody;
-    case ObsField::XQUAT: return 4 * m.nbody;
-    case ObsField::XIPOS: return 3 * m.nbody;
-    case ObsField::CINERT: return 10 * m.nbody;
-    case ObsField::CVEL: return 6 * m.nbody;
-    case ObsField::CFRC_EXT: return 6 * m.nbody;
-    case ObsField::QFRC_ACTUATOR: return m.nv;
-    case ObsField::SITE_XPOS: return 3 * m.nsite;
+    case ObsField::Q: return {&q_, m.nq};
+    case ObsField::U: return {&u_, m.nv};
+    case ObsField::XPOS: return {&xpos_, 3 * m.nbody};
+    case ObsField::XQUAT: return {&xquat_, 4 * m.nbody};
+    case ObsField::XIPOS: return {&xipos_, 3 * m.nbody};
+    case ObsField::CINERT: return {&cinert_, 10 * m.nbody};
+    case ObsField::CVEL: return {&cvel_, 6 * m.nbody};
+    case ObsField::CFRC_EXT: return {&cfrc_ext_, 6 * m.nbody};
+    case ObsField::QFRC_ACTUATOR: return {&qfrc_act_, m.nv};
+    case ObsField::SITE_XPOS: return {&site_xpos_, 3 * m.nsite};
   }
-  return 0;
-}
-
-const double* Batch::field_row(ObsField f, int i) const {
-  const size_t row = static_cast<size_t>(i) * field_size(f);
-  switch (f) {
-    case ObsField::Q: return q_.data() + row;
-    case ObsField::U: return u_.data() + row;
-    case ObsField::XPOS: return xpos_.data() + row;
-    case ObsField::XQUAT: return xquat_.data() + row;
-    case ObsField::XIPOS: return xipos_.data() + row;
-    case ObsField::CINERT: return cinert_.data() + row;
-    case ObsField::CVEL: return cvel_.data() + row;
-    case ObsField::CFRC_EXT: return cfrc_ext_.data() + row;
-    case ObsField::QFRC_ACTUATOR: return qfrc_act_.data() + row;
-    case ObsField::SITE_XPOS: return site_xpos_.data() + row;
-  }
-  return nullptr;
+  throw std::invalid_argument("observation: unknown field");
 }
 
 void Batch::set_observation(const std::vector<ObsSegment>& segments) {
   int dim = 0;
   for (const ObsSegment& s : segments) {
-    const int size = field_size(s.field);
+    const int size = field(s.field).per_world;
     if (s.offset < 0 || s.length < 0 || s.offset + s.length > size)
       throw std::invalid_argument(std::string("observation: segment of '") + obs_field_name(s.field) + "' [" +
                                   std::to_string(s.offset) + ", " + std::to_string(s.offset + s.length) +
@@ -86,7 +70,8 @@ void Batch::set_observation(const std::vector<ObsSegment>& segments) {
 void Batch::gather_observation(int i) {
   double* out = obs_.data() + static_cast<size_t>(i) * obs_dim_;
   for (const ObsSegment& s : obs_segments_) {
-    const double* src = field_row(s.field, i) + s.offset;
+    const FieldRows f = field(s.field);
+    const double* src = f.data->data() + static_cast<size_t>(i) * f.per_world + s.offset;
     out = std::copy(src, src + s.length, out);
   }
 }
