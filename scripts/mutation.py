@@ -64,6 +64,7 @@ _PG = "ncpgym.tasks.pneunet_grasp.xǁPneuNetGraspTaskǁ"
 _HT = "ncpgym.tasks.humanoid.xǁHumanoidTaskǁ"
 _RT, _TS = "ncpgym.wrappers.xǁRewardTermsǁ", "ncpgym.wrappers.xǁTaskSpaceObservationǁ"
 _SO = "ncpgym.wrappers.xǁSoftTaskSpaceObservationǁ"
+_EX = "ncpgym.models.export.x_to_mjcf__mutmut_"
 EQUIVALENT = {
     "wrappers": {
         _RT + "step__mutmut_24": "asarray without float64: np.clip with the float64 bounds returns float64 either way",
@@ -105,6 +106,12 @@ EQUIVALENT = {
         _PG + "__init____mutmut_97": "XX around the message: every word kept (the test matches the message's phrases)",
         _PG + "reset_states__mutmut_13": "the ball's qpos0 x, y are 0: adding the offset is setting it",
         _PG + "reset_states__mutmut_14": "the ball's qpos0 x, y are 0 and the offset symmetric: subtracting draws the same distribution",
+    },
+    "models.export": {
+        _EX + "4": "range(nbody) for the children: body 0's parent is -1, so the world lists no extra child",
+        _EX + "46": "the plane's size is only its drawing in MuJoCo (collision is infinite)",
+        _EX + "47": "the plane's size is only its drawing in MuJoCo (collision is infinite)",
+        _EX + "48": "the plane's size is only its drawing in MuJoCo (collision is infinite)",
     },
     "tasks.humanoid": {
         _HT + "__init____mutmut_42": "astype(None) is astype(float64)",

@@ -278,3 +278,129 @@ def test_export_keeps_every_geom_its_shape_off_diagonal_inertia_and_mocap():
     np.testing.assert_allclose(M_back, M_ref, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(back.body_mocapid, ref.body_mocapid)
     assert ref.body_mocapid.max() == 0  # the target is mocap in both
+
+
+EVERYTHING_MJCF = """<mujoco><compiler angle="radian"/>
+ <asset><mesh name="gem" vertex="0.05 0 0  -0.04 0.01 0  0 0.06 0  0.01 -0.05 0  0 0 0.07  0.005 0.003 -0.03"/>
+  <mesh name="wedge" vertex="0 0 0  0.1 0 0  0 0.08 0  0 0 0.05  0.1 0 0.05  0 0.08 0.05"/></asset>
+ <worldbody>
+  <geom type="plane" size="0 0 1"/>
+  <geom type="box" size="0.2 0.1 0.05" pos="1 1 0.05" euler="0 0 0.3" friction="0.6 0.01 0.002"/>
+  <body name="torso" pos="0 0 1" euler="0.1 0.2 0.3"><joint type="free" damping="0.05" armature="0.02"/>
+   <inertial pos="0.01 0.02 -0.03" mass="3" fullinertia="0.3 0.25 0.2 0.05 -0.02 0.03"/>
+   <geom type="mesh" mesh="gem" pos="0 0 0.2" euler="0.4 0 0" mass="0"/>
+   <geom type="cylinder" size="0.03 0.04" pos="0 0.1 0" mass="0"/>
+   <body name="shoulder" pos="0.2 0 0" gravcomp="0.5">
+    <joint name="ball" type="ball" damping="0.2" armature="0.01"/>
+    <geom type="capsule" size="0.02 0.1" pos="0.1 0 0" euler="0 1.5708 0" mass="0.4"/>
+    <body name="elbow" pos="0.2 0 0">
+     <joint name="hinge" type="hinge" axis="0 0.6 0.8" ref="0.1" stiffness="3" springref="0.3"
+            damping="0.1" range="-1 1.2" limited="true"/>
+     <geom type="sphere" size="0.04" pos="0.05 0 0" mass="0.3" contype="2" conaffinity="5"/>
+     <body name="finger" pos="0.1 0 0">
+      <joint name="slide" type="slide" axis="1 0 0" range="-0.02 0.05" limited="true" stiffness="4" springref="0.01"/>
+      <geom type="box" size="0.01 0.02 0.03" mass="0.1"/>
+      <geom type="mesh" mesh="wedge" pos="0.02 0 0" mass="0"/>
+     </body>
+    </body>
+   </body>
+  </body>
+  <body name="target" mocap="true" pos="0 1 1" gravcomp="1">
+   <geom type="sphere" size="0.02" contype="0" conaffinity="0"/>
+  </body>
+ </worldbody>
+ <actuator>
+  <position joint="slide" kp="50" kv="3" ctrlrange="-0.02 0.05" ctrllimited="true"/>
+  <motor joint="hinge" gear="2"/>
+  <motor joint="slide" gear="0.5" ctrlrange="-1 1" ctrllimited="true"/>
+ </actuator>
+</mujoco>"""
+
+
+def _world_inertia(mj, b):
+    """Body b's inertia about its mass centre in the body frame (MuJoCo keeps principal
+    moments and the principal frame's quaternion; the tensor is what an export must keep)."""
+    R = np.zeros(9)
+    mujoco.mju_quat2Mat(R, mj.body_iquat[b])
+    R = R.reshape(3, 3)
+    return R @ np.diag(mj.body_inertia[b]) @ R.T
+
+
+def _mesh_points(mj, g):
+    """Mesh geom g's vertices in its body's frame, sorted (MuJoCo recentres a mesh and moves
+    the geom's pose to match; the points on the body are what must survive)."""
+    m = mj.geom_dataid[g]
+    v = mj.mesh_vert[mj.mesh_vertadr[m]:mj.mesh_vertadr[m] + mj.mesh_vertnum[m]]
+    R = np.zeros(9)
+    mujoco.mju_quat2Mat(R, mj.geom_quat[g])
+    pts = v @ R.reshape(3, 3).T + mj.geom_pos[g]
+    return pts[np.lexsort(np.round(pts, 9).T)]
+
+
+def test_export_compiles_to_the_model_mujoco_compiled_from_the_original():
+    """to_mjcf of a model with every feature the exporter writes (plane, box, mesh, cylinder,
+    capsule and sphere geoms, two meshes; free (with damping and armature), ball, hinge and
+    slide joints; full inertia, gravity
+    compensation, a mocap body, a servo followed by two motors), compiled by MuJoCo, against
+    MuJoCo's compile of the original file: every body, joint, geom, mesh point and actuator
+    parameter the exporter writes. Catches (mutmut survivors): the inertia's xz entry
+    written as yz, gravity compensation dropped or put on the wrong bodies, a mocap flag
+    lost next to gravcomp, a mesh written without its vertices or the asset section
+    dropped, a geom of a body but not the world's written, a motor replacing the actuators
+    before it, a free joint's damping dropped (the exporter's bug before session 18). The
+    file itself is clean MJCF: no stray text between elements (indentation written as None
+    or garbage would be), no empty sections, a geom's size with the numbers its type reads;
+    a world with geoms only exports too."""
+    import xml.etree.ElementTree as ET
+
+    from ncpgym.models import from_mujoco, to_mjcf
+
+    ref = mujoco.MjModel.from_xml_string(EVERYTHING_MJCF)
+    text = to_mjcf(from_mujoco(ref))
+    back = mujoco.MjModel.from_xml_string(text)
+    for f in ("nbody", "njnt", "nq", "nv", "ngeom", "nmesh", "nu", "nmocap"):
+        assert getattr(back, f) == getattr(ref, f), f
+    np.testing.assert_array_equal(back.body_parentid, ref.body_parentid)
+    for f in ("body_pos", "body_quat", "body_mass", "body_ipos", "body_gravcomp"):
+        np.testing.assert_allclose(getattr(back, f), getattr(ref, f), atol=1e-9, err_msg=f)
+    np.testing.assert_array_equal(back.body_mocapid, ref.body_mocapid)
+    for b in range(ref.nbody):
+        np.testing.assert_allclose(_world_inertia(back, b), _world_inertia(ref, b), atol=1e-12, err_msg=str(b))
+    for f in ("jnt_type", "jnt_bodyid", "jnt_limited", "dof_bodyid"):
+        np.testing.assert_array_equal(getattr(back, f), getattr(ref, f), err_msg=f)
+    for f in ("jnt_pos", "jnt_axis", "jnt_range", "jnt_stiffness", "dof_damping", "dof_armature", "qpos0", "qpos_spring"):
+        np.testing.assert_allclose(getattr(back, f), getattr(ref, f), atol=1e-9, err_msg=f)
+    np.testing.assert_array_equal(back.geom_type, ref.geom_type)
+    np.testing.assert_array_equal(back.geom_bodyid, ref.geom_bodyid)
+    for f in ("geom_friction", "geom_contype", "geom_conaffinity"):
+        np.testing.assert_allclose(getattr(back, f), getattr(ref, f), err_msg=f)
+    used = {mujoco.mjtGeom.mjGEOM_SPHERE: 1, mujoco.mjtGeom.mjGEOM_CAPSULE: 2, mujoco.mjtGeom.mjGEOM_CYLINDER: 2,
+            mujoco.mjtGeom.mjGEOM_BOX: 3}
+    for g in range(ref.ngeom):
+        t = ref.geom_type[g]
+        if t == mujoco.mjtGeom.mjGEOM_MESH:
+            np.testing.assert_allclose(_mesh_points(back, g), _mesh_points(ref, g), atol=1e-9)
+            continue
+        np.testing.assert_allclose(back.geom_pos[g], ref.geom_pos[g], atol=1e-9)
+        np.testing.assert_allclose(np.abs(back.geom_quat[g] @ ref.geom_quat[g]), 1, atol=1e-9)
+        if t in used:
+            np.testing.assert_allclose(back.geom_size[g, :used[t]], ref.geom_size[g, :used[t]], atol=1e-12)
+    np.testing.assert_array_equal(back.actuator_trnid, ref.actuator_trnid)
+    np.testing.assert_array_equal(back.actuator_ctrllimited, ref.actuator_ctrllimited)
+    for f in ("actuator_gear", "actuator_ctrlrange", "actuator_gainprm", "actuator_biasprm"):
+        np.testing.assert_allclose(getattr(back, f), getattr(ref, f), atol=1e-12, err_msg=f)
+
+    def clean(root):
+        sizes = {"sphere": 1, "capsule": 2, "cylinder": 2, "box": 3, "plane": 3}
+        for el in root.iter():
+            assert (el.text or "").strip() == "" and (el.tail or "").strip() == "", el.tag
+            if el.tag == "geom" and el.get("type") != "mesh":
+                assert len(el.get("size").split()) == sizes[el.get("type")], ET.tostring(el)
+        return [c.tag for c in root]
+
+    assert clean(ET.fromstring(text)) == ["compiler", "option", "asset", "worldbody", "actuator"]
+    bare = ET.fromstring(to_mjcf(ncpgym.load_model("<mujoco><worldbody><body><freejoint/>"
+                                                  "<geom size='0.1'/></body></worldbody></mujoco>")))
+    assert clean(bare) == ["compiler", "option", "worldbody"]
+    floor = ncpgym.load_model("<mujoco><worldbody><geom type='plane' size='1 1 1'/></worldbody></mujoco>")
+    assert mujoco.MjModel.from_xml_string(to_mjcf(floor)).ngeom == 1

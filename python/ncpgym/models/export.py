@@ -50,10 +50,9 @@ def to_mjcf(model: _core.Model, *, solref: str | None = None, solimp: str | None
              f'fullinertia="{_f([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]])}"/>\n')
         for j in np.nonzero(model.jnt_body == b)[0]:
             t = _JOINT[int(model.jnt_type[j])]
-            if t == "free":
-                s += f"{indent}  <freejoint/>\n"
-                continue
             dof = model.jnt_dofadr[j]
+            # <joint type="free">, not <freejoint/>: a free joint has damping and armature
+            # too, which <freejoint/> does not take (MuJoCo ignores a free joint's pos, axis)
             attrs = (f'name="j{j}" type="{t}" pos="{_f(model.jnt_pos[j])}" axis="{_f(model.jnt_axis[j])}" '
                      f'damping="{float(model.dof_damping[dof])!r}" armature="{float(model.dof_armature[dof])!r}"')
             if t in ("hinge", "slide"):
