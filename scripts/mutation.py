@@ -40,7 +40,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # module -> (file under python/ncpgym, the fast tests that exercise it)
 MODULES = {
     # test_soft_inverse.py: SoftTaskSpaceObservation against finite differences of the step
-    "wrappers": ("wrappers.py", ["test_flagrun_and_wrappers.py", "test_task_definitions.py", "test_soft_inverse.py"]),
+    # test_video_wrapper.py: RecordVectorVideo at a small picture size
+    "wrappers": ("wrappers.py", ["test_flagrun_and_wrappers.py", "test_task_definitions.py", "test_soft_inverse.py",
+                                 "test_video_wrapper.py"]),
     "tasks.flagrun": ("tasks/flagrun.py", ["test_task_definitions.py", "test_flagrun_and_wrappers.py",
                                            "test_render_hooks.py"]),
     # test_batch_api.py: the observation (Humanoid-v5's layout) through the fused gather
@@ -203,7 +205,10 @@ def main() -> None:
     args = ap.parse_args()
     if not args.report_only:
         build_tree(args.work, args.modules)
-        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        # mutmut forks a child per mutant from a process that ran every test: batches there
+        # run on one thread (ncpgym/batch/threads.hpp), and Mesa's llvmpipe must draw on the
+        # calling thread (its drawing threads do not survive fork; render.py refuses otherwise)
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", LP_NUM_THREADS="0")
         with open(args.work / "mutmut.log", "w") as log:  # its spinner rewrites one line many times
             print(f"mutmut running in {args.work} (log: {args.work / 'mutmut.log'}) ...", flush=True)
             run = [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)]

@@ -7,6 +7,7 @@
 #include "bindings.hpp"
 #include "ncpgym/batch/batch.hpp"
 #include "ncpgym/batch/rng.hpp"
+#include "ncpgym/batch/threads.hpp"
 
 using namespace ncpgym;
 
@@ -28,6 +29,21 @@ const uint8_t* mask_ptr(const Batch& b, const py::object& mask, Mask& keep) {
   return keep.data();
 }
 
+// A batch asked for threads in a process forked after a team ran steps on one thread
+// (ncpgym/batch/threads.hpp): say so once, with the way out.
+void warn_if_forked(const Batch& b) {
+  static bool warned = false;
+  if (warned || b.num_threads() < 2 || !forked_after_threads()) return;
+  warned = true;
+  if (PyErr_WarnEx(PyExc_RuntimeWarning,
+                   "ncpgym: this process was forked after a batch ran on several threads; OpenMP's "
+                   "threads do not survive fork, so batches here run on one thread (same results, "
+                   "slower). Start worker processes with multiprocessing's 'spawn' or 'forkserver' "
+                   "method to keep them.",
+                   1) < 0)
+    throw py::error_already_set();
+}
+
 }  // namespace
 
 void bind_batch(py::module_& mod) {
@@ -42,7 +58,9 @@ states by hand. A world whose state becomes non-finite keeps its pre-step state 
 status 1 until reset.
 )doc")
       .def(py::init([](std::shared_ptr<Model> model, int num_worlds, int num_threads, const py::kwargs& kw) {
-             return new Batch(model, num_worlds, options_from_kwargs(kw), num_threads);
+             auto* b = new Batch(model, num_worlds, options_from_kwargs(kw), num_threads);
+             warn_if_forked(*b);
+             return b;
            }),
            py::arg("model"), py::arg("num_worlds"), py::kw_only(), py::arg("num_threads") = 0)
       .def_property_readonly("model", [](const Batch& b) { return std::const_pointer_cast<Model>(b.model_ptr()); })
@@ -63,6 +81,7 @@ status 1 until reset.
               std::copy(c.data(), c.data() + c.size(), b.ctrl());
             }
             if (substeps < 1) throw std::invalid_argument("substeps must be >= 1");
+            warn_if_forked(b);
             py::gil_scoped_release release;
             // long calls in chunks, checking for Ctrl-C between them (a world's trajectory
             // does not depend on how its steps are chunked)
@@ -80,6 +99,7 @@ status 1 until reset.
           [](Batch& b, py::object mask) {
             Mask keep;
             const uint8_t* p = mask_ptr(b, mask, keep);
+            warn_if_forked(b);
             py::gil_scoped_release release;
             b.forward(p);
           },
@@ -96,6 +116,7 @@ status 1 until reset.
               throw std::invalid_argument("q: expected shape (" + std::to_string(n) + ", " + std::to_string(m.nq) + ")");
             if (u.ndim() != 2 || u.shape(0) != n || u.shape(1) != m.nv)
               throw std::invalid_argument("u: expected shape (" + std::to_string(n) + ", " + std::to_string(m.nv) + ")");
+            warn_if_forked(b);
             b.reset(p, q.data(), u.data());
           },
           py::arg("mask"), py::arg("q"), py::arg("u"),
@@ -164,6 +185,7 @@ status 1 until reset.
                                      static_cast<py::ssize_t>(na)});
             py::array_t<double> waa({static_cast<py::ssize_t>(b.size()), static_cast<py::ssize_t>(na),
                                      static_cast<py::ssize_t>(na)});
+            warn_if_forked(b);
             {
               py::gil_scoped_release release;
               b.project(effectors.data(), ne, groups.data(), ng, cable_particles.data(), cable_anchors.data(), nc,

@@ -210,10 +210,52 @@ def _headless_fallback() -> None:
         os.environ["MUJOCO_GL"] = backend
 
 
+# Mesa's software renderer (llvmpipe) draws on threads it starts with a process's first
+# context, unless LP_NUM_THREADS=0; a process forked after that has no such threads and its
+# first frame waits for them forever. Renderers refuse there with the way out instead.
+_threaded_llvmpipe = False  # this process (or the parent it was forked from) drew that way
+_forked_after_render = False
+
+
+def _after_fork_in_child() -> None:
+    global _forked_after_render
+    _forked_after_render = _forked_after_render or _threaded_llvmpipe
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _note_driver() -> None:
+    """Right after a context is made current: is it llvmpipe drawing on threads?"""
+    global _threaded_llvmpipe
+    if _threaded_llvmpipe or os.environ.get("LP_NUM_THREADS") == "0":
+        return
+    try:
+        from OpenGL import GL
+
+        _threaded_llvmpipe = b"llvmpipe" in (GL.glGetString(GL.GL_RENDERER) or b"")
+    except Exception:  # no PyOpenGL or no current context: nothing known, nothing refused
+        pass
+
+
+def _check_fork() -> None:
+    if _forked_after_render:
+        raise RuntimeError(
+            "ncpgym rendering: this process was forked after it (or its parent) rendered with "
+            "Mesa's llvmpipe, whose drawing threads do not survive fork (the first frame would "
+            "wait forever). Start worker processes with multiprocessing's 'spawn' method, or "
+            "set LP_NUM_THREADS=0 before the first render (llvmpipe then draws on the calling "
+            "thread and forked processes can render)"
+        )
+
+
 def _new_renderer(m: mujoco.MjModel, width: int, height: int) -> mujoco.Renderer:
+    _check_fork()
     _headless_fallback()
     try:
-        return mujoco.Renderer(m, height=height, width=width)
+        r = mujoco.Renderer(m, height=height, width=width)
+        _note_driver()
+        return r
     except Exception as e:  # any failure to make a GL context lands here
         from mujoco.rendering.classic import gl_context
 
@@ -402,6 +444,7 @@ class WorldRenderer:
     def render(self, batch, world: int = 0) -> np.ndarray:
         """World ``world`` of ``batch`` (a :class:`ncpgym.Batch` of this model) as
         (height, width, 3) uint8. Reads the batch only."""
+        _check_fork()
         d = self.data
         d.qpos[:] = batch.q[world]
         mujoco.mj_kinematics(self.mj, d)

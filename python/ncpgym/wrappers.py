@@ -226,6 +226,7 @@ class RecordVectorVideo(gym.vector.VectorWrapper):
                  video_length: int = 0, name_prefix: str = "ncpgym-video", fps: float | None = None,
                  cols: int | None = None):
         super().__init__(env)
+        self._writer = None  # before the checks: close() runs when a refused wrapper is collected
         if env.render_mode != "rgb_array":
             raise ValueError(f"RecordVectorVideo needs an env made with render_mode='rgb_array', "
                              f"got render_mode={env.render_mode!r}")
@@ -241,7 +242,6 @@ class RecordVectorVideo(gym.vector.VectorWrapper):
         self.cols = cols
         self.step_id = 0
         self.videos: list = []
-        self._writer = None
 
     def _frame(self) -> None:
         from .render import tile

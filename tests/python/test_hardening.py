@@ -134,3 +134,33 @@ def test_memory_does_not_grow_over_resets_and_env_constructions():
     gc.collect()
     after = _rss_mb()
     assert after - before < 8.0, (before, mid, after)
+
+
+def test_a_process_forked_after_threaded_steps_steps_on_one_thread_with_the_same_results():
+    """libgomp's threads do not survive fork(): a child forked after its parent stepped a
+    2-thread batch used to hang in its first step (multiprocessing's default start method
+    on Linux, AsyncVectorEnv and DataLoader workers fork). Batches there run on one thread,
+    with the same (bitwise) trajectory, and say so once with a RuntimeWarning."""
+    import warnings
+
+    from forking import in_forked_child
+
+    def run():
+        envs = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=4, num_threads=2)
+        envs.reset(seed=3)
+        for k in range(20):
+            obs, *_ = envs.step(np.full((4, 1), np.sin(k), np.float32))
+        envs.close()
+        return obs
+
+    parent = run()  # a 2-thread team has run in this process
+
+    def child():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            obs = run()
+        return obs, [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+
+    obs, messages = in_forked_child(child, timeout=60)
+    np.testing.assert_array_equal(obs, parent)
+    assert len(messages) == 1 and "forked" in messages[0] and "'spawn'" in messages[0], messages

@@ -349,3 +349,44 @@ def test_headless_backend_choice_and_the_error_without_a_gl_context():
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
     assert "(24, 32, 3)" in res.stdout, res.stdout + res.stderr
+
+
+def test_rendering_in_a_process_forked_after_llvmpipe_drew_is_refused_not_hung(tmp_path):
+    """Mesa's llvmpipe draws on threads that do not survive fork(): a child forked after
+    its parent rendered used to wait forever for its first frame. It gets a RuntimeError
+    naming the ways out instead, and with one of them (LP_NUM_THREADS=0 before the first
+    render, in a fresh interpreter) a forked child renders the parent's picture."""
+    from pathlib import Path
+
+    from forking import in_forked_child
+    from OpenGL import GL
+
+    env = gym.make("ncpgym/InvertedPendulum-v0", render_mode="rgb_array", width=W, height=H)
+    env.reset(seed=0)
+    env.render()
+    if b"llvmpipe" not in (GL.glGetString(GL.GL_RENDERER) or b""):
+        pytest.skip("the GL driver is not Mesa's llvmpipe")
+
+    def child():
+        return env.render()
+
+    err = in_forked_child(child, timeout=60)
+    assert isinstance(err, RuntimeError) and "LP_NUM_THREADS=0" in str(err) and "'spawn'" in str(err)
+    env.close()
+    script = tmp_path / "fork_render.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "import gymnasium as gym, numpy as np, ncpgym\n"
+        "from forking import in_forked_child\n"
+        f"env = gym.make('ncpgym/InvertedPendulum-v0', render_mode='rgb_array', width={W}, height={H})\n"
+        "env.reset(seed=0)\n"
+        "parent = env.render()\n"
+        "out = in_forked_child(env.render, timeout=60)\n"
+        "assert isinstance(out, np.ndarray), out\n"
+        "np.testing.assert_array_equal(out, parent)\n"
+        "print('forked child rendered the same picture')\n"
+    )
+    run = subprocess.run([sys.executable, str(script)], env=dict(os.environ, LP_NUM_THREADS="0"),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "same picture" in run.stdout, run.stderr[-2000:]

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "ncpgym/batch/rng.hpp"
+#include "ncpgym/batch/threads.hpp"
 #include "ncpgym/dynamics/actuation.hpp"
 #include "ncpgym/model/mocap.hpp"
 #include "ncpgym/soft/pressure.hpp"
@@ -288,7 +289,7 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
 void Batch::step(int substeps) {
   if (substeps < 1) throw std::invalid_argument("substeps must be >= 1, got " + std::to_string(substeps));
   check_mocap();
-#pragma omp parallel for schedule(dynamic) num_threads(nthread_)
+#pragma omp parallel for schedule(dynamic) num_threads(team_size(nthread_))
   for (int i = 0; i < n_; ++i) {
     Workspace& w = *work_[omp_get_thread_num()];
     apply_parameters(w, i);
@@ -310,7 +311,7 @@ void Batch::step(int substeps) {
 
 void Batch::forward(const uint8_t* mask) {
   check_mocap();
-#pragma omp parallel for schedule(dynamic) num_threads(nthread_)
+#pragma omp parallel for schedule(dynamic) num_threads(team_size(nthread_))
   for (int i = 0; i < n_; ++i) {
     if (mask && !mask[i]) continue;
     Workspace& w = *work_[omp_get_thread_num()];

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ncpgym/batch/batch.hpp"
+#include "ncpgym/batch/threads.hpp"
 #include "ncpgym/soft/pressure.hpp"
 
 namespace ncpgym {
@@ -22,7 +23,7 @@ void Batch::project(const int* effectors, int ne, const int* groups, int ng, con
     if (cable_particle[j] < 0 || cable_particle[j] >= m.nparticle)
       throw std::invalid_argument("project: cable particle out of range");
   check_mocap();
-#pragma omp parallel for schedule(dynamic) num_threads(nthread_)
+#pragma omp parallel for schedule(dynamic) num_threads(team_size(nthread_))
   for (int i = 0; i < n_; ++i) {
     Workspace& w = *work_[omp_get_thread_num()];
     const size_t I = static_cast<size_t>(i);
