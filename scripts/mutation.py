@@ -86,6 +86,9 @@ EQUIVALENT = {
         _SO + "observations__mutmut_14": "the concatenation with the float64 W is float64 either way",
         _SO + "observations__mutmut_20": "reshape(n, -2): NumPy takes any negative size as 'infer'",
         _SO + "observations__mutmut_27": "reshape(n, -2): NumPy takes any negative size as 'infer'",
+        "ncpgym.wrappers.xǁDomainRandomizationǁ__init____mutmut_37": "gravity as given (ints): lo + u (hi - lo) is float either way",
+        "ncpgym.wrappers.xǁDomainRandomizationǁ__init____mutmut_39": "gravity as given (ints): lo + u (hi - lo) is float either way",
+        "ncpgym.wrappers.xǁDomainRandomizationǁ_draw__mutmut_40": "uniform's high defaults to the same 1.0",
     },
     "tasks.pneunet_grasp": {
         _PG + "__init____mutmut_104": "initial act shape (1, 3): _ensure resizes per batch, and a 1-world batch starts at 0 either way",

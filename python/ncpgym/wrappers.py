@@ -218,7 +218,7 @@ class RecordVectorVideo(gym.vector.VectorWrapper):
     A clip starts at the reset or step whose index (0 for the first reset, then 1, 2, ...
     per step) satisfies ``step_trigger`` (default: only 0) and records one frame there and
     one per step after it, until ``video_length`` frames (0: until ``close()``).
-    ``fps`` defaults to ``metadata["render_fps"]``. Written files are in ``self.videos``.
+    ``fps`` defaults to ``metadata["render_fps"]`` (30 when the env has none). Written files are in ``self.videos``.
     Gymnasium's vector ``RecordVideo`` needs one frame per world; this one films any subset.
     """
 
@@ -290,8 +290,9 @@ class DomainRandomization(gym.vector.VectorWrapper):
     Young's modulus of soft bodies' elements, so a soft ball, tomato or finger is softer or
     harder per world), ``gravity`` a (low, high) pair of 3-vectors (m/s^2, per
     component). Each world draws from its own counter-based stream
-    (``Batch.uniform``), so a seed gives the same parameters whatever the batch size or
-    thread count; a parameter left None keeps its value. The current values are in
+    (``Batch.uniform``: one number per range given, three for gravity, in that order), so a
+    seed gives the same parameters whatever the batch size or thread count; a parameter
+    left None keeps its value. ``low == high`` sets a fixed value. The current values are in
     ``info["domain"]`` after every reset and step (``friction``, ``mass``, ``stiffness``:
     [N]; ``gravity``: [N, 3]).
 

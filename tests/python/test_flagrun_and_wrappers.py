@@ -304,3 +304,56 @@ def test_domain_randomization_draws_per_world_at_every_reset():
         DomainRandomization(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2), friction=(0.0, 1.0))
     with pytest.raises(ValueError, match="gravity"):
         DomainRandomization(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2), gravity=((0, 0, -9), (0, 0, -10)))
+
+
+def test_domain_randomization_draws_one_number_per_range_and_three_for_gravity():
+    """From the docstring: a reset world draws one number per range given and three for
+    gravity from its own stream (its counter moves by exactly that much more than without
+    the wrapper); low == high sets a fixed value; parameters not given keep their values
+    (the model's gravity, scales 1). Refusals name the parameter."""
+    from ncpgym.wrappers import DomainRandomization
+
+    def counters(envs):
+        envs.reset(seed=5)
+        return envs.unwrapped.batch.rng_state[:, 1].copy()
+
+    plain = counters(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3))
+    full = DomainRandomization(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3), friction=(0.5, 1.5),
+                               mass=(0.8, 1.2), stiffness=(0.5, 2.0), gravity=((-1, 0, -10), (1, 0, -9)))
+    np.testing.assert_array_equal(counters(full) - plain, [6, 6, 6])
+    fixed = DomainRandomization(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3), mass=(2.0, 2.0))
+    np.testing.assert_array_equal(counters(fixed) - plain, [1, 1, 1])
+    b = fixed.unwrapped.batch
+    np.testing.assert_array_equal(b.mass_scale, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(b.friction_scale, 1.0)
+    np.testing.assert_array_equal(b.stiffness_scale, 1.0)
+    np.testing.assert_array_equal(b.gravity, np.tile(b.model.gravity, (3, 1)))
+
+    make = lambda: gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2)  # noqa: E731
+    for kw, name in ((dict(mass=(0.0, 1.0)), "mass"), (dict(stiffness=(1.0, 0.5)), "stiffness"),
+                     (dict(friction=(0.5, np.inf)), "friction")):
+        with pytest.raises(ValueError, match=f"^{name}: expected a range"):
+            DomainRandomization(make(), **kw)
+    with pytest.raises(ValueError, match="gravity: expected"):
+        DomainRandomization(make(), gravity=((0, 0, -10), (0, -9)))
+    with pytest.raises(TypeError, match="needs an ncpgym vector env made in this process, got SyncVectorEnv"):
+        DomainRandomization(gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync"), mass=(1.0, 2.0))
+
+
+def test_reward_composition_gives_float64_terms_and_names_its_errors():
+    """A term returning integers (or a scalar) reports float64 values broadcast to [N];
+    adding a second term of a name is refused by name; a missing task quantity is an
+    AttributeError naming it."""
+    from ncpgym.wrappers import RewardComposition, RewardTerm, StepContext
+
+    b = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3).unwrapped.batch
+    comp = RewardComposition([RewardTerm("count", lambda ctx: np.array([1, 2, 3]), 0.5),
+                              RewardTerm("bonus", lambda ctx: 2, 1.0)])
+    total, values = comp(StepContext(b, np.zeros((3, 1)), 0.02))
+    assert values["count"].dtype == np.float64 and values["bonus"].dtype == np.float64
+    np.testing.assert_array_equal(values["bonus"], [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(total, [2.5, 3.0, 3.5])
+    with pytest.raises(ValueError, match="reward term 'count' already exists"):
+        comp.add(RewardTerm("count", lambda ctx: 0))
+    with pytest.raises(AttributeError, match="flag_distance"):
+        StepContext(b, np.zeros((3, 1)), 0.02).flag_distance

@@ -120,3 +120,31 @@ def test_refuses_envs_without_rgb_array_and_negative_lengths(tmp_path):
     with pytest.raises(ValueError, match="video_length must be >= 0, got -1"):
         RecordVectorVideo(_envs(), tmp_path, video_length=-1)
     gc.collect()
+
+
+def test_the_wrapper_passes_seed_options_and_steps_through_and_falls_back_to_30_fps(tmp_path):
+    """Filming changes nothing the env returns: reset(seed=...) and a masked reset
+    (options) give the unwrapped env's observations, step its 5-tuple. Without
+    metadata["render_fps"] clips run at 30 frames per second (the docstring)."""
+    plain, filmed = _envs(), RecordVectorVideo(_envs(), tmp_path)
+    a = np.linspace(-1, 1, 4, dtype=np.float32)[:, None]
+    for env in (plain, filmed):
+        env.obs0 = env.reset(seed=11)[0]
+        env.out = env.step(a)
+        env.masked = env.reset(options={"reset_mask": np.array([False, True, False, False])})[0]
+    np.testing.assert_array_equal(filmed.obs0, plain.obs0)
+    assert len(filmed.out) == 5
+    for x, y in zip(filmed.out[:4], plain.out[:4]):  # obs, reward, terminated, truncated
+        np.testing.assert_array_equal(x, y)
+    assert filmed.out[4].keys() == plain.out[4].keys()
+    np.testing.assert_array_equal(filmed.masked, plain.masked)
+    assert not np.array_equal(filmed.masked[0], filmed.obs0[0])  # world 0 kept its stepped state
+    filmed.close()
+
+    inner = _envs()
+    inner.metadata = {k: v for k, v in inner.metadata.items() if k != "render_fps"}
+    envs = RecordVectorVideo(inner, tmp_path / "d")
+    envs.reset(seed=0)
+    envs.step(a)
+    envs.close()
+    assert _meta(envs.videos[0])[0]["fps"] == pytest.approx(30.0)
