@@ -57,6 +57,14 @@ MODULES = {
     "vector": ("vector.py", ["test_vector_env.py", "test_task_definitions.py"]),
     "models.loader": ("models/loader.py", ["test_loading.py"]),
     "train.ppo": ("train/ppo.py", ["test_training.py"]),
+    # the robot and swimming tasks: their own test files, and test_render.py for the render
+    # hooks (mutmut runs only the parametrisation that reaches the mutated task)
+    "tasks.manta_swim": ("tasks/manta_swim.py", ["test_manta_swim.py", "test_render.py"]),
+    "tasks.allegro_grasp": ("tasks/allegro_grasp.py", ["test_allegro_grasp.py", "test_render.py"]),
+    "tasks.allegro_squeeze": ("tasks/allegro_squeeze.py", ["test_allegro.py", "test_render.py"]),
+    "tasks.fetch_beam_insert": ("tasks/fetch_beam_insert.py", ["test_fetch_beam.py", "test_render.py"]),
+    "tasks.fetch_tomato": ("tasks/fetch_tomato.py", ["test_fetch_tomato.py", "test_scale.py", "test_render.py"]),
+    "tasks.yumi_drawer": ("tasks/yumi_drawer.py", ["test_yumi.py", "test_render.py"]),
 }
 FAST = ["wrappers", "tasks.flagrun", "tasks.humanoid", "tasks.inverted_pendulum", "models.export",
         "tasks.pneunet_grasp"]
@@ -67,6 +75,7 @@ _HT = "ncpgym.tasks.humanoid.xǁHumanoidTaskǁ"
 _RT, _TS = "ncpgym.wrappers.xǁRewardTermsǁ", "ncpgym.wrappers.xǁTaskSpaceObservationǁ"
 _SO = "ncpgym.wrappers.xǁSoftTaskSpaceObservationǁ"
 _EX = "ncpgym.models.export.x_to_mjcf__mutmut_"
+_FR = "ncpgym.tasks.flagrun."
 EQUIVALENT = {
     "wrappers": {
         _RT + "step__mutmut_24": "asarray without float64: np.clip with the float64 bounds returns float64 either way",
@@ -117,6 +126,50 @@ EQUIVALENT = {
         _EX + "46": "the plane's size is only its drawing in MuJoCo (collision is infinite)",
         _EX + "47": "the plane's size is only its drawing in MuJoCo (collision is infinite)",
         _EX + "48": "the plane's size is only its drawing in MuJoCo (collision is infinite)",
+    },
+    "tasks.flagrun": {
+        _FR + "x__rpy__mutmut_23": "clip's upper bound of sin(pitch) widened: 2 (wy - zx) <= 1 for the unit quaternion MuJoCo gives",
+        _FR + "x__rpy__mutmut_34": "clip's upper bound of sin(pitch) widened: 2 (wy - zx) <= 1 for the unit quaternion MuJoCo gives",
+        _FR + "x__feet_collision__mutmut_2": "an int count: the composition casts every term to float64",
+        _FR + "x_default_terms__mutmut_6": "RewardTerm weight dropped: its default is the same 1.0",
+        _FR + "x_default_terms__mutmut_27": "RewardTerm weight dropped: its default is the same 1.0",
+        _FR + "x_default_terms__mutmut_72": "an int count: the composition casts every term to float64",
+        _FR + "x_default_terms__mutmut_75": "|scaled| >= 0.99 vs > 0.99: equality needs a joint exactly at 0.99 in floating point",
+        _FR + "xǁHumanoidFlagrunTaskǁbuild_model__mutmut_19": "reshape(-2, 2): NumPy takes any negative size as 'infer'",
+        _FR + "xǁHumanoidFlagrunTaskǁspaces__mutmut_9": "gymnasium's Box defaults to float32",
+        _FR + "xǁHumanoidFlagrunTaskǁspaces__mutmut_22": "gymnasium's Box defaults to float32",
+        _FR + "xǁHumanoidFlagrunTaskǁ_ensure_state__mutmut_15": "a float timer: counts down by 1 from 150 exactly, compared with <= 0",
+        _FR + "xǁHumanoidFlagrunTaskǁ_ensure_state__mutmut_17": "a float timer: counts down by 1 from 150 exactly, compared with <= 0",
+        _FR + "xǁHumanoidFlagrunTaskǁ_ensure_state__mutmut_20": "z0's first value: every world's reset sets it before an observation reads it",
+        _FR + "xǁHumanoidFlagrunTaskǁ_ensure_state__mutmut_23": "z0's first value: every world's reset sets it before an observation reads it",
+        _FR + "xǁHumanoidFlagrunTaskǁ_new_flags__mutmut_9": "uniform's high defaults to the same 1.0",
+        _FR + "xǁHumanoidFlagrunTaskǁ_new_flags__mutmut_10": "world ids as int64: the binding casts them to int32",
+        _FR + "xǁHumanoidFlagrunTaskǁ_new_flags__mutmut_30": "r2 <= 0.5 vs < 0.5: equality needs a draw of exactly 0.5",
+        _FR + "xǁHumanoidFlagrunTaskǁreset_states__mutmut_45": "0 / yaw is 0 unless the yaw draw is exactly 0",
+        _FR + "xǁHumanoidFlagrunTaskǁreset_states__mutmut_47": "0 / yaw is 0 unless the yaw draw is exactly 0",
+        _FR + "xǁHumanoidFlagrunTaskǁobserve__mutmut_19": "cos is even: cos(+yaw) = cos(-yaw)",
+        _FR + "xǁHumanoidFlagrunTaskǁobserve__mutmut_69": "astype(None) is astype(float64)",
+        _FR + "xǁHumanoidFlagrunTaskǁ_flag_step__mutmut_6": "distance <= 1 vs < 1: equality needs a distance of exactly 1.0",
+        _FR + "xǁHumanoidFlagrunTaskǁ_flag_step__mutmut_12": "first=None is falsy like False",
+        _FR + "xǁHumanoidFlagrunTaskǁ_flag_step__mutmut_30": "astype(None) is astype(float64)",
+        _FR + "xǁHumanoidFlagrunTaskǁ_flag_step__mutmut_31": "distance <= 1 vs < 1: equality needs a distance of exactly 1.0",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁ__init____mutmut_51": "z > 0.8 vs >= 0.8: equality needs a torso exactly at 0.8 m",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁ__init____mutmut_53": "z > 0.8 vs >= 0.8: equality needs a torso exactly at 0.8 m",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁ_ensure_state__mutmut_12": "float counters: +-1 steps from 0 are exact, compared with integers",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁ_ensure_state__mutmut_14": "float counters: +-1 steps from 0 are exact, compared with integers",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁ_ensure_state__mutmut_17": "float counters: +-1 steps from 0 are exact, compared with integers",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁ_ensure_state__mutmut_19": "float counters: +-1 steps from 0 are exact, compared with integers",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁreset_states__mutmut_37": "uniform's high defaults to the same 1.0",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁreset_states__mutmut_38": "world ids as int64: the binding casts them to int32",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁevaluate__mutmut_46": "z <= 0.8 vs < 0.8: equality needs a torso exactly at 0.8 m",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁevaluate__mutmut_65": "ended_by_fall = vs |=: a terminated world is reset before its next evaluate, which is where the flag is read",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁevaluate__mutmut_92": "astype(None) is astype(float64)",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁevaluate__mutmut_93": "astype(None) is astype(float64)",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁ_throw__mutmut_13": "uniform's high defaults to the same 1.0",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁ_throw__mutmut_14": "world ids as int64: the binding casts them to int32",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁ_throw__mutmut_20": "(2 r + 1) pi vs (2 r - 1) pi: the same bearing, 2 pi apart",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁevaluate__mutmut_73": "frame >= 100 vs > 100: frame 100 is no multiple of 30, so no throw either way",
+        _FR + "xǁHumanoidFlagrunHarderTaskǁevaluate__mutmut_74": "frame > 101 vs > 100: frames 101-119 are no multiple of 30 either",
     },
     "tasks.humanoid": {
         _HT + "__init____mutmut_42": "astype(None) is astype(float64)",

@@ -148,3 +148,51 @@ def test_humanoid_camera_follows_the_torso_from_the_side():
         top, col = _pinhole((torso[0] + dx, torso[1], torso[2] + 0.19 + 0.09), look, 4.0, 90.0, -15.0, w, h)
         assert abs(rows.min() - top) < 1.5 and abs(cols.mean() - col) < 3, (dx, rows.min(), top, cols.mean())
     env.close()
+
+
+@pytest.mark.parametrize("env_id", ["ncpgym/HumanoidFlagrun-v0", "ncpgym/HumanoidFlagrunHarder-v0"])
+def test_flagrun_camera_and_flag_drawn_where_a_pinhole_camera_puts_them(env_id):
+    """render_scene: the camera follows the torso's x, y and looks at 0.9 m above it from
+    4.5 m, 18 degrees down, at the azimuth of the flag's bearing from the robot plus 25
+    degrees (the flag beside the robot). render_frame: a 1.6 m pole at the flag with a red
+    0.6 x 0.4 m cloth hanging from its top on the +x side. The red pixels' extent is the
+    projected cloth's (a pinhole camera with
+    MuJoCo's 45 degree field of view), the pole's light pixels below the cloth where
+    the camera puts it, at two bearings. Harder's cube is drawn red where
+    it is (placed above the robot's head here)."""
+    w, h = 160, 120
+    env = gym.make(env_id, render_mode="rgb_array", width=w, height=h)
+    env.reset(seed=0)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    harder = "Harder" in env_id
+    robot = b.xpos[0, task._robot_bodies if harder else slice(1, None), :2].mean(axis=0)
+    torso = b.xpos[0, 1]
+    for bearing in (30.0, -120.0):
+        fx, fy = robot + 4.0 * np.array([np.cos(np.radians(bearing)), np.sin(np.radians(bearing))])
+        view = ((torso[0], torso[1], 0.9), 4.5, bearing + 25.0, -18.0, w, h)
+        flag = _flag_pixels(env, (fx, fy))
+        task.flag[0] = (fx, fy)
+        f = env.render().astype(int)
+        red = flag & (f[..., 0] > 120) & (f[..., 1] < 70) & (f[..., 2] < 70)
+        corners = np.array([_pinhole((fx + dx, fy, z), *view) for dx in (0.0, 0.6) for z in (1.2, 1.6)])
+        rows, cols = np.nonzero(red)
+        assert rows.size > 10, bearing
+        assert abs(rows.min() - corners[:, 0].min()) < 2 and abs(rows.max() - corners[:, 0].max()) < 2, bearing
+        assert abs(cols.min() - corners[:, 1].min()) < 2 and abs(cols.max() - corners[:, 1].max()) < 2, bearing
+        for z in (0.3, 0.8):  # the pole below the cloth, where the camera puts it
+            row, col = _pinhole((fx, fy, z), *view)
+            r = int(round(row))
+            across = np.nonzero(flag[r] & (f[r].min(axis=1) > 90))[0]  # light grey (not its shadow)
+            assert across.size and abs(across.mean() - col) < 1.5, (bearing, z, across, col)
+    if harder:  # the cube (0.1 m) in front of the robot, 1 m up
+        task.flag[0] = (500.0, 500.0)
+        cube = task._cube_q
+        b.q[0, cube:cube + 3] = (torso[0], torso[1], 1.9)  # above the head
+        b.forward()
+        f = env.render().astype(int)
+        red = (f[..., 0] > 120) & (f[..., 1] < 70) & (f[..., 2] < 70)
+        row, col = _pinhole((torso[0], torso[1], 1.9), (torso[0], torso[1], 0.9), 4.5,
+                            task.render_scene(b.model).camera.heading(b, 0), -18.0, w, h)
+        rows, cols = np.nonzero(red)
+        assert rows.size > 5 and abs(rows.mean() - row) < 2 and abs(cols.mean() - col) < 2
+    env.close()

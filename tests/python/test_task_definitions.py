@@ -430,6 +430,13 @@ def test_harder_on_ground_counter_terminates_at_170_frames():
     run([0.5, 0.5], 170)
     assert ends[0].index(True) == 169  # the 170th frame down
     assert ends[1].index(True) == 100 + 50 + 60 + 169
+    # a non-finite state ends its own world only
+    task.ground[:] = 0
+    q[:, 2] = 1.2
+    q[0, 7] = np.nan
+    b.q[:] = q
+    _, term, _ = task.evaluate(b, task.before_step(b), np.zeros((2, 17)), DT)
+    np.testing.assert_array_equal(term, [True, False])
 
 
 def test_harder_start_task_curriculum():
@@ -917,3 +924,105 @@ def test_pneunet_grasp_pressure_variant_definition():
     obs, *_ = env.step(a)
     p2 = p + (1e6 * (a[:, :3] + 1) / 2 - p) * lag
     np.testing.assert_allclose(b.activation, p2, rtol=1e-6)
+
+
+# -- HumanoidFlagrun-v0 / Harder: spaces and the reset's random draws --------------------------
+
+def _rotation(quat):
+    R = np.zeros(9)
+    mujoco.mju_quat2Mat(R, np.asarray(quat, float))
+    return R.reshape(3, 3)
+
+
+@pytest.mark.parametrize("harder", [False, True])
+def test_flagrun_spaces_and_reset_draws_follow_the_docstring(harder):
+    """From the module docstring: observation Box(-5, 5, (44,)) float32, action Box(-1, 1,
+    (17,)) float32; a reset draws from each world's stream the hinge offsets (actuator order),
+    the yaw, then the flag's r0, r1, r2 (first flag ahead when r2 < 0.5), and a later
+    flag the next three numbers. Computed from a twin batch seeded alike (each world's
+    stream depends on the seed and its index only). Catches: bounds or dtypes of the
+    spaces, noise subtracted or replacing qpos0, a flag drawing four numbers, the ahead
+    rule's mapping."""
+    n = 4
+    env = gym.make_vec(HARDER if harder else FLAGRUN, num_envs=n, num_threads=1)
+    obs_space, act_space = env.single_observation_space, env.single_action_space
+    assert obs_space.dtype == np.float32 and obs_space.shape == (44,)
+    assert np.all(obs_space.low == -5.0) and np.all(obs_space.high == 5.0)
+    assert act_space.dtype == np.float32 and act_space.shape == (17,)
+    assert np.all(act_space.low == -1.0) and np.all(act_space.high == 1.0)
+    env.reset(seed=7)
+    b, task, mj = env.unwrapped.batch, env.unwrapped._c.task, MjFlagrun(harder)
+    twin = ncpgym.Batch(b.model, n)
+    twin.seed(7)
+    w = np.arange(n, dtype=np.int32)
+    hq = mj.qadr  # the hinges in actuator order (MuJoCo's compile)
+    dq = twin.uniform(w, len(hq), -0.03, 0.03)
+    yaw = twin.uniform(w, 1, -np.pi, np.pi)[:, 0]
+    r = twin.uniform(w, 3, 0.0, 1.0)
+    hx, hy = 0.5 * 105 * 0.25, 0.5 * 50 * 0.25
+    x = np.where(r[:, 2] < 0.5, 2.0 + r[:, 0] * (hx - 2.0), (2 * r[:, 0] - 1) * hx)
+    np.testing.assert_array_equal(task.flag, np.stack([x, (2 * r[:, 1] - 1) * hy], axis=1))
+    np.testing.assert_allclose(b.q[:, hq], mj.qpos0[hq] + dq, rtol=0, atol=1e-15)
+    if not harder:
+        np.testing.assert_allclose(b.q[:, 3:7], np.stack([np.cos(yaw / 2), 0 * yaw, 0 * yaw, np.sin(yaw / 2)], 1),
+                                   atol=1e-15)
+    else:
+        rt = twin.uniform(w, 1, 0.0, 1.0)[:, 0]
+        k = np.floor(3 * rt).astype(int)  # initial rates 0.5: p = 0.6 / 1.8 each
+        np.testing.assert_array_equal(task.start, k)
+    # a later flag: the timer runs out in world 1 only; it draws the next r0, r1, r2
+    task.timer[:] = 100
+    task.timer[1] = 1
+    task.evaluate(b, task.before_step(b), np.zeros((n, 17)), DT)
+    r2 = twin.uniform(np.array([1], np.int32), 3, 0.0, 1.0)[0]
+    np.testing.assert_array_equal(task.flag[1], [(2 * r2[0] - 1) * hx, (2 * r2[1] - 1) * hy])
+    env.close()
+
+
+def test_harder_reset_poses_cube_counters_and_the_ema_over_simultaneous_episodes():
+    """Docstring: lying starts at z = 0.3 m with orientation Rz(yaw) Ry(-pi/2) (on the back)
+    or Rz(yaw) Ry(pi/2) (face down), yaw the one a standing start would have had; the cube
+    parked 2 km up, unrotated; the frame and on-ground counters restart at 0 for the reset
+    worlds only; two episodes of one start task ending together (both by a fall) move its
+    failure rate by 1 - 0.95^2 towards 1. Catches: the yaw taken from the wrong quaternion
+    entries or scaled, pitch halved wrongly, the cube parked elsewhere or tilted, counters
+    restarting at 1 or in every world, the EMA weight 0.05 n."""
+    n = 24
+    env = gym.make_vec(HARDER, num_envs=n, num_threads=1)
+    env.reset(seed=3)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    twin = ncpgym.Batch(b.model, n)
+    twin.seed(3)
+    w = np.arange(n, dtype=np.int32)
+    nh = 17
+    twin.uniform(w, nh, -0.03, 0.03)
+    yaw = twin.uniform(w, 1, -np.pi, np.pi)[:, 0]
+    assert set(task.start) == {0, 1, 2}
+    for i in range(n):
+        R = _rotation(b.q[i, 3:7])
+        c, s = np.cos(yaw[i]), np.sin(yaw[i])
+        if task.start[i] == 0:
+            np.testing.assert_allclose(R, [[c, -s, 0], [s, c, 0], [0, 0, 1]], atol=1e-12)
+            continue
+        assert b.q[i, 2] == 0.3
+        up = 1.0 if task.start[i] == 1 else -1.0  # on the back: the chest (body x) faces up
+        np.testing.assert_allclose(R[:, 0], [0, 0, up], atol=1e-12)
+        np.testing.assert_allclose(R[:, 1], [-s, c, 0], atol=1e-12)
+        np.testing.assert_allclose(R[:, 2], [-up * c, -up * s, 0], atol=1e-12)
+    cq = task._cube_q
+    np.testing.assert_array_equal(b.q[:, cq:cq + 7], np.tile([0, 0, 2000.0, 1, 0, 0, 0], (n, 1)))
+    # two worlds of task k end by a fall together; counters of the others untouched
+    k = int(task.start[0])
+    other = int(np.flatnonzero(task.start == k)[1])
+    task.frame[:], task.ground[:] = 50, 7
+    task.ended_by_fall[[0, other]] = True
+    f0 = task.failure.copy()
+    task.reset_states(b, np.array([0, other], np.int32))
+    expect = f0.copy()
+    expect[k] += (1 - 0.95 ** 2) * (1.0 - f0[k])
+    np.testing.assert_allclose(task.failure, expect, rtol=1e-12)
+    mask = np.zeros(n, bool)
+    mask[[0, other]] = True
+    assert np.all(task.frame[mask] == 0) and np.all(task.ground[mask] == 0) and not task.ended_by_fall[mask].any()
+    assert np.all(task.frame[~mask] == 50) and np.all(task.ground[~mask] == 7)
+    env.close()

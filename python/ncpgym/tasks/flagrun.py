@@ -33,6 +33,10 @@ Termination: alive < 0 (torso at or below 0.78 m) or a non-finite q. Truncation:
 Reset: qpos0 with every hinge offset uniformly in [-0.03, 0.03] rad, zero velocity, torso
     yaw uniform in [-pi, pi] (Roboschool spawns facing +x; a random heading makes the
     first flag's direction uniform).
+Random draws: each world's own stream (``Batch.uniform``), in this order at a reset: the
+    hinge offsets (one per hinge, in actuator order), the yaw, then the flag's three numbers
+    r0, r1, r2 in [0, 1): x = (2 r0 - 1) 13.125, y = (2 r1 - 1) 6.25, and for the first flag
+    x = 2 + r0 (13.125 - 2) when r2 < 0.5; a later flag draws r0, r1, r2 the same way.
 """
 
 from __future__ import annotations
@@ -243,7 +247,11 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         face down ("roll_over"), torso yaw uniform. The start task is drawn with
         probability proportional to 0.1 + its recent failure rate (an exponential moving
         average, factor 0.05, over finished episodes of whether the episode ended by
-        termination), so the task the policy fails at most is practised most.
+        termination; n episodes of a task ending at once count as n steps of their mean),
+        so the task the policy fails at most is practised most; initial rates 0.5. The
+        draw is one more number r from the world's stream, after Flagrun's: the first task
+        k whose cumulative probability exceeds r. Lying: torso at z = 0.3 m, orientation
+        Rz(yaw) Ry(-pi/2) on the back, Rz(yaw) Ry(pi/2) face down (yaw as drawn).
     Cube: after frame 100 of an episode, every 30th frame (120, 150, ...) while the robot is up (its
         on-ground counter is 0), the 0.1 m, 1.2 kg cube is thrown from 4 m away (random
         bearing, 1 m above the torso) at the robot's position predicted from its velocity,
@@ -297,8 +305,10 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
             for k in range(len(START_TASKS)):
                 sel = done[self.start[done] == k]
                 if sel.size:
-                    self.failure[k] += 0.05 * sel.size * (self.ended_by_fall[sel].mean() - self.failure[k])
-                    self.failure[k] = float(np.clip(self.failure[k], 0.0, 1.0))
+                    # n episodes ending together: n EMA steps of their mean, weight 1 - 0.95^n
+                    # (0.05 n overshot the mean from n = 20 worlds on)
+                    w = 1.0 - 0.95 ** sel.size
+                    self.failure[k] += w * (self.ended_by_fall[sel].mean() - self.failure[k])
         q, u = super().reset_states(batch, worlds)
         r = batch.uniform(worlds.astype(np.int32), 1, 0.0, 1.0)[:, 0]
         p = 0.1 + self.failure
