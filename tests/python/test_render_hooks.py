@@ -165,6 +165,8 @@ def test_flagrun_camera_and_flag_drawn_where_a_pinhole_camera_puts_them(env_id):
     env.reset(seed=0)
     b, task = env.unwrapped.batch, env.unwrapped._c.task
     harder = "Harder" in env_id
+    b.q[0, :2] += (3.0, -2.0)  # away from the origin: the camera must follow the torso
+    b.forward()
     robot = b.xpos[0, task._robot_bodies if harder else slice(1, None), :2].mean(axis=0)
     torso = b.xpos[0, 1]
     for bearing in (30.0, -120.0):

@@ -986,9 +986,10 @@ def test_harder_reset_poses_cube_counters_and_the_ema_over_simultaneous_episodes
     worlds only; two episodes of one start task ending together (both by a fall) move its
     failure rate by 1 - 0.95^2 towards 1. Catches: the yaw taken from the wrong quaternion
     entries or scaled, pitch halved wrongly, the cube parked elsewhere or tilted, counters
-    restarting at 1 or in every world, the EMA weight 0.05 n."""
+    restarting at 1 or in every world, the EMA weight 0.05 n, initial rates other than 0.5."""
     n = 24
     env = gym.make_vec(HARDER, num_envs=n, num_threads=1)
+    np.testing.assert_array_equal(env.unwrapped._c.task.failure, [0.5, 0.5, 0.5])  # initial rates
     env.reset(seed=3)
     b, task = env.unwrapped.batch, env.unwrapped._c.task
     twin = ncpgym.Batch(b.model, n)
