@@ -214,6 +214,7 @@ EQUIVALENT = {
         "ncpgym.vector.xǁNcpVectorEnvǁreset__mutmut_39": "_with_masks of an empty info is the empty dict",
         "ncpgym.vector.xǁNcpVectorEnvǁreset__mutmut_42": "the mask size from the arrays' length is num_envs",
         "ncpgym.vector.xǁNcpVectorEnvǁreset__mutmut_45": "the mask size from the arrays' length is num_envs",
+        "ncpgym.vector.x_env_classes__mutmut_4": "autoreset_mode names are case-insensitive: 'NEXT_STEP' is 'next_step'",
         "ncpgym.vector.xǁNcpVectorEnvǁstep__mutmut_17": "observe=True: a second observation pass whose rows are replaced (time only)",
     },
     "tasks.humanoid": {
@@ -310,7 +311,9 @@ def main() -> None:
         # mutmut forks a child per mutant from a process that ran every test: batches there
         # run on one thread (ncpgym/batch/threads.hpp), and Mesa's llvmpipe must draw on the
         # calling thread (its drawing threads do not survive fork; render.py refuses otherwise)
-        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", LP_NUM_THREADS="0")
+        # (OMP_NUM_THREADS is left alone: tests of the default thread count need the real one)
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", LP_NUM_THREADS="0")
+        env.pop("OMP_NUM_THREADS", None)
         with open(args.work / "mutmut.log", "w") as log:  # its spinner rewrites one line many times
             print(f"mutmut running in {args.work} (log: {args.work / 'mutmut.log'}) ...", flush=True)
             run = [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)]

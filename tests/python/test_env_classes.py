@@ -285,3 +285,42 @@ def test_frame_skip_steps_the_batch_that_many_times():
     np.testing.assert_array_equal(b.q, twin.q)
     assert env.unwrapped.dt == pytest.approx(3 * b.timestep)
     env.close()
+
+
+def test_a_copy_is_made_with_every_argument_and_continues_the_state():
+    """copy.deepcopy goes through the same rebuild as pickling (the class made with the
+    env's arguments, then its state): every argument and task kwarg survives, and the copy
+    steps as the original. A camera given to the env is the one that draws (not the
+    task's default)."""
+    import copy
+
+    from ncpgym.render import Camera
+
+    Vec, One = _classes()
+    cam = Camera(lookat=(0.0, 0.0, 0.0), distance=9.0, azimuth=0.0, elevation=-60.0)
+    v = Vec(3, num_threads=1, autoreset_mode="same_step", max_episode_steps=7, world_offset=2,
+            render_mode="rgb_array", render_worlds=[2], width=24, height=16, camera=cam,
+            reward_weights={"survive": 2.0})
+    v.reset(seed=3)
+    v.step(np.full((3, 1), 0.1, np.float32))
+    w = copy.deepcopy(v)
+    assert type(w) is type(v) and w.num_envs == 3 and w.batch.num_threads == 1
+    assert w.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and w.max_episode_steps == 7
+    assert w._c.world_offset == 2 and w.render_mode == "rgb_array" and w.render_worlds == [2]
+    assert w.render().shape == (1, 16, 24, 3)
+    np.testing.assert_array_equal(w.render(), v.render())
+    a = np.full((3, 1), -0.2, np.float32)
+    for x, y in zip(w.step(a)[:4], v.step(a)[:4]):
+        np.testing.assert_array_equal(x, y)
+    assert w.step(a)[1][0] == 2.0  # the task kwarg (reward weight) travelled
+    plain = Vec(3, num_threads=1, render_mode="rgb_array", render_worlds=[2], width=24, height=16)
+    plain.reset(seed=3)
+    v.reset(seed=3)
+    assert not np.array_equal(plain.render(), v.render())  # the given camera draws
+    s = One(render_mode="rgb_array", width=24, height=16, camera=cam)
+    t = One(render_mode="rgb_array", width=24, height=16)
+    s.reset(seed=0)
+    t.reset(seed=0)
+    assert not np.array_equal(s.render(), t.render())
+    for e in (v, w, plain, s, t):
+        e.close()
