@@ -217,6 +217,11 @@ EQUIVALENT = {
         "ncpgym.vector.x_env_classes__mutmut_4": "autoreset_mode names are case-insensitive: 'NEXT_STEP' is 'next_step'",
         "ncpgym.vector.xǁNcpVectorEnvǁstep__mutmut_17": "observe=True: a second observation pass whose rows are replaced (time only)",
     },
+    "tasks.manta_swim": {
+        "ncpgym.tasks.manta_swim.x_default_terms__mutmut_6": "RewardTerm weight dropped: its default is the same 1.0",
+        "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁevaluate__mutmut_12": "the start's com y is 0 (the body starts centred on the origin, velocity-only reset noise): com - start = com + start",
+        "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁevaluate__mutmut_33": "distance >= 1 vs > 1: equality needs a displacement of exactly 1.0 m",
+    },
     "tasks.humanoid": {
         _HT + "__init____mutmut_42": "astype(None) is astype(float64)",
         _HT + "spaces__mutmut_7": "ctrlrange is float64: the float32 Box casts its bounds either way",

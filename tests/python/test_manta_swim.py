@@ -98,3 +98,32 @@ def test_manta_swim_refuses_bad_arguments():
     assert e.single_action_space.shape == (10,) and e.reset(seed=0)[0].shape == (2, 35)
     with pytest.raises(ValueError, match="unknown reward terms"):
         make(reward_weights={"lift": 1.0})
+
+
+def test_forward_is_measured_from_the_steps_start_and_the_clock_counts_env_steps():
+    """forward = (com_y after - com_y before the step) / dt also when the body is away from
+    the origin (a sign error there is invisible at y = 0); extra reward terms see the
+    control period dt = 5 x 5 ms; the clock observation is sin, cos of 2 pi 3.4 Hz t with
+    t = env steps x 25 ms, the elapsed share t / 5 s. mesh = 4 is the smallest accepted,
+    a bool is refused."""
+    from ncpgym.wrappers import RewardTerm
+
+    seen = []
+    env = make(extra_reward_terms=[RewardTerm("dt", lambda c: seen.append(c.dt) or np.zeros(2), 1.0)])
+    env.reset(seed=1)
+    batch = env.batch
+    m = np.asarray(batch.model.particle_mass)
+    com = lambda: (m[:, None] * batch.x).sum(1) / m.sum()  # noqa: E731
+    batch.x[:, :, 1] += 0.6
+    before = com()
+    obs, _, _, _, info = env.step(np.full((2, 8), 0.3, np.float32))
+    np.testing.assert_allclose(info["reward_terms"]["forward"], (com()[:, 1] - before[:, 1]) / 0.025, rtol=1e-12)
+    assert seen == [pytest.approx(0.025)]
+    for k in range(2, 4):
+        obs, *_ = env.step(np.zeros((2, 8), np.float32))
+    t = 3 * 0.025
+    np.testing.assert_allclose(obs[:, 28:31], [[np.sin(2 * np.pi * 3.4 * t), np.cos(2 * np.pi * 3.4 * t), t / 5]] * 2,
+                               atol=1e-12)
+    assert make(mesh=4).single_action_space.shape == (2,)
+    with pytest.raises(ValueError, match="mesh"):
+        make(mesh=True)
