@@ -212,7 +212,9 @@ def _headless_fallback() -> None:
 
 # Mesa's software renderer (llvmpipe) draws on threads it starts with a process's first
 # context, unless LP_NUM_THREADS=0; a process forked after that has no such threads and its
-# first frame waits for them forever. Renderers refuse there with the way out instead.
+# first frame waits for them forever. Renderers refuse there with the way out instead: when
+# made (a renderer there could never draw, so say so at once) and when one made before the
+# fork is asked for a frame.
 _threaded_llvmpipe = False  # this process (or the parent it was forked from) drew that way
 _forked_after_render = False
 

@@ -317,7 +317,7 @@ EVERYTHING_MJCF = """<mujoco><compiler angle="radian"/>
 </mujoco>"""
 
 
-def _world_inertia(mj, b):
+def _body_frame_inertia(mj, b):
     """Body b's inertia about its mass centre in the body frame (MuJoCo keeps principal
     moments and the principal frame's quaternion; the tensor is what an export must keep)."""
     R = np.zeros(9)
@@ -365,7 +365,7 @@ def test_export_compiles_to_the_model_mujoco_compiled_from_the_original():
         np.testing.assert_allclose(getattr(back, f), getattr(ref, f), atol=1e-9, err_msg=f)
     np.testing.assert_array_equal(back.body_mocapid, ref.body_mocapid)
     for b in range(ref.nbody):
-        np.testing.assert_allclose(_world_inertia(back, b), _world_inertia(ref, b), atol=1e-12, err_msg=str(b))
+        np.testing.assert_allclose(_body_frame_inertia(back, b), _body_frame_inertia(ref, b), atol=1e-12, err_msg=str(b))
     for f in ("jnt_type", "jnt_bodyid", "jnt_limited", "dof_bodyid"):
         np.testing.assert_array_equal(getattr(back, f), getattr(ref, f), err_msg=f)
     for f in ("jnt_pos", "jnt_axis", "jnt_range", "jnt_stiffness", "dof_damping", "dof_armature", "qpos0", "qpos_spring"):
