@@ -167,8 +167,10 @@ def _decorate(s: mujoco.MjSpec, grid: float) -> None:
                     mark=mujoco.mjtMark.mjMARK_EDGE,
                     markrgb=[0.5, 0.55, 0.6],
                 )
-                # the checker texture has 2 x 2 squares: repeat it 1 / (2 grid) times a metre
-                rep = 0.5 / grid
+                # MuJoCo lays one repeat of a plane's uniform texture over 2 / texrepeat
+                # metres (measured), so each of the checker's 2 x 2 squares is 1 / texrepeat
+                # wide: a square of side `grid` is texrepeat = 1 / grid
+                rep = 1.0 / grid
                 floor = s.add_material(
                     name="ncpgym_floor", texuniform=True, texrepeat=[rep, rep], reflectance=0.15
                 )

@@ -127,3 +127,86 @@ def test_forward_is_measured_from_the_steps_start_and_the_clock_counts_env_steps
     assert make(mesh=4).single_action_space.shape == (2,)
     with pytest.raises(ValueError, match="mesh"):
         make(mesh=True)
+
+
+def _rotation(axis, angle):
+    """Rotation matrix about a unit axis (Rodrigues), written here for the test."""
+    k = np.asarray(axis, float) / np.linalg.norm(axis)
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+
+
+def test_observation_of_a_turned_and_of_a_folded_body_computed_by_hand():
+    """The docstring's observation for poses set by hand: the body turned rigidly about its
+    centre of mass (forward axis R y, normal R z, tip heights the turned tips' heights above
+    the centre of mass, hinge angles 0) and lifted 0.3 m (height 0.3 from the start); then
+    folded along its centre line, both wings raised by theta (the centre hinges at 2 theta,
+    all of one sign; forward y and normal z unchanged; tip heights half-span x sin theta less the
+    centre of mass's rise, which is computed here from the particle masses; the lattice's
+    wing tips lie sqrt(3)/4 m from the centre line)."""
+    env = make()
+    env.reset(seed=2)
+    batch, task = env.batch, env.task
+    m = np.asarray(batch.model.particle_mass)
+    x0 = np.asarray(batch.model.particle_pos0)
+    com0 = (m[:, None] * x0).sum(0) / m.sum()
+    left, right = np.argmin(x0[:, 0]), np.argmax(x0[:, 0])
+    R = _rotation([0.3, -0.5, 0.8], 0.7)
+    batch.x[0] = (x0 - com0) @ R.T + com0 + [0.4, -0.2, 0.3]
+    batch.v[:] = 0.0
+    theta = 0.25
+    fold = x0.copy()
+    for side in (1, -1):  # a wing raised by theta about the centre line (the y axis, x = 0)
+        w = np.sign(x0[:, 0]) == side
+        fold[w, 0] = x0[w, 0] * np.cos(theta)
+        fold[w, 2] = x0[w, 2] + abs(x0[w, 0]) * np.sin(theta)
+    batch.x[1] = fold
+    obs = env.task.observe(batch)
+    np.testing.assert_allclose(obs[0, 3:6], R @ [0, 1, 0], atol=1e-12)
+    np.testing.assert_allclose(obs[0, 6:9], R @ [0, 0, 1], atol=1e-12)
+    np.testing.assert_allclose(obs[0, 9], 0.3, atol=1e-12)
+    np.testing.assert_allclose(obs[0, 10:18], 0.0, atol=1e-9)
+    np.testing.assert_allclose(obs[0, 26:28], [(R @ (x0[k] - com0))[2] for k in (left, right)], atol=1e-12)
+    np.testing.assert_allclose(obs[1, 3:9], [0, 1, 0, 0, 0, 1], atol=1e-12)
+    np.testing.assert_allclose(np.abs(obs[1, 10:18]), 2 * theta, atol=1e-9)
+    assert len(set(np.sign(obs[1, 10:18]))) == 1
+    rise = (m * (fold[:, 2] - x0[:, 2])).sum() / m.sum()
+    np.testing.assert_allclose(obs[1, 9], rise, atol=1e-12)
+    half_span = x0[right, 0]  # the lattice's tips: 0.43 m, inside the 1 m rhombus
+    np.testing.assert_allclose(half_span, np.sqrt(3) / 4, atol=1e-12)
+    np.testing.assert_allclose(obs[1, 26:28], half_span * np.sin(theta) - rise, atol=1e-12)
+    np.testing.assert_allclose(obs[:, :3], 0.0, atol=1e-15)
+
+
+def test_spaces_scripted_gait_and_a_partial_reset_follow_the_docstring():
+    """Spaces: actions float32 in [-1, 1]^8, observations float64 unbounded (31). The seed's
+    gait at env step k: a_j = sin(2 pi 3.4 Hz t - phi_j), t = 25 ms k, phi_j = j pi / 7.
+    Resetting world 1 alone zeroes its natural angles, its commanded angles in the
+    observation, its clock and its start (the centre of mass at the reset); world 0 goes on."""
+    env = make()
+    act, obs_space = env.single_action_space, env.single_observation_space
+    assert act.dtype == np.float32 and act.shape == (8,)
+    assert np.all(act.low == -1.0) and np.all(act.high == 1.0)
+    assert obs_space.dtype == np.float64 and obs_space.shape == (31,)
+    assert np.all(obs_space.low == -np.inf) and np.all(obs_space.high == np.inf)
+    env.reset(seed=4)
+    for k in range(3):
+        a = ms.scripted_actions(env.task, env.batch)
+        t = k * 0.025
+        np.testing.assert_allclose(a, [np.sin(2 * np.pi * 3.4 * t - np.arange(8) * np.pi / 7)] * 2, atol=1e-12)
+        obs, *_ = env.step(np.full((2, 8), 0.5, np.float32))
+    env.batch.x[1, :, 1] += 2.0  # world 1 carried 2 m forward before its reset
+    obs, _ = env.reset(options={"reset_mask": np.array([False, True])})
+    np.testing.assert_allclose(env.batch.activation[0], 2 * np.pi / 3 * 0.5)
+    np.testing.assert_allclose(env.batch.activation[1], 0.0)
+    np.testing.assert_allclose(obs[1, 18:26], 0.0)
+    np.testing.assert_allclose(obs[0, 18:26], 2 * np.pi / 3 * 0.5)
+    t = 3 * 0.025
+    np.testing.assert_allclose(obs[:, 28:31], [[np.sin(2 * np.pi * 3.4 * t), np.cos(2 * np.pi * 3.4 * t), t / 5],
+                                               [0.0, 1.0, 0.0]], atol=1e-12)
+    _, _, _, _, info = env.step(np.zeros((2, 8), np.float32))
+    assert abs(info["distance"][1]) < 0.01  # measured from where the reset left the body
+    assert 0.0 < np.abs(env.batch.v[1]).max()
+    with pytest.raises(ValueError, match="mesh"):
+        make(mesh=31)
+    assert make(mesh=30).single_action_space.shape == (28,)

@@ -198,3 +198,50 @@ def test_flagrun_camera_and_flag_drawn_where_a_pinhole_camera_puts_them(env_id):
         rows, cols = np.nonzero(red)
         assert rows.size > 5 and abs(rows.mean() - row) < 2 and abs(cols.mean() - col) < 2
     env.close()
+
+
+def test_manta_camera_follows_the_body_above_a_seabed_of_half_metre_squares():
+    """render_scene (the MantaSwim-v0 docstring's picture): the body's pixels, found against
+    the same picture with the body shrunk to a point at its centre of mass (the camera,
+    which follows the centre of mass, stays put), span the pinhole projection of its nodes
+    seen from 2 m at azimuth 215 degrees, 18 degrees down, looking at the centre of mass;
+    also turned, tilted and carried 3.6 m away. The body is blue-grey: its lit pixels keep
+    the ratios of (0.62, 0.66, 0.74). The seabed on z = 0 has squares of 0.5 m: the centres
+    of the squares (0.25 + 0.5 i, 0.25 + 0.5 j) in view, some 6 m out, are light or dark with
+    the parity of i + j."""
+    w, h = 160, 120
+    env = gym.make("ncpgym/MantaSwim-v0", render_mode="rgb_array", width=w, height=h)
+    env.reset(seed=0)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    m = np.asarray(b.model.particle_mass)
+    x0 = b.x[0].copy()
+    c0 = (m[:, None] * x0).sum(0) / m.sum()
+    yaw, tilt = np.radians(40.0), np.radians(15.0)
+    Rz = np.array([[np.cos(yaw), -np.sin(yaw), 0], [np.sin(yaw), np.cos(yaw), 0], [0, 0, 1]])
+    Rx = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
+    for R, shift in ((np.eye(3), (0.0, 0.0, 0.0)), (Rz @ Rx, (3.0, -2.0, -0.5))):
+        x = (x0 - c0) @ R.T + c0 + shift
+        com = (m[:, None] * x).sum(0) / m.sum()
+        b.x[0] = x
+        f = env.render().astype(int)
+        b.x[0] = com + 1e-4 * (x - com)
+        bare = env.render().astype(int)
+        body = np.abs(f - bare).max(axis=2) > 30
+        rows, cols = np.nonzero(body)
+        proj = np.array([_pinhole(p, com, 2.0, 215.0, -18.0, w, h) for p in x])
+        assert rows.size > 100
+        for got, want in ((rows.min(), proj[:, 0].min()), (rows.max(), proj[:, 0].max()),
+                          (cols.min(), proj[:, 1].min()), (cols.max(), proj[:, 1].max())):
+            assert abs(got - want) < 2, (shift, got, want)
+        colour = f[body].mean(axis=0)
+        np.testing.assert_allclose(colour / colour[2], [0.62 / 0.74, 0.66 / 0.74, 1.0], atol=0.01)
+        agree = []
+        for i in range(-14, 14):
+            for j in range(-14, 14):
+                p = (com[0] // 0.5 * 0.5 + 0.25 + 0.5 * i, com[1] // 0.5 * 0.5 + 0.25 + 0.5 * j, 0.0)
+                row, col = np.round(_pinhole(p, com, 2.0, 215.0, -18.0, w, h)).astype(int)
+                if 30 < row < h - 2 and 2 < col < w - 2:  # in view, clear of the horizon's haze
+                    light = bare[row, col].mean() > 35
+                    agree.append(light == (round((p[0] - 0.25) / 0.5 + (p[1] - 0.25) / 0.5) % 2 == 0))
+        assert len(agree) > 80 and np.mean(agree) > 0.97, (len(agree), np.mean(agree))
+    env.close()

@@ -3,8 +3,9 @@ its centre line.
 
 The seed's manta ray (``dismech-rods-shells.txt`` §7, Fig. 5), built by
 ``ncpgym.scenes.manta_ray``: a discrete elastic shell (hinge bending, stretching edges) of 1 m
-span and length, a rhombus meshed by equilateral triangles of 0.1 m (57 nodes, 86
-triangles, 116 hinges) starting 1.5 m above the origin, E = 6 GPa, nu = 0.3, rho = 1057 kg/m^3, 2 mm thick, in water
+span and length, a rhombus meshed by the equilateral triangles of 0.1 m that fit inside it
+(57 nodes, 86 triangles, 116 hinges; tip to tip 0.87 m across and 0.8 m along) starting
+1.5 m above the origin, E = 6 GPa, nu = 0.3, rho = 1057 kg/m^3, 2 mm thick, in water
 (rho_med = 1000 kg/m^3, C_D = 0.5): gravity with buoyancy (it sinks at 5 % of g) and the
 seed's aerodynamic drag on every triangle, solved implicitly. h = 5 ms, 5 physics steps per
 env step (40 Hz control).
@@ -36,6 +37,10 @@ uniformly in [-0.05, 0.05] m/s per axis.
 
 Scripted baseline (``scripted_actions``): the seed's gait, a_k = sin(2 pi 3.4 t - phi_k) with
 phi_k from 0 (front) to pi (back), amplitude 2 pi / 3.
+
+Picture: the body in blue-grey (0.62, 0.66, 0.74), seen from 2 m at azimuth 215 degrees,
+18 degrees down, looking at its centre of mass and following it; a seabed of 0.5 m squares
+on z = 0 is drawn for scale (the body cannot touch it).
 
 What the model allows: the hinges are position-controlled through their elasticity with no
 limit on power, and the seed's drag is quasi-steady and normal to each triangle (no added
