@@ -451,6 +451,9 @@ class WorldRenderer:
         _check_fork()
         d = self.data
         d.qpos[:] = batch.q[world]
+        if self.mj.nmocap:  # each world places its mocap bodies (a fixture, a scale) itself
+            d.mocap_pos[:] = batch.mocap_pos[world]
+            d.mocap_quat[:] = batch.mocap_quat[world]
         mujoco.mj_kinematics(self.mj, d)
         if self._flex:
             x = batch.x[world]

@@ -245,3 +245,31 @@ def test_manta_camera_follows_the_body_above_a_seabed_of_half_metre_squares():
                     agree.append(light == (round((p[0] - 0.25) / 0.5 + (p[1] - 0.25) / 0.5) % 2 == 0))
         assert len(agree) > 80 and np.mean(agree) > 0.97, (len(agree), np.mean(agree))
     env.close()
+
+
+def test_fetch_beam_camera_sees_the_fixture_where_each_world_placed_it():
+    """render_scene: the camera looks at (1.25, 0.75, 0.55) from 0.9 m at azimuth 35 degrees,
+    15 degrees down. The fixture (a mocap body each world places at reset: 8 cm square, 4 cm
+    tall, on the table top at z = 0.4) is drawn where the world put it, not where the file
+    has it: its pixels, found against the picture with the fixture sunk out of sight, span
+    the pinhole projection of its box, at the reset placement and 2.5 cm further along -x
+    and +y."""
+    w, h = 160, 120
+    env = gym.make("ncpgym/FetchBeamInsert-v0", render_mode="rgb_array", width=w, height=h)
+    env.reset(seed=0)
+    b = env.unwrapped.batch
+    placed = b.mocap_pos[0, 0].copy()
+    for shift in ((0.0, 0.0, 0.0), (-0.025, 0.025, 0.0)):
+        at = placed + shift
+        b.mocap_pos[0, 0] = at
+        f = env.render().astype(int)
+        b.mocap_pos[0, 0, 2] = -5.0
+        bare = env.render().astype(int)
+        rows, cols = np.nonzero(np.abs(f - bare).max(axis=2) > 30)
+        box = np.array([_pinhole(at + [sx * 0.04, sy * 0.04, z], (1.25, 0.75, 0.55), 0.9, 35.0, -15.0, w, h)
+                        for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, 0.04)])
+        assert rows.size > 50
+        for got, want in ((rows.min(), box[:, 0].min()), (rows.max(), box[:, 0].max()),
+                          (cols.min(), box[:, 1].min()), (cols.max(), box[:, 1].max())):
+            assert abs(got - want) < 2, (shift, got, want)
+    env.close()
