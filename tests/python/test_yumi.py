@@ -292,3 +292,109 @@ def test_ee_delta_moves_the_grip_point_by_the_dynamically_consistent_inverse():
 
 def _angle(R):
     return np.arccos(np.clip((np.trace(R) - 1) / 2, -1, 1))
+
+
+def _axis_angle(axis, angle):
+    k = np.asarray(axis, float) / np.linalg.norm(axis)
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+
+
+def test_rotation_vector_of_rotations_built_from_axis_and_angle():
+    """_rotation_vector(R) is angle x axis for rotations made by Rodrigues' formula here
+    (small, past 90 degrees, near 180), and the zero vector (3,) for the identity."""
+    from ncpgym.tasks.yumi_drawer import _rotation_vector
+
+    for axis, angle in (((0.2, -0.5, 0.8), 0.3), ((1.0, 2.0, -0.5), 2.0), ((0.0, -1.0, 0.3), 3.0), ((1, 1, 1), 1e-4)):
+        k = np.asarray(axis, float) / np.linalg.norm(axis)
+        np.testing.assert_allclose(_rotation_vector(_axis_angle(axis, angle)), angle * k, rtol=1e-9, atol=1e-13)
+    zero = _rotation_vector(np.eye(3))
+    assert zero.shape == (3,) and np.all(zero == 0.0)
+
+
+def test_scripted_opener_phases_and_actions_follow_its_docstring():
+    """ScriptedOpener by hand, the grip point and link 7's axes set by hand per world:
+    reach ends within 1 cm and 0.1 rad of 6 cm above the handle (not 15 cm off, not on the
+    spot at 0.2 rad); descend
+    ends within 5 mm of the handle centre; closing lasts 15 env steps; the pull ends once
+    the handle has come 0.34 m from where the fingers closed; hold sends zero joint moves
+    and closed fingers; the fingers are open (+1) while reaching and descending, closed (-1)
+    from the step the descent ends. A phase's end stores the handle centre. Actions while moving: damped least
+    squares (damping 0.01) on the site Jacobian with gain 6/s plus the null-space pull to
+    the middle of the joint ranges (gain 20/s, joint k weighted by (smallest half-range /
+    its half-range)^2), times the env step, over 0.05 rad, clipped to [-1, 1]."""
+    from ncpgym.tasks.yumi_drawer import TOP_GRASP, ScriptedOpener
+
+    env = drawer_env(6)
+    task, b = env.task, env.batch
+    opener = ScriptedOpener(task, b)
+    assert opener.phase.dtype.kind == "i" and opener.since.dtype.kind == "i"
+    handle = task.handle(b).copy()
+    grip = handle + [[0.0, 0.0, 0.06 - 0.008], [0.1, -0.1, 0.2], [0.004, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.06]]
+    task.grip = lambda batch: grip
+    R7 = np.stack([TOP_GRASP.T @ _axis_angle((0, 0, 1), t).T for t in (0.08, 0.2, 0.0, 0.0, 0.0, 0.2)])
+    b.site_xmat[:, task.site] = R7
+    opener.phase[:] = [0, 0, 1, 3, 4, 0]
+    opener.anchor[3] = handle[3] + [0.35, 0.0, 0.0]  # the handle has come 0.35 m
+    opener.anchor[4] = handle[4] + [0.5, 0.0, 0.0]
+    a = opener(b)
+    assert opener.phase.tolist() == [1, 0, 2, 4, 4, 0]
+    np.testing.assert_array_equal(opener.anchor[[0, 2, 3]], handle[[0, 2, 3]])
+    np.testing.assert_array_equal(a[4], [0, 0, 0, 0, 0, 0, 0, -1.0])
+    np.testing.assert_array_equal(a[:, 7], [1.0, 1.0, -1.0, -1.0, -1.0, 1.0])  # world 2 closes as it arrives
+    # world 1 (still reaching): the action by hand
+    from ncpgym import dynamics as dyn
+
+    q = b.q[1, task.arm_q]
+    J = dyn.site_jacobian(b.model, b.q[1], task.site)[:, task.arm_v]
+    rot = 0.2 * np.array([0.0, 0.0, -1.0])  # TOP_GRASP R7^T: a turn of -0.2 about z
+    err = 6.0 * np.concatenate([handle[1] + [0, 0, 0.06] - grip[1], rot])
+    pinv = J.T @ np.linalg.inv(J @ J.T + 1e-4 * np.eye(6))
+    lo, hi = task.arm_lo, task.arm_hi
+    half = (hi - lo) / 2
+    centre = 20.0 * ((hi + lo) / 2 - q) * (half.min() / half) ** 2
+    dq = (pinv @ err + (np.eye(7) - pinv @ J) @ centre) * 2 * 0.0083
+    np.testing.assert_allclose(a[1, :7], np.clip(dq / 0.05, -1.0, 1.0), rtol=1e-9, atol=1e-12)
+    assert np.abs(dq / 0.05).max() > 1.0 and np.abs(dq / 0.05).min() < 1.0  # clipping shows
+    # closing: 15 env steps in phase 2, counted from the phase's start
+    opener.phase[:] = 2
+    opener.since[:] = 0
+    for k in range(15):
+        assert opener.phase.tolist() == [2] * 6, k
+        opener(b)
+    assert opener.phase.tolist() == [3] * 6 and opener.since.tolist() == [0] * 6
+    env.close()
+
+
+def test_yumi_camera_sees_the_cabinet_where_each_world_placed_it():
+    """render_scene: the camera looks at (0.35, -0.12, 0.32) from 1.35 m at azimuth 60
+    degrees, 20 degrees down. The cabinet (a mocap body each world places: 0.4 m deep,
+    0.5 m wide, 0.4 m tall from its front-centre on the floor) is drawn where the world put
+    it: its pixels, against the picture with it sunk out of sight, span the pinhole
+    projection of its box left, right and below (the arm may hide its top edge), and the
+    light bar handle is where the camera puts (-0.06, 0, 0.30) from the front-centre."""
+    import gymnasium as gym
+
+    from test_render_hooks import _pinhole
+
+    w, h = 160, 120
+    view = ((0.35, -0.12, 0.32), 1.35, 60.0, -20.0, w, h)
+    env = gym.make("ncpgym/YuMiDrawer-v0", render_mode="rgb_array", width=w, height=h)
+    env.reset(seed=0)
+    b = env.unwrapped.batch
+    placed = b.mocap_pos[0, 0].copy()
+    for shift in ((0.0, 0.0, 0.0), (0.03, 0.05, 0.0)):
+        at = placed + shift
+        b.mocap_pos[0, 0] = at
+        f = env.render().astype(int)
+        b.mocap_pos[0, 0, 2] = -5.0
+        bare = env.render().astype(int)
+        b.mocap_pos[0, 0] = at
+        rows, cols = np.nonzero(np.abs(f - bare).max(axis=2) > 30)
+        box = np.array([_pinhole(at + [x, y, z], *view) for x in (0, 0.4) for y in (-0.25, 0.25) for z in (0, 0.4)])
+        assert abs(cols.min() - box[:, 1].min()) < 2 and abs(cols.max() - box[:, 1].max()) < 2, shift
+        assert abs(rows.max() - box[:, 0].max()) < 2 and rows.min() > box[:, 0].min() - 1, shift
+        r, c = np.round(_pinhole(at + [-0.06, 0.0, 0.30], *view)).astype(int)
+        assert f[r - 1:r + 2, c - 1:c + 2].min(axis=2).max() > 60  # the bar (0.85 grey)
+        assert f[r - 6:r - 3, c - 1:c + 2].min(axis=2).max() < 40  # the wooden front above it
+    env.close()
