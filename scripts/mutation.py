@@ -58,7 +58,11 @@ MODULES = {
     # import, before mutmut switches a mutant on), the single env, state, pickling
     "vector": ("vector.py", ["test_vector_env.py", "test_env_classes.py", "test_task_definitions.py",
                              "test_video_wrapper.py"]),
-    "models.loader": ("models/loader.py", ["test_loading.py"]),
+    # the loader through the tests of what it loads: equality rows, decomposed meshes, the
+    # MuJoCo and gravity-compensation cross-checks, the YuMi URDF
+    "models.loader": ("models/loader.py", ["test_loading.py", "test_equality.py", "test_convex_decomposition.py",
+                                           "test_mujoco_crosscheck.py", "test_public_api_behaviour.py",
+                                           "test_gravcomp.py", "test_yumi.py"]),
     "train.ppo": ("train/ppo.py", ["test_training.py"]),
     # the robot and swimming tasks: their own test files, and test_render.py for the render
     # hooks (mutmut runs only the parametrisation that reaches the mutated task)
@@ -267,7 +271,7 @@ def build_tree(work: Path, modules: list[str]) -> None:
     shutil.copy2(core.__file__, work / "src" / "ncpgym" / Path(core.__file__).name)
     tests = sorted({t for m in modules for t in MODULES[m][1]})
     (work / "tests").mkdir()
-    for t in tests + ["golden_trajectories.py", "forking.py"]:
+    for t in tests + ["golden_trajectories.py", "forking.py", "pinhole.py"]:  # helpers tests import
         if (ROOT / "tests" / "python" / t).exists():
             shutil.copy2(ROOT / "tests" / "python" / t, work / "tests" / t)
     if (ROOT / "tests" / "python" / "data").exists():

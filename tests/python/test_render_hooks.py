@@ -10,6 +10,7 @@ import pytest
 
 import ncpgym  # noqa: F401  (registers the tasks)
 from ncpgym.render import Camera
+from pinhole import pinhole as _pinhole
 
 
 def _flag_pixels(env, xy):
@@ -80,20 +81,6 @@ def test_pneunet_chambers_redden_with_their_fingers_actuation(actuation):
         np.testing.assert_allclose(colour[0], T.PASSIVE, atol=1e-6)
     assert (np.abs(frame - rest).max(axis=2) > 30).sum() > 20
     env.close()
-
-
-def _pinhole(p, lookat, distance, azimuth, elevation, width, height, fovy=45.0):
-    """(row, column) of world point p in a MuJoCo free camera's picture: the camera sits
-    `distance` behind `lookat` along the view direction (azimuth about z from +x,
-    elevation above the horizon), fovy is MuJoCo's default 45 degrees."""
-    az, el = np.radians(azimuth), np.radians(elevation)
-    ahead = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
-    right = np.cross(ahead, [0.0, 0.0, 1.0])
-    right /= np.linalg.norm(right)
-    up = np.cross(right, ahead)
-    v = np.asarray(p, float) - (np.asarray(lookat, float) - distance * ahead)
-    scale = (height / 2) / np.tan(np.radians(fovy / 2)) / (v @ ahead)
-    return height / 2 - scale * (v @ up), width / 2 + scale * (v @ right)
 
 
 def test_inverted_pendulum_camera_sees_the_cart_from_the_side_above_a_reflecting_floor():

@@ -375,7 +375,7 @@ def test_yumi_camera_sees_the_cabinet_where_each_world_placed_it():
     light bar handle is where the camera puts (-0.06, 0, 0.30) from the front-centre."""
     import gymnasium as gym
 
-    from test_render_hooks import _pinhole
+    from pinhole import pinhole as _pinhole
 
     w, h = 160, 120
     view = ((0.35, -0.12, 0.32), 1.35, 60.0, -20.0, w, h)

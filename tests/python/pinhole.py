@@ -1,0 +1,19 @@
+"""A MuJoCo free camera's pinhole projection, written for the render tests (the pictures
+are checked against where this geometry puts things, not against the renderer's own
+numbers)."""
+
+import numpy as np
+
+
+def pinhole(p, lookat, distance, azimuth, elevation, width, height, fovy=45.0):
+    """(row, column) of world point p in a MuJoCo free camera's picture: the camera sits
+    `distance` behind `lookat` along the view direction (azimuth about z from +x,
+    elevation above the horizon), fovy is MuJoCo's default 45 degrees."""
+    az, el = np.radians(azimuth), np.radians(elevation)
+    ahead = np.array([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az), np.sin(el)])
+    right = np.cross(ahead, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    up = np.cross(right, ahead)
+    v = np.asarray(p, float) - (np.asarray(lookat, float) - distance * ahead)
+    scale = (height / 2) / np.tan(np.radians(fovy / 2)) / (v @ ahead)
+    return height / 2 - scale * (v @ up), width / 2 + scale * (v @ right)
