@@ -70,7 +70,8 @@ MODULES = {
     "tasks.allegro_grasp": ("tasks/allegro_grasp.py", ["test_allegro_grasp.py", "test_render.py"]),
     "tasks.allegro_squeeze": ("tasks/allegro_squeeze.py", ["test_allegro.py", "test_render.py"]),
     "tasks.fetch_beam_insert": ("tasks/fetch_beam_insert.py", ["test_fetch_beam.py", "test_render_hooks.py", "test_render.py"]),
-    "tasks.fetch_tomato": ("tasks/fetch_tomato.py", ["test_fetch_tomato.py", "test_scale.py", "test_render.py"]),
+    "tasks.fetch_tomato": ("tasks/fetch_tomato.py", ["test_fetch_tomato.py", "test_scale.py", "test_render_hooks.py",
+                                                     "test_render.py"]),
     "tasks.yumi_drawer": ("tasks/yumi_drawer.py", ["test_yumi.py", "test_render_hooks.py", "test_render.py"]),
 }
 # tests left out of a module's runs (pytest -k): the parametrisations over every task take

@@ -260,3 +260,43 @@ def test_fetch_beam_camera_sees_the_fixture_where_each_world_placed_it():
                           (cols.min(), box[:, 1].min()), (cols.max(), box[:, 1].max())):
             assert abs(got - want) < 2, (shift, got, want)
     env.close()
+
+
+def test_fetch_tomato_camera_sees_the_red_tomato_and_the_scale_where_they_are():
+    """render_scene: the camera looks at (1.22, 0.74, 0.52) from 1.05 m at azimuth 35
+    degrees, 22 degrees down; the tomato is drawn red (0.85, 0.12, 0.08): its red pixels
+    span the pinhole projection of its particles, also moved 10 cm up and 18 cm away. The
+    scale (a mocap body each world places) is drawn where the world put it: its pixels,
+    against the picture with it sunk out of sight, move by the projected shift when it is
+    moved 4 cm along -x and +y."""
+    w, h = 160, 120
+    view = ((1.22, 0.74, 0.52), 1.05, 35.0, -22.0, w, h)
+    env = gym.make("ncpgym/FetchTomato-v0", render_mode="rgb_array", width=w, height=h)
+    env.reset(seed=0)
+    b = env.unwrapped.batch
+    x0 = b.x[0].copy()
+    for shift in ((0.0, 0.0, 0.0), (0.1, 0.15, 0.1)):
+        b.x[0] = x0 + shift
+        f = env.render().astype(int)
+        red = (f[..., 0] > 100) & (f[..., 1] < 60) & (f[..., 2] < 60)
+        rows, cols = np.nonzero(red)
+        proj = np.array([_pinhole(p, *view) for p in b.x[0]])
+        assert rows.size > 20
+        for got, want in ((rows.min(), proj[:, 0].min()), (rows.max(), proj[:, 0].max()),
+                          (cols.min(), proj[:, 1].min()), (cols.max(), proj[:, 1].max())):
+            assert abs(got - want) < 2, (shift, got, want)
+    b.x[0] = x0
+    placed = b.mocap_pos[0, 0].copy()
+    centres = []
+    for at in (placed, placed + [-0.04, 0.04, 0.0]):
+        b.mocap_pos[0, 0] = at
+        f = env.render().astype(int)
+        b.mocap_pos[0, 0, 2] = -5.0
+        bare = env.render().astype(int)
+        rows, cols = np.nonzero(np.abs(f - bare).max(axis=2) > 30)
+        assert rows.size > 50
+        centres.append((rows.mean(), cols.mean()))
+    moved = np.subtract(centres[1], centres[0])
+    want = np.subtract(_pinhole(placed + [-0.04, 0.04, 0.05], *view), _pinhole(placed + [0, 0, 0.05], *view))
+    assert np.abs(moved - want).max() < 2, (moved, want)
+    env.close()
