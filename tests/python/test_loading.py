@@ -404,3 +404,144 @@ def test_export_compiles_to_the_model_mujoco_compiled_from_the_original():
     assert clean(bare) == ["compiler", "option", "worldbody"]
     floor = ncpgym.load_model("<mujoco><worldbody><geom type='plane' size='1 1 1'/></worldbody></mujoco>")
     assert mujoco.MjModel.from_xml_string(to_mjcf(floor)).ngeom == 1
+
+
+def _box_obj(path, half):
+    """A Wavefront OBJ of a box with the given half sizes (8 vertices, 12 triangles)."""
+    h = np.asarray(half, float)
+    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * h
+    faces = [(1, 3, 4, 2), (5, 6, 8, 7), (1, 2, 6, 5), (3, 7, 8, 4), (1, 5, 7, 3), (2, 4, 8, 6)]  # 1-based quads
+    lines = [f"v {x} {y} {z}" for x, y, z in corners]
+    lines += [f"f {a} {b} {c}\nf {a} {c} {d}" for a, b, c, d in faces]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+URDF = """<robot name="r">
+  {compiler}
+  <link name="base">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="../meshes/missing.dae"/></geometry></visual>
+    <visual><geometry><box size="1 1 1"/></geometry></visual>
+    <collision><geometry><mesh filename="../meshes/box.obj"/></geometry></collision>
+  </link>
+  <link name="arm">
+    <inertial><mass value="0.5"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><mesh filename="package://pkg/meshes/long.obj"/></geometry></collision>
+    <collision><geometry><mesh filename="../meshes/shape.dae"/></geometry></collision>
+    <collision><geometry><mesh filename="{absolute}"/></geometry></collision>
+    <collision><geometry><mesh filename="package://pkg/meshes/nowhere.stl"/></geometry></collision>
+  </link>
+  <link name="tip">
+    <inertial><mass value="{tip_mass}"/><inertia ixx="{tip_i}" iyy="{tip_i}" izz="{tip_i}" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><sphere radius="0.05"/></geometry></collision>
+  </link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="arm"/><child link="tip"/><origin xyz="0 0 0.5"/><axis xyz="1 0 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+@pytest.mark.parametrize("compiler", ["", '<mujoco><compiler angle="radian"/></mujoco>'])
+def test_urdf_meshes_resolved_visuals_discarded_and_unreadable_meshes_dropped_with_a_note(tmp_path, caplog,
+                                                                                          compiler):
+    """A URDF written here (pkg/urdf/r.urdf): collision meshes by a relative path, by
+    package:// (resolved against the directories above the URDF: pkg/meshes/long.obj) and
+    by an absolute path load with their own vertices (half sizes 0.1, 0.3 and 0.05 m: the
+    compiled mesh extents); visual elements are discarded (no geom of the 1 m visual box);
+    a .dae collision mesh and a package:// file that exists nowhere are dropped, each with
+    an INFO line naming the file and the link. An existing <mujoco><compiler> element is
+    kept and extended."""
+    import logging
+
+    from ncpgym.models import loader
+
+    root = tmp_path / "pkg"
+    _box_obj(root / "meshes" / "box.obj", (0.1, 0.1, 0.1))
+    _box_obj(root / "meshes" / "long.obj", (0.3, 0.02, 0.02))
+    _box_obj(tmp_path / "elsewhere" / "small.obj", (0.05, 0.05, 0.05))
+    (root / "meshes" / "shape.dae").write_text("<COLLADA/>")
+    urdf = root / "urdf" / "r.urdf"
+    urdf.parent.mkdir(parents=True)
+    urdf.write_text(URDF.format(compiler=compiler, absolute=tmp_path / "elsewhere" / "small.obj",
+                                tip_mass=0.1, tip_i=0.001))
+    with caplog.at_level(logging.INFO, logger="ncpgym"):
+        mj = loader.compile_urdf(urdf)
+    meshes = [g for g in range(mj.ngeom) if mj.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH]
+    assert len(meshes) == 3 and mj.ngeom == 4  # three meshes and the sphere, no visual box
+    half = sorted(np.round(np.ptp(mj.mesh_vert[mj.mesh_vertadr[m]:mj.mesh_vertadr[m] + mj.mesh_vertnum[m]], axis=0)
+                           .max() / 2, 6) for m in range(mj.nmesh))
+    assert half == [0.05, 0.1, 0.3]
+    assert "dropping collision mesh ../meshes/shape.dae of link 'arm' (MuJoCo cannot read it)" in caplog.text
+    assert "dropping collision mesh package://pkg/meshes/nowhere.stl of link 'arm'" in caplog.text
+    assert "missing.dae" not in caplog.text  # visuals are dropped without reading them
+    m = ncpgym.load_model(urdf)
+    assert m.nq == 2 and m.ngeom == 4
+
+
+def test_urdf_inertia_repairs_are_logged_and_only_applied_when_needed(tmp_path, caplog):
+    """The same URDF with a massless tip link: MuJoCo refuses it, the loader recompiles with
+    MuJoCo's boundmass / boundinertia and logs one WARNING naming the file, MuJoCo's reason
+    and the settings; a valid tip compiles without a warning and keeps its own mass."""
+    import logging
+
+    from ncpgym.models import loader
+
+    root = tmp_path / "pkg"
+    for name, half in (("box", 0.1), ("long", 0.3)):
+        _box_obj(root / "meshes" / f"{name}.obj", (half, 0.02, 0.02))
+    _box_obj(tmp_path / "small.obj", (0.05, 0.05, 0.05))
+    urdf = root / "urdf" / "r.urdf"
+    urdf.parent.mkdir(parents=True)
+    for mass, inertia, warned in ((0.1, 0.001, False), (0.0, 0.0, True)):
+        urdf.write_text(URDF.format(compiler="", absolute=tmp_path / "small.obj", tip_mass=mass, tip_i=inertia))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="ncpgym"):
+            mj = loader.compile_urdf(urdf)
+        tip = mj.body("tip").id
+        if warned:
+            warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+            assert len(warnings) == 1, warnings
+            assert warnings[0].startswith(f"{urdf}: invalid inertial data (")
+            assert "mass and inertia of moving bodies" in warnings[0]
+            assert warnings[0].endswith("compiling with MuJoCo's boundmass=1e-6, boundinertia=1e-9")
+            assert mj.body_mass[tip] == pytest.approx(1e-6)
+        else:
+            assert not caplog.records and mj.body_mass[tip] == pytest.approx(0.1)
+
+
+FRICTIONLOSS_MJCF = """<mujoco><worldbody><body><joint name="hinge" type="hinge" frictionloss="0.5"/>
+  <geom type="sphere" size="0.1" mass="1"/></body></worldbody></mujoco>"""
+
+
+def test_load_model_names_its_source_in_refusals_and_notes_for_every_kind_of_input(tmp_path, caplog):
+    """The source a refusal or a dropped-feature warning names: '<MJCF text>' for a string,
+    '<MjModel>' for a compiled model, the path for a file (.xml or .MJCF, any case);
+    floating_base is refused for MJCF with the reason, and MJCF text MuJoCo cannot compile
+    is a ModelError about '<MJCF text>'."""
+    import logging
+
+    mj = mujoco.MjModel.from_xml_string(FRICTIONLOSS_MJCF)
+    path = tmp_path / "m.MJCF"
+    path.write_text(FRICTIONLOSS_MJCF)
+    for given, name in ((FRICTIONLOSS_MJCF, "<MJCF text>"), (mj, "<MjModel>"), (path, str(path))):
+        with pytest.raises(UnsupportedFeatureError) as e:
+            ncpgym.load_model(given)
+        assert str(e.value).startswith(f"{name}: features ncpgym does not support yet"), str(e.value)
+        assert "frictionloss" in str(e.value)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="ncpgym"):
+            m = ncpgym.load_model(given, strict=False)
+        assert m.nv == 1
+        assert f"{name}: dropped unsupported feature:" in caplog.text and "frictionloss" in caplog.text
+    with pytest.raises(ValueError) as e:
+        ncpgym.load_model(FRICTIONLOSS_MJCF, floating_base=True)
+    assert str(e.value) == "floating_base applies to URDF files"
+    with pytest.raises(ValueError) as e:
+        ncpgym.load_model(path, floating_base=True)
+    assert str(e.value) == "floating_base applies to URDF files; MJCF declares <freejoint/>"
+    with pytest.raises(ModelError, match=r"^<MJCF text>: MuJoCo could not compile the model"):
+        ncpgym.load_model("<mujoco><worldbody><geom type='sphere'/></worldbody></mujoco>")
+    with pytest.raises(ValueError, match=r"decompose_geoms: 'nope' is not a mesh geom of <MJCF text>"):
+        ncpgym.load_model(FRICTIONLOSS_MJCF, strict=False, decompose_geoms=["nope"])
