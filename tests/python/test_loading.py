@@ -545,3 +545,78 @@ def test_load_model_names_its_source_in_refusals_and_notes_for_every_kind_of_inp
         ncpgym.load_model("<mujoco><worldbody><geom type='sphere'/></worldbody></mujoco>")
     with pytest.raises(ValueError, match=r"decompose_geoms: 'nope' is not a mesh geom of <MJCF text>"):
         ncpgym.load_model(FRICTIONLOSS_MJCF, strict=False, decompose_geoms=["nope"])
+
+
+REFUSED_MJCF = """<mujoco>
+  <worldbody>
+    <body name="a"><joint name="fl" type="hinge" frictionloss="0.2"/><geom name="ga" type="sphere" size="0.1" mass="1"/>
+      <site name="s_a" pos="0.1 0.2 0.3" quat="0.9238795 0 0.3826834 0"/>
+      <body name="b" pos="0 0 0.5"><joint name="bs" type="ball" stiffness="3"/><geom name="gb" type="sphere" size="0.1" mass="1"/>
+        <body name="c" pos="0 0 0.5"><joint name="bl" type="ball" range="0 0.5" limited="true"/>
+          <geom name="ge" type="ellipsoid" size="0.1 0.2 0.3" mass="1"/>
+          <site name="s_c" pos="-0.1 0 0.2"/></body></body></body>
+    <body name="d" pos="1 0 0"><joint name="h" type="hinge"/><geom name="gd" type="box" size="0.1 0.1 0.1" mass="1"/>
+      <site name="s_d1" pos="0 0 0.1"/><site name="s_d2" pos="0 0.1 0"/></body>
+  </worldbody>
+  <tendon><fixed name="passive"><joint joint="h" coef="1"/></fixed><fixed name="driven"><joint joint="fl" coef="1"/></fixed></tendon>
+  <contact><exclude body1="d" body2="b"/><exclude body1="a" body2="c"/></contact>
+  <actuator>
+    <motor name="tm" tendon="driven"/>
+    <general name="filt" joint="h" dyntype="filter" dynprm="0.1"/>
+    <motor name="lim" joint="h" forcelimited="true" forcerange="-1 1"/>
+    <general name="odd" joint="h" biastype="affine" biasprm="1 0 0"/>
+  </actuator>
+</mujoco>"""
+
+
+def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog):
+    """Each feature the loader cannot simulate is named in the refusal, one line each, in
+    the loader's words: dry friction, stiffness on a ball joint, limits on a ball joint, a
+    tendon transmission, activation dynamics, a force range, an affine bias that is not a
+    position servo, an ellipsoid geom, a driven tendon; a passive tendon is an INFO note.
+    With strict=False each is a WARNING and the rest loads: sites on their bodies with
+    their names, positions and orientations (world frames equal MuJoCo's after forward),
+    and the excluded body pairs, by body id."""
+    import logging
+
+    with pytest.raises(UnsupportedFeatureError) as e:
+        ncpgym.load_model(REFUSED_MJCF)
+    lines = str(e.value).splitlines()
+    assert lines[0] == ("<MJCF text>: features ncpgym does not support yet (load with strict=False to drop "
+                        "them):")
+    wanted = ["joint 'fl': frictionloss", "joint 'bs': stiffness on a ball joint", "joint 'bl': limits on a ball joint",
+              "actuator 'tm': transmission type mjTRN_TENDON", "actuator 'filt': activation dynamics",
+              "actuator 'lim': forcerange", "actuator 'odd': gain/bias combination",
+              "geom 'ge': type mjGEOM_ELLIPSOID",
+              "tendon 'driven': stiffness, damping, limits, friction or actuation on tendons"]
+    for w in wanted:
+        assert sum(line.startswith("  " + w) for line in lines[1:]) == 1, (w, lines)
+    assert len(lines) == 1 + len(wanted)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="ncpgym"):
+        m = ncpgym.load_model(REFUSED_MJCF, strict=False)
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == len(wanted)
+    assert all(msg.startswith("<MJCF text>: dropped unsupported feature: ") for msg in warned)
+    assert "<MJCF text>: tendon 'passive' has no effect on the dynamics and is ignored" in caplog.text
+    mj = mujoco.MjModel.from_xml_string(REFUSED_MJCF)
+    assert list(m.site_names) == ["s_a", "s_c", "s_d1", "s_d2"]
+    np.testing.assert_array_equal(m.site_body, mj.site_bodyid)
+    np.testing.assert_allclose(m.site_pos, mj.site_pos, atol=1e-12)
+    pairs = {tuple(sorted(p)) for p in np.asarray(m.exclude_pairs).tolist()}
+    assert pairs == {tuple(sorted((mj.body(x).id, mj.body(y).id))) for x, y in (("d", "b"), ("a", "c"))}
+    batch = ncpgym.Batch(m, 1)
+    rng = np.random.default_rng(0)
+    q = m.qpos0.copy()
+    q[0] = 0.4
+    for k in (1, 5):
+        quat = rng.normal(size=4)
+        q[k:k + 4] = quat / np.linalg.norm(quat)
+    q[9] = -0.7
+    batch.q[0] = q
+    batch.forward()
+    d = mujoco.MjData(mj)
+    d.qpos[:] = q
+    mujoco.mj_kinematics(mj, d)
+    np.testing.assert_allclose(batch.site_xpos[0], d.site_xpos, atol=1e-12)
+    np.testing.assert_allclose(batch.site_xmat[0].reshape(-1, 9), d.site_xmat, atol=1e-12)
