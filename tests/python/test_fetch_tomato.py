@@ -253,3 +253,110 @@ def test_fingers_move_by_increments_and_the_observation_ends_with_their_target()
     obs, _ = env.reset(seed=2)  # a new episode starts open again
     assert np.all(obs[:, -1] == 0.05)
     env.close()
+
+
+def test_place_release_success_and_failure_judged_by_hand_on_set_states():
+    """The docstring's judgement on states set by hand (mesh 2, six worlds), the needle
+    set to read a chosen mass (needle angle = the sag m g / 200 N/m x 30 rad/m):
+    world 0: the tomato on the plate (lowest particle 2 mm above its top, over it, the plate
+    touched), no pad touching, at rest, the needle reading 1.04 x its mass: placed, released,
+    success. World 1: 4 mm above the plate: not placed. World 2: reading 1.06 x: released,
+    no success. World 3: moving at 6 cm/s: no success. World 4: both pads touching, the
+    grip site 1.5 cm from T: grasp, placed, not released; a 25 N closing force on finger 0
+    (whose pad touches): squeeze 25 N, crush 1.5, crushed, failed (terminated). World 5:
+    below the table top: dropped, failed; lifted 0."""
+    from ncpgym.envs import scale
+
+    env = ft.FetchTomatoVectorEnv(num_envs=6, num_threads=1, mesh=2)
+    env.reset(seed=5)
+    task, b = env.task, env.batch
+    m = task.mass
+    x0 = np.asarray(b.model.particle_pos0)
+    w = np.asarray(b.model.particle_mass) / np.sum(b.model.particle_mass)
+    P = b.xpos[:, task.plate_body] + [0.0, 0.0, 0.005]  # the plate's top: its centre + half thickness
+    centre0 = w @ x0
+    for i, gap in enumerate((0.002, 0.004, 0.002, 0.002, 0.002, None)):
+        if gap is None:
+            b.x[i] = x0 - centre0 + [1.25, 0.5, 0.3]  # below the table top (0.40 m)
+        else:
+            b.x[i] = x0 - [centre0[0], centre0[1], x0[:, 2].min()] + P[i] + [0.01, -0.01, gap]
+    b.v[:] = 0.0
+    b.v[3, :, 0] = 0.06
+    needle = task.needle_q
+    for i, share in enumerate((1.04, 1.0, 1.06, 1.0, 1.0, 1.0)):
+        b.q[i, needle] = share * m * 9.81 / 200.0 * 30.0  # the platform's sag m g / k, geared 30 rad/m
+    contact = np.array(b.geom_dynamic_contact)
+    contact[:] = 0
+    contact[:, task.plate] = 1
+    contact[4, task.idx.pads] = 1
+    b.geom_dynamic_contact[:] = contact
+    T = np.einsum("p,npk->nk", w, b.x)
+    b.site_xpos[4, task.idx.grip_site] = T[4] + [0.0, 0.015, 0.0]
+    frc = np.zeros_like(b.qfrc_actuator)
+    frc[4, task.idx.finger_v[0]] = -25.0
+    frc[4, task.idx.finger_v[1]] = 30.0  # opening: no squeeze
+    b.qfrc_actuator[:] = frc
+    reward, failed, info = task.evaluate(b, None, np.zeros((6, 5)), 4 * 0.0083)
+    t = info["reward_terms"]
+    assert t["place"].tolist() == [1, 0, 1, 1, 1, 0]
+    assert t["release"].tolist() == [1, 0, 1, 1, 0, 0]
+    assert info["is_success"].tolist() == [True, False, False, False, False, False]
+    np.testing.assert_allclose(info["reading"][:3], [1.04 * m, m, 1.06 * m], rtol=1e-9)
+    assert t["grasp"].tolist() == [0, 0, 0, 0, 1, 0]
+    np.testing.assert_allclose(info["squeeze"], [0, 0, 0, 0, 25.0, 0])
+    np.testing.assert_allclose(t["crush"], [0, 0, 0, 0, 1.5, 0])
+    assert info["crushed"].tolist() == [False] * 4 + [True, False]
+    assert info["dropped"].tolist() == [False] * 5 + [True]
+    assert failed.tolist() == [False] * 4 + [True, True] and t["failed"].tolist() == [0, 0, 0, 0, 1, 1]
+    # lift and carry from the docstring: T_z over its rest height (0.429 m) in 0.15 m, carry
+    # the lift times the share of the start distance covered
+    lift = np.clip((T[:, 2] - 0.429) / 0.15, 0.0, 1.0)
+    np.testing.assert_allclose(t["lift"], lift, atol=1e-9)
+    assert lift[5] == 0.0 and 0.0 < lift[0] < 1.0
+    to_plate = np.linalg.norm(T[:, :2] - P[:, :2], axis=1)
+    np.testing.assert_allclose(t["carry"], lift * (1 - np.minimum(to_plate / task.start_dist, 1.0)), atol=1e-9)
+    np.testing.assert_allclose(info["tomato_mass"], m)
+    env.close()
+
+
+def test_observation_entries_and_the_yaw_limit_computed_by_hand():
+    """The docstring's 42 entries for a state set by hand: grip site, sin and cos of the goal
+    yaw, fingers, arm q and u, T - g, T's velocity, T's height over the table top (0.40 m),
+    plate top - T, pad contacts, tanh(closing force / 10 N), peak compression (0 at rest
+    shape), reading / mass, goal - grip site, yaw, finger target. The yaw turns by 0.05 rad x
+    a[3] and stops at +-pi/2; spaces: actions float32 [-1, 1]^5, observations float64."""
+    env = ft.FetchTomatoVectorEnv(num_envs=2, num_threads=1, mesh=2)
+    env.reset(seed=6)
+    task, b = env.task, env.batch
+    assert env.single_action_space.dtype == np.float32 and env.single_action_space.shape == (5,)
+    assert np.all(env.single_action_space.low == -1) and np.all(env.single_action_space.high == 1)
+    assert env.single_observation_space.dtype == np.float64 and env.single_observation_space.shape == (42,)
+    a = np.zeros((2, 5), np.float32)
+    a[:, 3] = [1.0, -0.6]
+    for _ in range(33):
+        env.step(a)
+    np.testing.assert_allclose(task.yaw, [np.pi / 2, -33 * 0.05 * 0.6], atol=1e-6)
+    w = np.asarray(b.model.particle_mass) / np.sum(b.model.particle_mass)
+    b.v[:] = 0.0
+    b.v[1, :, 2] = 0.2
+    contact = np.array(b.geom_dynamic_contact)
+    contact[:, task.idx.pads] = [[1, 0], [0, 1]]
+    b.geom_dynamic_contact[:] = contact
+    frc = np.array(b.qfrc_actuator)
+    frc[:, task.idx.finger_v] = [[-5.0, 3.0], [-12.0, -40.0]]
+    b.qfrc_actuator[:] = frc
+    b.q[:, task.needle_q] = [0.0, 0.1 * 9.81 / 200.0 * 30.0]  # world 1 reads 0.1 kg
+    task.goal[:] = [[1.2, 0.6, 0.5], [1.3, 0.7, 0.6]]
+    obs = task.observe(b)
+    T = np.einsum("p,npk->nk", w, b.x)
+    g = b.site_xpos[:, task.idx.grip_site]
+    P = b.xpos[:, task.plate_body] + [0.0, 0.0, 0.005]
+    yaw = task.yaw
+    want = np.concatenate([g, np.sin(yaw)[:, None], np.cos(yaw)[:, None], b.q[:, task.idx.finger_q],
+                           b.q[:, task.idx.arm_q], b.u[:, task.idx.arm_v], T - g, [[0, 0, 0], [0, 0, 0.2]],
+                           T[:, 2:] - 0.40, P - T, [[1, 0], [0, 1]], np.tanh([[0.5, 0.0], [1.2, 4.0]]),
+                           obs[:, 35:36], [[0.0], [0.1 / task.mass]], task.goal - g, yaw[:, None],
+                           task.finger[:, None]], axis=1)
+    np.testing.assert_allclose(obs, want, atol=1e-9)
+    assert np.all(obs[:, 35] < 0.05)  # the compression of the tomato resting on the table
+    env.close()
