@@ -360,3 +360,36 @@ def test_observation_entries_and_the_yaw_limit_computed_by_hand():
     np.testing.assert_allclose(obs, want, atol=1e-9)
     assert np.all(obs[:, 35] < 0.05)  # the compression of the tomato resting on the table
     env.close()
+
+
+def test_scripted_actions_follow_their_docstrings_phases():
+    """scripted_actions by hand at the first and last step of each phase (docstring): over
+    the tomato 12 cm up (steps 0-39, full speed), down to 5 mm below its centre (40-69, half
+    speed), close to 0.028 m (70-89), lift to 0.65 m (90-119), carry over the plate turning
+    the wrist to pi/2 (120-219), lower to the plate top + 2.6 cm (220-259, 0.3 speed), open
+    (260-279), rise 10 cm (280-). a[0:3] = clip((point - goal) / 1 cm, +-speed), a[3] =
+    clip((yaw - goal yaw) / 0.05 rad, +-0.5), a[4] = clip((fingers - target) / 2 mm, +-1)."""
+    env = ft.FetchTomatoVectorEnv(num_envs=2, num_threads=1, mesh=2)
+    env.reset(seed=7)
+    task, b = env.task, env.batch
+    start = np.array([[1.2, 0.5, 0.43], [1.3, 0.45, 0.43]])
+    plate = np.array([[1.25, 1.0, 0.55], [1.22, 1.03, 0.55]])
+    task.goal[:] = [[1.21, 0.52, 0.60], [1.0, 0.9, 0.7]]
+    task.yaw[:] = [1.5, 0.2]
+    task.finger[:] = [0.03, 0.049]
+    grasp = np.column_stack([start[:, :2], start[:, 2] - 0.005])
+    lifted = np.column_stack([start[:, :2], [0.65, 0.65]])
+    carried = np.column_stack([plate[:, :2], [0.65, 0.65]])
+    place = plate + [0.0, 0.0, 0.028 - 0.002]
+    phases = [((0, 39), start + [0, 0, 0.12], 0.0, 0.05, 1.0), ((40, 69), grasp, 0.0, 0.05, 0.5),
+              ((70, 89), grasp, 0.0, 0.028, 0.5), ((90, 119), lifted, 0.0, 0.028, 0.5),
+              ((120, 219), carried, np.pi / 2, 0.028, 0.5), ((220, 259), place, np.pi / 2, 0.028, 0.3),
+              ((260, 279), place, np.pi / 2, 0.05, 0.3), ((280, 500), place + [0, 0, 0.1], np.pi / 2, 0.05, 0.5)]
+    for steps, point, yaw, fingers, speed in phases:
+        want = np.column_stack([np.clip((point - task.goal) / 0.01, -speed, speed),
+                                np.clip((yaw - task.yaw) / 0.05, -0.5, 0.5),
+                                np.clip((fingers - task.finger) / 0.002, -1.0, 1.0)])
+        for step in steps:
+            np.testing.assert_allclose(ft.scripted_actions(task, b, step, start, plate), want, atol=1e-12,
+                                       err_msg=str(step))
+    env.close()
