@@ -90,6 +90,7 @@ _SO = "ncpgym.wrappers.xǁSoftTaskSpaceObservationǁ"
 _EX = "ncpgym.models.export.x_to_mjcf__mutmut_"
 _FR = "ncpgym.tasks.flagrun."
 _FB = "ncpgym.tasks.fetch_beam_insert.xǁFetchBeamInsertTaskǁ"
+_MS = "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁ"
 EQUIVALENT = {
     "wrappers": {
         _RT + "step__mutmut_24": "asarray without float64: np.clip with the float64 bounds returns float64 either way",
@@ -229,6 +230,37 @@ EQUIVALENT = {
         "ncpgym.tasks.manta_swim.x_default_terms__mutmut_6": "RewardTerm weight dropped: its default is the same 1.0",
         "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁevaluate__mutmut_12": "the start's com y is 0 (the body starts centred on the origin, velocity-only reset noise): com - start = com + start",
         "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁevaluate__mutmut_33": "distance >= 1 vs > 1: equality needs a displacement of exactly 1.0 m",
+        _MS + "__init____mutmut_21": "ngroup before build_model: build_model sets it from the model's groups before any use",
+        _MS + "__init____mutmut_25": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        _MS + "__init____mutmut_27": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        _MS + "__init____mutmut_28": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        _MS + "__init____mutmut_30": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        _MS + "__init____mutmut_32": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        _MS + "__init____mutmut_33": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        _MS + "__init____mutmut_34": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        _MS + "__init____mutmut_36": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        _MS + "__init____mutmut_37": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        _MS + "build_model__mutmut_15": "argmin(None) is 0, and diamond_mesh lists the back tip (least y) first for every mesh",
+        _MS + "build_model__mutmut_16": "argmin of the equal start heights is 0, and diamond_mesh lists the back tip first for every mesh",
+        _MS + "spaces__mutmut_24": "gymnasium's Box defaults to float32",
+        _MS + "_ensure__mutmut_8": "float step counters: t = steps x 25 ms and the counting are exact either way",
+        _MS + "_ensure__mutmut_10": "float step counters: t = steps x 25 ms and the counting are exact either way",
+        _MS + "com__mutmut_9": "einsum subscripts upper-cased: the same contraction",
+        _MS + "observe__mutmut_14": "einsum subscripts upper-cased: the same contraction",
+        _MS + "observe__mutmut_45": "hinge_angles reads the model only when no hinges are given",
+        _MS + "observe__mutmut_64": "com[:, 2:4] of a 3-column array is com[:, 2:3]",
+        _MS + "reset_states__mutmut_4": "the reset's action row: apply_action replaces the whole array before anything reads it",
+        _MS + "reset_states__mutmut_5": "the reset's action row: apply_action replaces the whole array before anything reads it",
+        _MS + "render_scene__mutmut_7": "Camera's lookat defaults to the origin, and follow adds the centre of mass to it",
+        _MS + "render_scene__mutmut_21": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
+        _MS + "render_scene__mutmut_22": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
+        _MS + "render_scene__mutmut_25": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
+        _MS + "render_scene__mutmut_26": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
+        _MS + "render_scene__mutmut_30": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
+        _MS + "render_scene__mutmut_31": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
+        _MS + "render_scene__mutmut_29": "a plane's third size is MuJoCo's wireframe grid spacing, not drawn with a textured material",
+        _MS + "render_scene__mutmut_39": "grid omitted: SceneSpec's default is the same 0.5 m",
+        _MS + "render_scene__mutmut_45": "alpha 2 is drawn as alpha 1 (opaque either way)",
     },
     "tasks.fetch_beam_insert": {
         _FB + "__init____mutmut_11": "targets' and goal's shapes before the first _ensure: it rebuilds both for any batch",
