@@ -300,3 +300,41 @@ def test_fetch_tomato_camera_sees_the_red_tomato_and_the_scale_where_they_are():
     want = np.subtract(_pinhole(placed + [-0.04, 0.04, 0.05], *view), _pinhole(placed + [0, 0, 0.05], *view))
     assert np.abs(moved - want).max() < 2, (moved, want)
     env.close()
+
+
+def test_allegro_squeeze_ball_is_coloured_by_its_volumetric_strain_where_the_camera_puts_it():
+    """render_scene / render_frame (the seed's Fig. 3): the ball's elements coloured by their
+    volumetric compression c, white (0.95, 0.95, 0.9) at 0, towards red (0.85, 0.1, 0.05) at
+    c = 0.2 and blue (0.15, 0.3, 0.9) at c = -0.2 (strain_colours, checked at its stops and
+    halfway); the whole ball shrunk to 90 % of its volume is drawn in the halfway red, grown
+    to 110 % in the halfway blue (lit pixels keep the colour's ratios), and its pixels (against
+    the picture with the ball moved 5 m up) start where the camera (0.42 m from (0, 0, 0.13),
+    azimuth 150, 30 degrees down) puts its particles' top and left (the fingers may hide its
+    bottom and right)."""
+    from ncpgym.tasks.allegro_squeeze import strain_colours
+
+    white, red, blue = np.array([0.95, 0.95, 0.9]), np.array([0.85, 0.1, 0.05]), np.array([0.15, 0.3, 0.9])
+    got = strain_colours(np.array([0.0, 0.1, 0.2, 0.5, -0.1, -0.2, -1.0]))
+    np.testing.assert_allclose(got[:, :3], [white, (white + red) / 2, red, red, (white + blue) / 2, blue, blue], atol=1e-12)
+    np.testing.assert_array_equal(got[:, 3], 1.0)
+    np.testing.assert_allclose(strain_colours(np.array([0.05]), scale=0.1)[0, :3], (white + red) / 2, atol=1e-12)
+    w, h = 160, 120
+    view = ((0.0, 0.0, 0.13), 0.42, 150.0, -30.0, w, h)
+    env = gym.make("ncpgym/AllegroSqueeze-v0", render_mode="rgb_array", width=w, height=h)
+    env.reset(seed=0)
+    b = env.unwrapped.batch
+    x0 = b.x[0].copy()
+    c = x0.mean(axis=0)
+    b.x[0] = x0 + [0.0, 0.0, 5.0]
+    bare = env.render().astype(int)
+    for volume, rgb in ((1.0, white), (0.9, (white + red) / 2), (1.1, (white + blue) / 2)):
+        b.x[0] = c + (x0 - c) * volume ** (1 / 3)
+        f = env.render().astype(int)
+        ball = np.abs(f - bare).max(axis=2) > 30
+        rows, cols = np.nonzero(ball)
+        proj = np.array([_pinhole(p, *view) for p in b.x[0]])
+        assert abs(rows.min() - proj[:, 0].min()) < 1.5 and abs(cols.min() - proj[:, 1].min()) < 1.5, volume
+        assert rows.max() <= proj[:, 0].max() + 1.5 and cols.max() <= proj[:, 1].max() + 1.5
+        colour = f[ball].mean(axis=0)
+        np.testing.assert_allclose(colour / colour.max(), rgb / rgb.max(), atol=0.02, err_msg=str(volume))
+    env.close()
