@@ -66,7 +66,7 @@ MODULES = {
     # the robot and swimming tasks: their own test files, and test_render.py for the render
     # hooks (mutmut runs only the parametrisation that reaches the mutated task)
     "tasks.manta_swim": ("tasks/manta_swim.py", ["test_manta_swim.py", "test_render_hooks.py", "test_render.py"]),
-    "tasks.allegro_grasp": ("tasks/allegro_grasp.py", ["test_allegro_grasp.py", "test_render.py"]),
+    "tasks.allegro_grasp": ("tasks/allegro_grasp.py", ["test_allegro_grasp.py", "test_render_hooks.py", "test_render.py"]),
     "tasks.allegro_squeeze": ("tasks/allegro_squeeze.py", ["test_allegro.py", "test_render_hooks.py", "test_render.py"]),
     "tasks.fetch_beam_insert": ("tasks/fetch_beam_insert.py", ["test_fetch_beam.py", "test_render_hooks.py", "test_render.py"]),
     "tasks.fetch_tomato": ("tasks/fetch_tomato.py", ["test_fetch_tomato.py", "test_scale.py", "test_render_hooks.py",

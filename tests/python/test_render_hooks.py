@@ -338,3 +338,31 @@ def test_allegro_squeeze_ball_is_coloured_by_its_volumetric_strain_where_the_cam
         colour = f[ball].mean(axis=0)
         np.testing.assert_allclose(colour / colour.max(), rgb / rgb.max(), atol=0.02, err_msg=str(volume))
     env.close()
+
+
+def test_allegro_grasp_camera_sees_the_worlds_object_where_it_is():
+    """render_scene: the camera looks at (0.03, 0, 0.17) from 0.6 m at azimuth 105 degrees,
+    10 degrees down (from the side: thumb and fingers face each other). The world's current
+    object, against the picture with it lifted 5 m out of sight, is drawn around where the
+    camera puts its body origin (its silhouette's centroid within 1.5 pixels), on the table
+    and moved by hand to three other places clear of the hand."""
+    w, h = 160, 120
+    view = ((0.03, 0.0, 0.17), 0.6, 105.0, -10.0, w, h)
+    env = gym.make("ncpgym/AllegroGrasp-v0", render_mode="rgb_array", width=w, height=h)
+    env.reset(seed=0)
+    b, task = env.unwrapped.batch, env.unwrapped._c.task
+    qa = task.object_q[task.current[0]]
+    q0 = b.q[0].copy()
+    for shift in ((0.0, 0.0, 0.0), (0.03, 0.05, 0.0), (-0.05, -0.04, 0.03), (0.06, -0.05, 0.0)):
+        b.q[0] = q0
+        b.q[0, qa:qa + 3] += shift
+        b.forward()
+        f = env.render().astype(int)
+        b.q[0, qa + 2] += 5.0
+        b.forward()
+        bare = env.render().astype(int)
+        rows, cols = np.nonzero(np.abs(f - bare).max(axis=2) > 30)
+        assert rows.size > 100, shift
+        row, col = _pinhole(q0[qa:qa + 3] + shift, *view)
+        assert abs(rows.mean() - row) < 1.5 and abs(cols.mean() - col) < 1.5, (shift, rows.mean(), cols.mean(), row, col)
+    env.close()
