@@ -91,6 +91,8 @@ _EX = "ncpgym.models.export.x_to_mjcf__mutmut_"
 _FR = "ncpgym.tasks.flagrun."
 _FB = "ncpgym.tasks.fetch_beam_insert.xǁFetchBeamInsertTaskǁ"
 _MS = "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁ"
+_YD = "ncpgym.tasks.yumi_drawer.xǁYuMiDrawerTaskǁ"
+_SO2 = "ncpgym.tasks.yumi_drawer.xǁScriptedOpenerǁ"
 EQUIVALENT = {
     "wrappers": {
         _RT + "step__mutmut_24": "asarray without float64: np.clip with the float64 bounds returns float64 either way",
@@ -274,6 +276,16 @@ EQUIVALENT = {
         "ncpgym.tasks.fetch_beam_insert.x_quat_angle__mutmut_13": "clip's lower bound: the dot is an absolute value, never below 0",
         "ncpgym.tasks.fetch_beam_insert.x_default_terms__mutmut_48": "astype(None) is astype(float64)",
         "ncpgym.tasks.fetch_beam_insert.x_scripted_actions__mutmut_15": "within 3 mm: <= vs < at a distance computed from float positions, equality not reachable on purpose",
+    },
+    "tasks.yumi_drawer": {
+        _YD + "render_scene__mutmut_10": "elevation dropped: Camera's default is the same -20 degrees",
+        "ncpgym.tasks.yumi_drawer.x__rotation_vector__mutmut_36": "n <= 1e-12 vs < 1e-12: a norm of exactly 1e-12",
+        _SO2 + "__call____mutmut_14": "half-ranges scaled by a constant: the weights (min half / half)^2 do not change",
+        _SO2 + "__call____mutmut_16": "half-ranges scaled by a constant: the weights (min half / half)^2 do not change",
+        _SO2 + "__call____mutmut_36": "<= vs < on a distance from float positions: equality not reachable on purpose",
+        _SO2 + "__call____mutmut_39": "<= vs < on a rotation angle from float matrices: equality not reachable on purpose",
+        _SO2 + "__call____mutmut_52": "<= vs < on a distance from float positions: equality not reachable on purpose",
+        _SO2 + "__call____mutmut_82": ">= vs > on a distance from float positions: equality not reachable on purpose",
     },
     "tasks.humanoid": {
         _HT + "__init____mutmut_42": "astype(None) is astype(float64)",
