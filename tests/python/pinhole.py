@@ -17,3 +17,12 @@ def pinhole(p, lookat, distance, azimuth, elevation, width, height, fovy=45.0):
     v = np.asarray(p, float) - (np.asarray(lookat, float) - distance * ahead)
     scale = (height / 2) / np.tan(np.radians(fovy / 2)) / (v @ ahead)
     return height / 2 - scale * (v @ up), width / 2 + scale * (v @ right)
+
+
+def extent_errors(mask, proj):
+    """Differences (top, bottom, left, right), in pixels, between the extent of a picture's
+    pixels `mask` (H, W bool) and that of projected points `proj` (K, 2 rows and columns)."""
+    rows, cols = np.nonzero(mask)
+    proj = np.asarray(proj, float)
+    return np.array([rows.min() - proj[:, 0].min(), rows.max() - proj[:, 0].max(),
+                     cols.min() - proj[:, 1].min(), cols.max() - proj[:, 1].max()])

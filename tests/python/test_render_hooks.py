@@ -10,7 +10,7 @@ import pytest
 
 import ncpgym  # noqa: F401  (registers the tasks)
 from ncpgym.render import Camera
-from pinhole import pinhole as _pinhole
+from pinhole import extent_errors, pinhole as _pinhole
 
 
 def _flag_pixels(env, xy):
@@ -214,12 +214,8 @@ def test_manta_camera_follows_the_body_above_a_seabed_of_half_metre_squares():
         b.x[0] = com + 1e-4 * (x - com)
         bare = env.render().astype(int)
         body = np.abs(f - bare).max(axis=2) > 30
-        rows, cols = np.nonzero(body)
         proj = np.array([_pinhole(p, com, 2.0, 215.0, -18.0, w, h) for p in x])
-        assert rows.size > 100
-        for got, want in ((rows.min(), proj[:, 0].min()), (rows.max(), proj[:, 0].max()),
-                          (cols.min(), proj[:, 1].min()), (cols.max(), proj[:, 1].max())):
-            assert abs(got - want) < 2, (shift, got, want)
+        assert body.sum() > 100 and np.abs(extent_errors(body, proj)).max() < 2, (shift, extent_errors(body, proj))
         colour = f[body].mean(axis=0)
         np.testing.assert_allclose(colour / colour[2], [0.62 / 0.74, 0.66 / 0.74, 1.0], atol=0.01)
         agree = []
@@ -252,13 +248,10 @@ def test_fetch_beam_camera_sees_the_fixture_where_each_world_placed_it():
         f = env.render().astype(int)
         b.mocap_pos[0, 0, 2] = -5.0
         bare = env.render().astype(int)
-        rows, cols = np.nonzero(np.abs(f - bare).max(axis=2) > 30)
+        fixture = np.abs(f - bare).max(axis=2) > 30
         box = np.array([_pinhole(at + [sx * 0.04, sy * 0.04, z], (1.25, 0.75, 0.55), 0.9, 35.0, -15.0, w, h)
                         for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, 0.04)])
-        assert rows.size > 50
-        for got, want in ((rows.min(), box[:, 0].min()), (rows.max(), box[:, 0].max()),
-                          (cols.min(), box[:, 1].min()), (cols.max(), box[:, 1].max())):
-            assert abs(got - want) < 2, (shift, got, want)
+        assert fixture.sum() > 50 and np.abs(extent_errors(fixture, box)).max() < 2, (shift, extent_errors(fixture, box))
     env.close()
 
 
@@ -279,12 +272,8 @@ def test_fetch_tomato_camera_sees_the_red_tomato_and_the_scale_where_they_are():
         b.x[0] = x0 + shift
         f = env.render().astype(int)
         red = (f[..., 0] > 100) & (f[..., 1] < 60) & (f[..., 2] < 60)
-        rows, cols = np.nonzero(red)
         proj = np.array([_pinhole(p, *view) for p in b.x[0]])
-        assert rows.size > 20
-        for got, want in ((rows.min(), proj[:, 0].min()), (rows.max(), proj[:, 0].max()),
-                          (cols.min(), proj[:, 1].min()), (cols.max(), proj[:, 1].max())):
-            assert abs(got - want) < 2, (shift, got, want)
+        assert red.sum() > 20 and np.abs(extent_errors(red, proj)).max() < 2, (shift, extent_errors(red, proj))
     b.x[0] = x0
     placed = b.mocap_pos[0, 0].copy()
     centres = []
@@ -331,10 +320,8 @@ def test_allegro_squeeze_ball_is_coloured_by_its_volumetric_strain_where_the_cam
         b.x[0] = c + (x0 - c) * volume ** (1 / 3)
         f = env.render().astype(int)
         ball = np.abs(f - bare).max(axis=2) > 30
-        rows, cols = np.nonzero(ball)
-        proj = np.array([_pinhole(p, *view) for p in b.x[0]])
-        assert abs(rows.min() - proj[:, 0].min()) < 1.5 and abs(cols.min() - proj[:, 1].min()) < 1.5, volume
-        assert rows.max() <= proj[:, 0].max() + 1.5 and cols.max() <= proj[:, 1].max() + 1.5
+        top, bottom, left, right = extent_errors(ball, [_pinhole(p, *view) for p in b.x[0]])
+        assert abs(top) < 1.5 and abs(left) < 1.5 and bottom <= 1.5 and right <= 1.5, volume
         colour = f[ball].mean(axis=0)
         np.testing.assert_allclose(colour / colour.max(), rgb / rgb.max(), atol=0.02, err_msg=str(volume))
     env.close()
