@@ -333,9 +333,15 @@ def test_observation_entries_and_the_yaw_limit_computed_by_hand():
     assert env.single_observation_space.dtype == np.float64 and env.single_observation_space.shape == (42,)
     a = np.zeros((2, 5), np.float32)
     a[:, 3] = [1.0, -0.6]
+    a[:, 4] = [-1.0, 0.0]
     for _ in range(33):
         env.step(a)
     np.testing.assert_allclose(task.yaw, [np.pi / 2, -33 * 0.05 * 0.6], atol=1e-6)
+    np.testing.assert_allclose(task.finger, [0.0, 0.05])  # closed: 33 x 2 mm from 5 cm stops at 0
+    a[:, 3] = -1.0
+    for _ in range(70):  # 3.5 rad down from pi/2 and from -1: both stop at -pi/2
+        task.apply_action(b, a.astype(float), 4 * 0.0083)
+    np.testing.assert_allclose(task.yaw, -np.pi / 2)
     w = np.asarray(b.model.particle_mass) / np.sum(b.model.particle_mass)
     b.v[:] = 0.0
     b.v[1, :, 2] = 0.2
@@ -386,9 +392,15 @@ def test_scripted_actions_follow_their_docstrings_phases():
               ((120, 219), carried, np.pi / 2, 0.028, 0.5), ((220, 259), place, np.pi / 2, 0.028, 0.3),
               ((260, 279), place, np.pi / 2, 0.05, 0.3), ((280, 500), place + [0, 0, 0.1], np.pi / 2, 0.05, 0.5)]
     for steps, point, yaw, fingers, speed in phases:
+        # the goal, yaw and fingers near each phase's point (inside the clip) and one entry
+        # beyond it, so that a wrong point or a wrong clip shows
+        task.goal[:] = point - np.array([[0.002, -0.001, 0.03], [-0.03, 0.0015, -0.001]]) * speed
+        task.yaw[:] = yaw - np.array([0.01, -0.08])
+        task.finger[:] = fingers - np.array([0.001, -0.003])
         want = np.column_stack([np.clip((point - task.goal) / 0.01, -speed, speed),
                                 np.clip((yaw - task.yaw) / 0.05, -0.5, 0.5),
                                 np.clip((fingers - task.finger) / 0.002, -1.0, 1.0)])
+        assert np.abs(want[:, :3]).min() < speed and np.abs(want[:, :3]).max() == speed
         for step in steps:
             np.testing.assert_allclose(ft.scripted_actions(task, b, step, start, plate), want, atol=1e-12,
                                        err_msg=str(step))
