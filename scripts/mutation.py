@@ -230,18 +230,11 @@ EQUIVALENT = {
     },
     "tasks.manta_swim": {
         "ncpgym.tasks.manta_swim.x_default_terms__mutmut_6": "RewardTerm weight dropped: its default is the same 1.0",
-        "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁevaluate__mutmut_12": "the start's com y is 0 (the body starts centred on the origin, velocity-only reset noise): com - start = com + start",
-        "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁevaluate__mutmut_33": "distance >= 1 vs > 1: equality needs a displacement of exactly 1.0 m",
+        _MS + "evaluate__mutmut_12": "the start's com y is 0 (the body starts centred on the origin, velocity-only reset noise): com - start = com + start",
+        _MS + "evaluate__mutmut_33": "distance >= 1 vs > 1: equality needs a displacement of exactly 1.0 m",
         _MS + "__init____mutmut_21": "ngroup before build_model: build_model sets it from the model's groups before any use",
-        _MS + "__init____mutmut_25": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
-        _MS + "__init____mutmut_27": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
-        _MS + "__init____mutmut_28": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
-        _MS + "__init____mutmut_30": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
-        _MS + "__init____mutmut_32": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
-        _MS + "__init____mutmut_33": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
-        _MS + "__init____mutmut_34": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
-        _MS + "__init____mutmut_36": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
-        _MS + "__init____mutmut_37": "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all",
+        **dict.fromkeys([_MS + f"__init____mutmut_{k}" for k in (25, 27, 28, 30, 32, 33, 34, 36, 37)],
+                        "the per-world arrays before the first _ensure: targets (0, n) never matches a batch, so _ensure rebuilds them all"),
         _MS + "build_model__mutmut_15": "argmin(None) is 0, and diamond_mesh lists the back tip (least y) first for every mesh",
         _MS + "build_model__mutmut_16": "argmin of the equal start heights is 0, and diamond_mesh lists the back tip first for every mesh",
         _MS + "spaces__mutmut_24": "gymnasium's Box defaults to float32",
@@ -254,21 +247,15 @@ EQUIVALENT = {
         _MS + "reset_states__mutmut_4": "the reset's action row: apply_action replaces the whole array before anything reads it",
         _MS + "reset_states__mutmut_5": "the reset's action row: apply_action replaces the whole array before anything reads it",
         _MS + "render_scene__mutmut_7": "Camera's lookat defaults to the origin, and follow adds the centre of mass to it",
-        _MS + "render_scene__mutmut_21": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
-        _MS + "render_scene__mutmut_22": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
-        _MS + "render_scene__mutmut_25": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
-        _MS + "render_scene__mutmut_26": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
-        _MS + "render_scene__mutmut_30": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
-        _MS + "render_scene__mutmut_31": "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped",
+        **dict.fromkeys([_MS + f"render_scene__mutmut_{k}" for k in (21, 22, 25, 26, 30, 31)],
+                        "the seabed's contact bits: it exists only in the renderer's MjModel, never stepped"),
         _MS + "render_scene__mutmut_29": "a plane's third size is MuJoCo's wireframe grid spacing, not drawn with a textured material",
         _MS + "render_scene__mutmut_39": "grid omitted: SceneSpec's default is the same 0.5 m",
         _MS + "render_scene__mutmut_45": "alpha 2 is drawn as alpha 1 (opaque either way)",
     },
     "tasks.fetch_beam_insert": {
-        _FB + "__init____mutmut_11": "targets' and goal's shapes before the first _ensure: it rebuilds both for any batch",
-        _FB + "__init____mutmut_12": "targets' and goal's shapes before the first _ensure: it rebuilds both for any batch",
-        _FB + "__init____mutmut_14": "targets' and goal's shapes before the first _ensure: it rebuilds both for any batch",
-        _FB + "__init____mutmut_15": "targets' and goal's shapes before the first _ensure: it rebuilds both for any batch",
+        **dict.fromkeys([_FB + f"__init____mutmut_{k}" for k in (11, 12, 14, 15)],
+                        "targets' and goal's shapes before the first _ensure: it rebuilds both for any batch"),
         _FB + "spaces__mutmut_20": "gymnasium's Box defaults to float32",
         _FB + "straight_tip__mutmut_9": "reshape(-2, 3, 3): NumPy takes any negative size as 'infer'",
         _FB + "depth__mutmut_13": "|t - c| <= 7 mm vs < 7 mm: near 0.74 m the differences step by 1.1e-16 and skip 0.007 (tried)",
@@ -318,7 +305,7 @@ def build_tree(work: Path, modules: list[str]) -> None:
     shutil.copy2(core.__file__, work / "src" / "ncpgym" / Path(core.__file__).name)
     tests = sorted({t for m in modules for t in MODULES[m][1]})
     (work / "tests").mkdir()
-    for t in tests + ["golden_trajectories.py", "forking.py", "pinhole.py"]:  # helpers tests import
+    for t in tests + ["golden_trajectories.py", "forking.py", "pinhole.py", "rotations.py"]:  # helpers tests import
         if (ROOT / "tests" / "python" / t).exists():
             shutil.copy2(ROOT / "tests" / "python" / t, work / "tests" / t)
     if (ROOT / "tests" / "python" / "data").exists():

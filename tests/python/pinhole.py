@@ -1,6 +1,6 @@
 """A MuJoCo free camera's pinhole projection, written for the render tests (the pictures
 are checked against where this geometry puts things, not against the renderer's own
-numbers)."""
+numbers), and the pixels a picture shows of one placed body."""
 
 import numpy as np
 
@@ -26,3 +26,16 @@ def extent_errors(mask, proj):
     proj = np.asarray(proj, float)
     return np.array([rows.min() - proj[:, 0].min(), rows.max() - proj[:, 0].max(),
                      cols.min() - proj[:, 1].min(), cols.max() - proj[:, 1].max()])
+
+
+def mocap_pixels(env, at):
+    """(frame as ints, mask): world 0 of ``env`` drawn with its mocap body 0 at ``at``, and the
+    pixels that body covers (against the frame with it sunk 5 m out of sight). The body is
+    left at ``at``."""
+    b = env.unwrapped.batch
+    b.mocap_pos[0, 0] = at
+    frame = env.render().astype(int)
+    b.mocap_pos[0, 0, 2] = -5.0
+    bare = env.render().astype(int)
+    b.mocap_pos[0, 0] = at
+    return frame, np.abs(frame - bare).max(axis=2) > 30

@@ -341,6 +341,7 @@ def test_actions_move_the_goal_within_the_workspace_and_the_arm_follows_it_fed_f
     goal's move fed forward; the fingers rest on the handle (2 mm)."""
     from ncpgym.envs import fetch
     from ncpgym.envs.fetch import beam
+    from ncpgym.tasks import fetch_beam_insert as fb
 
     env, task, b = beam_env(2)
     task.goal[:] = [[1.549, 0.401, 0.849], [1.051, 1.099, 0.626]]
@@ -350,18 +351,12 @@ def test_actions_move_the_goal_within_the_workspace_and_the_arm_follows_it_fed_f
     a = np.array([[1.0, -1.0, 1.0], [-1.0, 1.0, -1.0]])
     targets = task.apply_action(b, a, 4 * 0.0083)
     np.testing.assert_allclose(task.goal, [[1.55, 0.40, 0.85], [1.05, 1.10, 0.624]], atol=1e-12)
-    assert abs(fb_workspace_floor() - 0.624) < 5e-4
+    assert abs(fb.WORKSPACE[0][2] - 0.624) < 5e-4
     want = fetch.ik_targets(b.model, b.q, task.idx, before[:, task.idx.arm_act], task.goal,
                             fetch.yaw_frame(np.zeros(2)), pos, R, goal_step=task.goal - start)
     np.testing.assert_allclose(targets[:, task.idx.arm_act], want, atol=1e-12)
     np.testing.assert_allclose(targets[:, task.idx.finger_act], beam.HANDLE_GRIP)
     env.close()
-
-
-def fb_workspace_floor():
-    from ncpgym.tasks import fetch_beam_insert as fb
-
-    return fb.WORKSPACE[0][2]
 
 
 def test_reset_spreads_the_fixture_by_up_to_3_cm_and_quat_angle_survives_rounding():

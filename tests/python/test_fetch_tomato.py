@@ -265,8 +265,6 @@ def test_place_release_success_and_failure_judged_by_hand_on_set_states():
     grip site 1.5 cm from T: grasp, placed, not released; a 25 N closing force on finger 0
     (whose pad touches): squeeze 25 N, crush 1.5, crushed, failed (terminated). World 5:
     below the table top: dropped, failed; lifted 0."""
-    from ncpgym.envs import scale
-
     env = ft.FetchTomatoVectorEnv(num_envs=6, num_threads=1, mesh=2)
     env.reset(seed=5)
     task, b = env.task, env.batch
@@ -296,7 +294,7 @@ def test_place_release_success_and_failure_judged_by_hand_on_set_states():
     frc[4, task.idx.finger_v[0]] = -25.0
     frc[4, task.idx.finger_v[1]] = 30.0  # opening: no squeeze
     b.qfrc_actuator[:] = frc
-    reward, failed, info = task.evaluate(b, None, np.zeros((6, 5)), 4 * 0.0083)
+    _, failed, info = task.evaluate(b, None, np.zeros((6, 5)), 4 * 0.0083)
     t = info["reward_terms"]
     assert t["place"].tolist() == [1, 0, 1, 1, 1, 0]
     assert t["release"].tolist() == [1, 0, 1, 1, 0, 0]

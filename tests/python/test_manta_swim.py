@@ -8,6 +8,8 @@ import pytest
 import ncpgym
 from ncpgym.tasks import manta_swim as ms
 
+from rotations import axis_angle
+
 
 def make(n=2, threads=1, **kw):
     return ms.MantaSwimVectorEnv(num_envs=n, num_threads=threads, **kw)
@@ -130,13 +132,6 @@ def test_forward_is_measured_from_the_steps_start_and_the_clock_counts_env_steps
             make(mesh=bad)
 
 
-def _rotation(axis, angle):
-    """Rotation matrix about a unit axis (Rodrigues), written here for the test."""
-    k = np.asarray(axis, float) / np.linalg.norm(axis)
-    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
-
-
 def test_observation_of_a_turned_and_of_a_folded_body_computed_by_hand():
     """The docstring's observation for poses set by hand: the body turned rigidly about its
     centre of mass (forward axis R y, normal R z, tip heights the turned tips' heights above
@@ -147,12 +142,12 @@ def test_observation_of_a_turned_and_of_a_folded_body_computed_by_hand():
     wing tips lie sqrt(3)/4 m from the centre line)."""
     env = make()
     env.reset(seed=2)
-    batch, task = env.batch, env.task
+    batch = env.batch
     m = np.asarray(batch.model.particle_mass)
     x0 = np.asarray(batch.model.particle_pos0)
     com0 = (m[:, None] * x0).sum(0) / m.sum()
     left, right = np.argmin(x0[:, 0]), np.argmax(x0[:, 0])
-    R = _rotation([0.3, -0.5, 0.8], 0.7)
+    R = axis_angle([0.3, -0.5, 0.8], 0.7)
     batch.x[0] = (x0 - com0) @ R.T + com0 + [0.4, -0.2, 0.3]
     batch.v[:] = 0.0
     theta = 0.25
