@@ -305,7 +305,8 @@ def build_tree(work: Path, modules: list[str]) -> None:
     shutil.copy2(core.__file__, work / "src" / "ncpgym" / Path(core.__file__).name)
     tests = sorted({t for m in modules for t in MODULES[m][1]})
     (work / "tests").mkdir()
-    for t in tests + ["golden_trajectories.py", "forking.py", "pinhole.py", "rotations.py"]:  # helpers tests import
+    for t in tests + ["golden_trajectories.py", "forking.py", "pinhole.py", "rotations.py",
+                           "concave_meshes.py"]:  # helpers tests import
         if (ROOT / "tests" / "python" / t).exists():
             shutil.copy2(ROOT / "tests" / "python" / t, work / "tests" / t)
     if (ROOT / "tests" / "python" / "data").exists():

@@ -13,11 +13,9 @@ import pytest
 
 import ncpgym
 from ncpgym.models import decompose, from_mujoco, to_mjcf
+from concave_meshes import L_DEPTH, L_HEIGHT, L_LONG, L_THICK, _fmt, l_mesh
 
 H = 1 / 120
-# L profile in the x-z plane, extruded along y: a long leg flat on the ground (x in [0, 0.3],
-# z in [0, 0.05]) and a short leg standing up at its end (x in [0, 0.05], z up to 0.2)
-L_LONG, L_HEIGHT, L_THICK, L_DEPTH = 0.3, 0.2, 0.05, 0.1
 # open box cup: outer half width, wall, height, floor thickness, chamfer of the rim's inner edge
 CUP_A, CUP_WALL, CUP_H, CUP_FLOOR, CUP_CHAMFER = 0.1, 0.015, 0.12, 0.015, 0.005
 BALL_R = 0.04
@@ -43,27 +41,6 @@ def coacd_calls(monkeypatch):
 
     monkeypatch.setattr(decompose, "_worker", Counting)
     return calls
-
-
-def _fmt(a) -> str:
-    a = np.asarray(a)
-    return " ".join(str(int(x)) if a.dtype.kind == "i" else repr(float(x)) for x in a.ravel())
-
-
-def l_mesh() -> tuple[np.ndarray, np.ndarray]:
-    """The L's closed surface: the profile's six corners at y = -d/2 and y = +d/2, the side
-    walls, and both caps fanned from the outer corner (0, 0) (the L is star-shaped about it)."""
-    t = L_THICK
-    prof = [(0, 0), (L_LONG, 0), (L_LONG, t), (t, t), (t, L_HEIGHT), (0, L_HEIGHT)]
-    n = len(prof)
-    v = [(x, y, z) for y in (-L_DEPTH / 2, L_DEPTH / 2) for x, z in prof]
-    f = []
-    for i in range(n):  # side walls, outward normals
-        j = (i + 1) % n
-        f += [(i, n + j, j), (i, n + i, n + j)]
-    for k in range(1, n - 1):  # caps: normal -y at y = -d/2, +y at y = +d/2
-        f += [(0, k, k + 1), (n, n + k + 1, n + k)]
-    return np.array(v, float), np.array(f, np.int32)
 
 
 def cup_mesh() -> tuple[np.ndarray, np.ndarray]:

@@ -620,3 +620,46 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
     mujoco.mj_kinematics(mj, d)
     np.testing.assert_allclose(batch.site_xpos[0], d.site_xpos, atol=1e-12)
     np.testing.assert_allclose(batch.site_xmat[0].reshape(-1, 9), d.site_xmat, atol=1e-12)
+
+
+def test_decomposed_mesh_parts_are_named_shared_and_placed_after_mujocos_geoms(tmp_path, monkeypatch, caplog):
+    """One concave mesh (the L) on three geoms under convex_decomposition="all": two that
+    collide share one set of convex parts (CoACD runs once), a visual-only one keeps the
+    whole mesh as one hull. The first part keeps its geom's id and MuJoCo's name + "/part0";
+    the other parts follow all of MuJoCo's geoms, geom by geom, with the geom's body, pose,
+    friction and collision bits. The parts together span the L."""
+    from concave_meshes import _fmt, l_mesh
+
+    monkeypatch.setenv("NCPGYM_CACHE_DIR", str(tmp_path / "cache"))
+    v, f = l_mesh()
+    xml = f"""<mujoco><asset><mesh name="L" vertex="{_fmt(v)}" face="{_fmt(f)}"/></asset>
+      <worldbody><geom name="floor" type="plane" size="1 1 0.1"/>
+        <body name="one" pos="0 0 1"><freejoint/>
+          <geom name="a" type="mesh" mesh="L" pos="0.1 0.2 0.3" euler="0 0 90" friction="0.7 0.01 0.001"/>
+          <geom name="seen" type="mesh" mesh="L" contype="0" conaffinity="0"/></body>
+        <body name="two" pos="1 0 1"><freejoint/>
+          <geom name="c" type="mesh" mesh="L" contype="2" conaffinity="4"/></body>
+      </worldbody></mujoco>"""
+    mj = mujoco.MjModel.from_xml_string(xml)
+    with caplog.at_level(logging.INFO, logger="ncpgym"):
+        m = ncpgym.load_model(xml, convex_decomposition="all")
+    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("mesh 'L'")]
+    k = int(line.split(": ")[1].split()[0])
+    assert k >= 2 and "cache miss" in line
+    names, mesh = list(m.geom_names), np.asarray(m.geom_mesh)
+    assert m.ngeom == mj.ngeom + 2 * (k - 1) and m.nmesh == k + 1
+    assert names[:mj.ngeom] == ["floor", "a/part0", "seen", "c/part0"]
+    assert names[mj.ngeom:] == [f"a/part{i}" for i in range(1, k)] + [f"c/part{i}" for i in range(1, k)]
+    a_parts = [mesh[1]] + list(mesh[mj.ngeom:mj.ngeom + k - 1])
+    c_parts = [mesh[3]] + list(mesh[mj.ngeom + k - 1:])
+    assert a_parts == c_parts and len(set(a_parts)) == k and mesh[2] not in a_parts
+    np.testing.assert_allclose(m.mesh_vertices(int(mesh[2])), mj.mesh_vert, atol=1e-12)  # the whole mesh
+    for first, extra in ((1, range(mj.ngeom, mj.ngeom + k - 1)), (3, range(mj.ngeom + k - 1, m.ngeom))):
+        for g in extra:
+            assert m.geom_body[g] == mj.geom_bodyid[first] and m.geom_type[g] == mj.geom_type[first]
+            for field, mjfield in (("geom_pos", "geom_pos"), ("geom_quat", "geom_quat"), ("geom_friction", "geom_friction")):
+                np.testing.assert_allclose(np.asarray(getattr(m, field))[g], getattr(mj, mjfield)[first], atol=1e-12)
+            assert (m.geom_contype[g], m.geom_conaffinity[g]) == (mj.geom_contype[first], mj.geom_conaffinity[first])
+    # MuJoCo moves a mesh to its principal frame of inertia: compare in that frame
+    allv = np.vstack([m.mesh_vertices(int(i)) for i in a_parts])
+    np.testing.assert_allclose([allv.min(0), allv.max(0)], [mj.mesh_vert.min(0), mj.mesh_vert.max(0)], atol=1e-6)

@@ -1,0 +1,29 @@
+"""A concave closed mesh for the decomposition tests (test_convex_decomposition.py,
+test_loading.py): an L profile in the x-z plane, extruded along y: a long leg flat on the
+ground (x in [0, 0.3], z in [0, 0.05]) and a short leg standing up at its end (x in
+[0, 0.05], z up to 0.2)."""
+
+import numpy as np
+
+L_LONG, L_HEIGHT, L_THICK, L_DEPTH = 0.3, 0.2, 0.05, 0.1
+
+
+def _fmt(a) -> str:
+    a = np.asarray(a)
+    return " ".join(str(int(x)) if a.dtype.kind == "i" else repr(float(x)) for x in a.ravel())
+
+
+def l_mesh() -> tuple[np.ndarray, np.ndarray]:
+    """The L's closed surface: the profile's six corners at y = -d/2 and y = +d/2, the side
+    walls, and both caps fanned from the outer corner (0, 0) (the L is star-shaped about it)."""
+    t = L_THICK
+    prof = [(0, 0), (L_LONG, 0), (L_LONG, t), (t, t), (t, L_HEIGHT), (0, L_HEIGHT)]
+    n = len(prof)
+    v = [(x, y, z) for y in (-L_DEPTH / 2, L_DEPTH / 2) for x, z in prof]
+    f = []
+    for i in range(n):  # side walls, outward normals
+        j = (i + 1) % n
+        f += [(i, n + j, j), (i, n + i, n + j)]
+    for k in range(1, n - 1):  # caps: normal -y at y = -d/2, +y at y = +d/2
+        f += [(0, k, k + 1), (n, n + k + 1, n + k)]
+    return np.array(v, float), np.array(f, np.int32)
