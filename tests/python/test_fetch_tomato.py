@@ -403,3 +403,86 @@ def test_scripted_actions_follow_their_docstrings_phases():
             np.testing.assert_allclose(ft.scripted_actions(task, b, step, start, plate), want, atol=1e-12,
                                        err_msg=str(step))
     env.close()
+
+
+def test_actions_move_the_goal_within_the_box_and_the_arm_follows_it_fed_forward():
+    """The docstring's a[0:3]: the grip goal moves by 1 cm x a, kept in x 1.05-1.55, y
+    0.40-1.10, z 0.42-0.80 m (a box above the table); the arm's targets are envs.fetch's
+    resolved-rate step towards the goal, turned by the goal yaw, with the goal's move fed
+    forward; the finger servos get the finger target."""
+    env = ft.FetchTomatoVectorEnv(num_envs=2, num_threads=1, mesh=2)
+    env.reset(seed=8)
+    task, b = env.task, env.batch
+    task.goal[:] = [[1.545, 0.405, 0.795], [1.052, 1.097, 0.43]]
+    task.yaw[:] = [0.3, -1.0]
+    start, before = task.goal.copy(), task.targets.copy()
+    pos, R = task.grip(b)
+    a = np.array([[1.0, -1.0, 1.0, 0.0, 0.0], [-1.0, 1.0, -0.5, 1.0, -1.0]])
+    targets = task.apply_action(b, a, 4 * 0.0083)
+    np.testing.assert_allclose(task.goal, [[1.55, 0.40, 0.80], [1.05, 1.10, 0.425]], atol=1e-12)
+    np.testing.assert_allclose(task.yaw, [0.3, -0.95], atol=1e-12)
+    want = fetch.ik_targets(b.model, b.q, task.idx, before[:, task.idx.arm_act], task.goal,
+                            fetch.yaw_frame(task.yaw), pos, R, goal_step=task.goal - start)
+    np.testing.assert_allclose(targets[:, task.idx.arm_act], want, atol=1e-12)
+    np.testing.assert_allclose(targets[:, task.idx.finger_act], [[0.05, 0.05], [0.048, 0.048]], atol=1e-12)
+    a[:, 2] = -1.0  # z down from 0.80 and from 0.425: the box's floor 2 cm above the table top
+    task.apply_action(b, a, 4 * 0.0083)
+    np.testing.assert_allclose(task.goal[:, 2], [0.79, 0.42], atol=1e-12)
+    env.close()
+
+
+def test_the_reward_is_the_docstrings_weighted_sum_at_the_edges_and_extra_terms_see_dt():
+    """Reward = reach + 0.5 grasp + lift + 2 carry + 2 place + 2 release - 5 crush - 0.01
+    mean(a^2) - 10 failed, per world, on states set by hand (mesh 2); an extra term sees dt =
+    4 x 8.3 ms. Edges: squeeze exactly 20 N is not crushed (F > 20 N), the tomato squashed to
+    0.74 of its height is (c = 0.26 > 0.25) and to 0.76 is not; the tomato centred on the
+    plate's edge is over it (|T - P| <= the plate's half size); the reading 5 % off exactly
+    succeeds."""
+    from ncpgym.wrappers import RewardTerm
+
+    seen = []
+    env = ft.FetchTomatoVectorEnv(num_envs=4, num_threads=1, mesh=2, extra_reward_terms=[
+        RewardTerm("dt", lambda c: seen.append(c.dt) or np.zeros(4), 1.0)])
+    env.reset(seed=9)
+    task, b = env.task, env.batch
+    m = task.mass
+    x0 = np.asarray(b.model.particle_pos0)
+    w = np.asarray(b.model.particle_mass) / np.sum(b.model.particle_mass)
+    P = b.xpos[:, task.plate_body] + [0.0, 0.0, 0.005]
+    half = np.asarray(sc.PLATE[:2])
+    centre0 = w @ x0
+    bottom = np.array([centre0[0], centre0[1], x0[:, 2].min()])
+    for i, (squash, offset) in enumerate(((1.0, [0.0, 0.0]), (0.74, [0.0, 0.0]), (0.76, [0.0, 0.0]),
+                                          (1.0, [half[0], -half[1]]))):
+        x = x0 - bottom
+        x[:, 2] *= squash
+        b.x[i] = x + P[i] + [offset[0], offset[1], 0.001]
+    b.v[:] = 0.0
+    b.q[:, task.needle_q] = np.array([1.05, 1.0, 1.0, 0.95]) * m * 9.81 / 200.0 * 30.0
+    contact = np.array(b.geom_dynamic_contact)
+    contact[:] = 0
+    contact[:, task.plate] = 1
+    contact[0, task.idx.pads] = 1
+    b.geom_dynamic_contact[:] = contact
+    frc = np.zeros_like(b.qfrc_actuator)
+    frc[0, task.idx.finger_v] = [-20.0, -15.0]
+    b.qfrc_actuator[:] = frc
+    a = np.array([[1.0, 0, 0, 0, 0], [0.5, 0.5, 0, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1.0]])
+    reward, failed, info = task.evaluate(b, None, a, 4 * 0.0083)
+    assert seen == [pytest.approx(4 * 0.0083)]
+    t = info["reward_terms"]
+    np.testing.assert_allclose(info["compression"][1:3], [0.26, 0.24], atol=1e-9)
+    assert info["crushed"].tolist() == [False, True, False, False]
+    assert failed.tolist() == [False, True, False, False]
+    np.testing.assert_allclose(info["squeeze"], [20.0, 0, 0, 0])
+    assert t["place"].tolist() == [1, 1, 1, 1] and t["release"].tolist() == [0, 1, 1, 1]
+    assert info["is_success"].tolist() == [False, True, True, True]
+    T = np.einsum("p,npk->nk", w, b.x)
+    reach = np.linalg.norm(b.site_xpos[:, task.idx.grip_site] - T, axis=1)
+    lift = np.clip((T[:, 2] - task.rest_z) / 0.15, 0, 1)
+    carry = lift * (1 - np.minimum(np.linalg.norm(T[:, :2] - P[:, :2], axis=1) / task.start_dist, 1))
+    want = (-reach + 0.5 * (reach < 0.02) + lift + 2 * carry + 2 * 1.0 + 2 * np.array([0, 1, 1, 1])
+            - 5 * np.array([1.0, 0, 0, 0]) - 0.01 * np.array([0.2, 0.1, 0.0, 1.0]) - 10 * np.array([0, 1, 0, 0]))
+    np.testing.assert_allclose(reward, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(t["action"], [0.2, 0.1, 0.0, 1.0], rtol=1e-12)
+    env.close()
