@@ -340,3 +340,58 @@ def test_exported_hand_keeps_its_servos(hand):
         forces.append(d.qfrc_actuator.copy())
     assert np.abs(forces[0]).max() > 1.0
     np.testing.assert_allclose(forces[1], forces[0], rtol=1e-12, atol=1e-12)
+
+
+def test_squeeze_reset_draws_and_the_scripted_controller_by_hand():
+    """Reset (docstring): the fingers at HOME plus U(-0.05, 0.05) rad per joint, kept in the
+    joint ranges, at rest, then the target c* ~ U(0.02, 0.10), both from each world's
+    stream (a twin batch seeded alike draws the same numbers); the servo targets start at
+    the fingers' pose and the hold counter at 0. scripted_actions: the flexion joints (all
+    but the spreads 0, 4, 8 and the thumb's 12, 13) get clip(48 (c* - c), -1, 1), the rest 0."""
+    from ncpgym.tasks import allegro_squeeze as sq
+
+    env = squeeze_env(3)
+    task, b, mj = env.task, env.batch, env.task.mj
+    task.held[:] = 7
+    env.reset(seed=31)
+    twin = ncpgym.Batch(b.model, 3)
+    twin.seed(31)
+    w = np.arange(3, dtype=np.int32)
+    noise = twin.uniform(w, 16, -0.05, 0.05)
+    goal = twin.uniform(w, 1, 0.02, 0.10)[:, 0]
+    home = np.array([0.0, 0.9, 0.6, 0.3] * 3 + [1.3, 0.6, 0.3, 0.3])
+    lo, hi = mj.jnt_range[[mj.joint(n).id for n in allegro.FINGER_JOINTS]].T
+    fingers = [mj.jnt_qposadr[mj.joint(n).id] for n in allegro.FINGER_JOINTS]
+    q = np.clip(home + noise, lo, hi)
+    np.testing.assert_allclose(b.q[:, fingers], q, atol=1e-15)
+    np.testing.assert_allclose(task.goal, goal, atol=1e-15)
+    np.testing.assert_allclose(task.targets, q, atol=1e-15)
+    assert np.all(b.u == 0.0) and task.held.tolist() == [0, 0, 0]
+    c = task.strain(b)
+    task.goal[:] = c + np.array([0.03, -0.005, 0.01])  # 48 x: 1.44 (clipped), -0.24, 0.48
+    a = sq.scripted_actions(task, b)
+    flexion = [1, 2, 3, 5, 6, 7, 9, 10, 11, 14, 15]
+    want = np.zeros((3, 16))
+    want[:, flexion] = np.array([[1.0], [-0.24], [0.48]])
+    np.testing.assert_allclose(a, want, atol=1e-9)
+    env.close()
+
+
+def test_flattened_and_mirrored_balls_count_as_inverted():
+    """inverted is the share of tetrahedra with volume <= 0: every element of a ball
+    flattened onto its centre plane (volume 0) and of a mirrored ball (negative volumes)
+    counts, none of the ball at rest; its reward weight is -10."""
+    env = squeeze_env(3)
+    task, b = env.task, env.batch
+    x = b.x
+    centre = x[0].mean(axis=0)
+    flat = x[0].copy()
+    flat[:, 2] = centre[2]
+    mirrored = x[0].copy()
+    mirrored[:, 0] = 2 * centre[0] - mirrored[:, 0]
+    b.x[1] = flat
+    b.x[2] = mirrored
+    _, _, info = task.evaluate(b, None, np.zeros((3, 16)), env.dt)
+    assert info["inverted"].tolist() == [0.0, 1.0, 1.0]
+    np.testing.assert_allclose(info["reward_terms"]["inverted"], [0.0, 1.0, 1.0])
+    env.close()

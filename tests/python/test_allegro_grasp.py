@@ -185,3 +185,74 @@ def _write_stl(path, v, f):
         for tri in np.asarray(v)[f]:
             fh.write(struct.pack("<12fH", 0, 0, 0, *tri.ravel(), 0))
     return path
+
+
+def test_grasp_reset_draws_observation_entries_and_scripted_pinch_by_hand():
+    """Reset from each world's stream (a twin batch seeded alike): the object k =
+    floor(8 u) of the set, its yaw U(-pi, pi) (quaternion cos(yaw/2), 0, 0, sin(yaw/2)), its
+    centre U(-2, 2) cm about (GRASP_X, 0), the wrist U(-1, 1) cm in x and y, fingers open.
+    Observation entries 3-6, 7-23, 26-39 for a state set by hand (a general rotation, every
+    velocity non-zero); touch = share of fingertips touching. scripted_actions and
+    pinch_height by their docstrings."""
+    env = gym.make_vec("ncpgym/AllegroGrasp-v0", num_envs=4, num_threads=1).unwrapped
+    env.reset(seed=13)
+    task, b, mj = env.task, env.batch, env.task.mj
+    twin = ncpgym.Batch(b.model, 4)
+    twin.seed(13)
+    w = np.arange(4, dtype=np.int32)
+    pick = np.floor(twin.uniform(w, 1, 0.0, 1.0)[:, 0] * 8).astype(int)
+    yaw = twin.uniform(w, 1, -np.pi, np.pi)[:, 0]
+    xy = twin.uniform(w, 2, -0.02, 0.02) + [allegro.GRASP_X, 0.0]
+    wrist = twin.uniform(w, 2, -0.01, 0.01)
+    assert task.current.tolist() == pick.tolist() and len(set(pick)) > 1
+    rows = np.arange(4)
+    a0 = task.object_q[pick]
+    np.testing.assert_allclose(b.q[rows[:, None], a0[:, None] + np.arange(2)], xy, atol=1e-15)
+    quat = np.column_stack([np.cos(yaw / 2), 0 * yaw, 0 * yaw, np.sin(yaw / 2)])
+    np.testing.assert_allclose(b.q[rows[:, None], a0[:, None] + np.arange(3, 7)], quat, atol=1e-15)
+    wq = [mj.jnt_qposadr[mj.joint(n).id] for n in ("wrist_x", "wrist_y", "wrist_z")]
+    np.testing.assert_allclose(b.q[:, wq], np.c_[wrist, np.zeros(4)], atol=1e-15)
+    np.testing.assert_allclose(task.wrist_target, np.c_[wrist, np.zeros(4)], atol=1e-15)
+    lo, hi = mj.jnt_range[[mj.joint(n).id for n in allegro.FINGER_JOINTS]].T
+    fq = [mj.jnt_qposadr[mj.joint(n).id] for n in allegro.FINGER_JOINTS]
+    np.testing.assert_allclose(b.q[:, fq], np.tile(np.clip(allegro.grasp_synergy(0.0), lo, hi), (4, 1)))
+    assert np.all(b.u == 0.0) and np.all(task.closure == 0.0)
+    # observation on a state set by hand
+    rng = np.random.default_rng(3)
+    q4 = rng.normal(size=(4, 4))
+    q4 /= np.linalg.norm(q4, axis=1, keepdims=True)
+    b.q[rows[:, None], a0[:, None] + np.arange(3, 7)] = q4
+    b.q[rows, a0 + 2] += [0.0, 0.01, 0.02, 0.03]
+    b.u[:] = rng.normal(size=b.u.shape)
+    obs = task.observe(b)
+    wv = [mj.jnt_dofadr[mj.joint(n).id] for n in ("wrist_x", "wrist_y", "wrist_z")]
+    np.testing.assert_allclose(obs[:, 3:6], b.u[:, wv])
+    np.testing.assert_allclose(obs[:, 7:23], b.q[:, fq])
+    np.testing.assert_allclose(obs[:, 26], [0.0, 0.01, 0.02, 0.03], atol=1e-12)
+    v0 = task.object_v[pick]
+    np.testing.assert_allclose(obs[:, 27:33], b.u[rows[:, None], v0[:, None] + np.arange(6)])
+    for i in range(4):
+        R = np.zeros(9)
+        mujoco.mju_quat2Mat(R, q4[i])
+        np.testing.assert_allclose(obs[i, 33:39], R.reshape(3, 3)[:, :2].T.ravel(), atol=1e-12)
+    contact = np.array(b.geom_dynamic_contact)
+    contact[:] = 0
+    tips = [mj.geom(n).id for n in allegro.TIPS]
+    contact[np.ix_([1, 2, 3], tips)] = [[1, 0, 0, 0], [1, 1, 0, 1], [1, 1, 1, 1]]
+    b.geom_dynamic_contact[:] = contact
+    _, _, info = task.evaluate(b, None, np.zeros((4, 4)), env.dt)
+    np.testing.assert_allclose(info["reward_terms"]["touch"], [0.0, 0.25, 0.75, 1.0])
+    # the scripted pinch: over the object's centre and down by step 19, close from 30, lift from 54
+    assert [ag.pinch_height(h) for h in (0.01, 0.05, 0.2)] == pytest.approx([0.013, 0.02, 0.04])
+    obj = task.object_pos(b)
+    task.wrist_target[:] = [[0.01, 0.0, 0.0], [-0.02, 0.005, -0.03], [0.0, 0.0, -0.06], [0.003, -0.004, -0.05]]
+    start = task.wrist_target.copy()
+    down = np.clip(task.size[:, 2] / 2 - 0.005, 0.013, 0.04) - 0.08
+    over = obj[:, :2] - [allegro.GRASP_X, 0.0]
+    for step, z, xy_goal, close in ((0, down / 20, over, -1.0), (9, down / 2, over, -1.0), (29, down, over, -1.0),
+                                    (30, start[:, 2], start[:, :2], 1.0), (53, start[:, 2], start[:, :2], 1.0),
+                                    (54, down + 0.005, start[:, :2], 1.0), (100, down + 0.12, start[:, :2], 1.0)):
+        goal = np.c_[xy_goal, z]
+        want = np.c_[np.clip((goal - start) / 0.01, -1, 1), np.full(4, close)]
+        np.testing.assert_allclose(ag.scripted_actions(task, b, step), want, atol=1e-12, err_msg=str(step))
+    env.close()
