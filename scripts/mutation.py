@@ -62,7 +62,9 @@ MODULES = {
     # cross-check and YuMi tests too, every mutant of mujoco_builder runs ~80 tests and a
     # run takes hours
     "models.loader": ("models/loader.py", ["test_loading.py", "test_equality.py"]),
-    "train.ppo": ("train/ppo.py", ["test_training.py"]),
+    # test_ppo_math.py: the arithmetic (moments, GAE, reward scaling, one update's losses,
+    # a rollout's bookkeeping, the learning rate) against hand computations
+    "train.ppo": ("train/ppo.py", ["test_ppo_math.py", "test_training.py"]),
     # the robot and swimming tasks: their own test files, and test_render.py for the render
     # hooks (mutmut runs only the parametrisation that reaches the mutated task)
     "tasks.manta_swim": ("tasks/manta_swim.py", ["test_manta_swim.py", "test_render_hooks.py", "test_render.py"]),
@@ -305,8 +307,8 @@ def build_tree(work: Path, modules: list[str]) -> None:
     shutil.copy2(core.__file__, work / "src" / "ncpgym" / Path(core.__file__).name)
     tests = sorted({t for m in modules for t in MODULES[m][1]})
     (work / "tests").mkdir()
-    for t in tests + ["golden_trajectories.py", "forking.py", "pinhole.py", "rotations.py",
-                           "concave_meshes.py"]:  # helpers tests import
+    helpers = ["golden_trajectories.py", "forking.py", "pinhole.py", "rotations.py", "concave_meshes.py"]
+    for t in tests + helpers:  # helpers: modules the tests import
         if (ROOT / "tests" / "python" / t).exists():
             shutil.copy2(ROOT / "tests" / "python" / t, work / "tests" / t)
     if (ROOT / "tests" / "python" / "data").exists():

@@ -1,0 +1,280 @@
+"""ncpgym.train.ppo's arithmetic against hand computations (issue 14): the running moments
+against the pooled moments of every batch seen, GAE(lambda) against its definition as a
+discounted sum of TD errors within an episode, the reward scaling against the discounted
+returns written out, one update's losses and statistics against the PPO paper's formulas
+evaluated in NumPy on the policy before the step, a rollout's bookkeeping against the raw
+rewards the env returned, and the learning rate's linear decay."""
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import ncpgym  # noqa: F401  (registers the tasks)
+
+torch = pytest.importorskip("torch")
+
+from ncpgym.train.ppo import PPO, PPOConfig, RunningMeanStd, evaluate  # noqa: E402
+
+PRIOR = 1e-4  # RunningMeanStd's starting count, at mean 0 and variance 1
+
+
+def pendulum(n=3, **kw):
+    return gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=n, num_threads=1, **kw)
+
+
+def agent(n=3, **cfg):
+    return PPO(pendulum(n), PPOConfig(hidden=(8,), seed=0, torch_threads=1, **cfg))
+
+
+def pooled(batches, shape=()):
+    """Mean and variance of every sample seen plus the prior pseudo-sample set."""
+    x = np.concatenate(batches)
+    total = PRIOR + len(x)
+    mean = x.sum(axis=0) / total
+    var = (PRIOR * (np.ones(shape) + mean**2) + ((x - mean) ** 2).sum(axis=0)) / total
+    return mean, var, total
+
+
+def test_running_moments_are_the_pooled_moments_of_every_batch():
+    rng = np.random.default_rng(0)
+    batches = [rng.normal(3.0, 2.0, (5, 2)), rng.normal(-1.0, 0.5, (1, 2)), rng.normal(0.0, 4.0, (7, 2))]
+    rms = RunningMeanStd((2,))
+    for k in range(3):
+        rms.update(batches[k])
+        mean, var, total = pooled(batches[:k + 1], (2,))
+        np.testing.assert_allclose(rms.mean, mean, rtol=1e-12)
+        np.testing.assert_allclose(rms.var, var, rtol=1e-12)
+        assert rms.count == pytest.approx(total, rel=1e-15)
+    other = RunningMeanStd((2,))
+    other.load_state_dict(rms.state_dict())
+    assert np.array_equal(other.mean, rms.mean) and np.array_equal(other.var, rms.var) and other.count == rms.count
+
+
+def gae_by_definition(rew, val, term, done, valid, gamma, lam):
+    """A_t = sum_l (gamma lam)^l delta_{t+l} over the steps of t's episode inside the rollout,
+    delta_s = r_s + gamma V_{s+1} [s not terminal] - V_s; 0 at reset steps."""
+    T, N = rew.shape
+    adv = np.zeros((T, N))
+    for i in range(N):
+        for t in range(T):
+            if not valid[t, i]:
+                continue
+            total, s = 0.0, t
+            while s < T:
+                delta = rew[s, i] + gamma * val[s + 1, i] * (not term[s, i]) - val[s, i]
+                total += (gamma * lam) ** (s - t) * delta
+                if done[s, i]:
+                    break
+                s += 1
+            adv[t, i] = total
+    return adv
+
+
+def hand_buffer(T=6, N=3, seed=1):
+    """World 0 runs through; world 1 terminates at step 2 (step 3 resets); world 2 is
+    truncated at step 3 (step 4 resets) and terminates at step 5."""
+    rng = np.random.default_rng(seed)
+    term, done, valid = np.zeros((T, N), bool), np.zeros((T, N), bool), np.ones((T, N), bool)
+    term[2, 1] = done[2, 1] = True
+    valid[3, 1] = False
+    done[3, 2] = True
+    valid[4, 2] = False
+    term[5, 2] = done[5, 2] = True
+    return {"rew": rng.normal(size=(T, N)).astype(np.float32), "val": rng.normal(size=(T + 1, N)).astype(np.float32),
+            "term": term, "done": done, "valid": valid}
+
+
+def test_advantages_are_gae_by_its_definition_with_autoreset_masks():
+    ppo = agent(rollout_steps=6, gamma=0.9, gae_lambda=0.8)
+    buf = hand_buffer()
+    adv, ret = ppo.advantages(buf)
+    want = gae_by_definition(buf["rew"].astype(float), buf["val"].astype(float), buf["term"], buf["done"],
+                             buf["valid"], 0.9, 0.8)
+    np.testing.assert_allclose(adv, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ret, want + buf["val"][:6], rtol=1e-5, atol=1e-6)
+    assert adv[3, 1] == 0.0 and adv[4, 2] == 0.0
+    # the terminal step bootstraps nothing, the truncated one the final observation's value
+    assert adv[2, 1] == pytest.approx(buf["rew"][2, 1] - buf["val"][2, 1], rel=1e-6)
+    assert adv[3, 2] == pytest.approx(buf["rew"][3, 2] + 0.9 * buf["val"][4, 2] - buf["val"][3, 2], rel=1e-6)
+
+
+def test_rewards_are_divided_by_the_running_std_of_the_discounted_return():
+    """_scale: G <- gamma G + r in worlds whose step is not a reset step, the running
+    moments take those G, the reward is divided by sqrt(var + 1e-8), and G restarts at 0
+    after an episode ends."""
+    ppo = agent(gamma=0.9)
+    rng = np.random.default_rng(2)
+    rews = rng.normal(size=(4, 3))
+    dones = np.array([[False, True, False], [False, False, False], [True, False, False], [False, False, False]])
+    G, seen, after = np.zeros(3), [], np.zeros(3, bool)
+    for r, d in zip(rews, dones):
+        ppo._after_done = after.copy()
+        out = ppo._scale(r, d)
+        live = ~after
+        G = np.where(live, 0.9 * G + r, G)
+        seen.append(G[live].copy())
+        _, var, _ = pooled(seen)
+        np.testing.assert_allclose(out, r / math.sqrt(var + 1e-8), rtol=1e-12)
+        G[d] = 0.0
+        after = d
+    plain = agent(normalize_reward=False)
+    assert np.array_equal(plain._scale(rews[0], dones[0]), rews[0])
+
+
+def test_observations_are_normalised_by_the_running_moments_and_clipped():
+    ppo = agent(obs_clip=2.0)
+    ppo.obs_rms.mean = np.array([1.0, -1.0, 0.0, 0.5])
+    ppo.obs_rms.var = np.array([4.0, 1.0, 0.25, 1e-8])
+    obs = np.array([[3.0, -1.0, 0.25, 0.5 + 1e-3]])
+    z = (obs - ppo.obs_rms.mean) / np.sqrt(ppo.obs_rms.var + 1e-8)
+    np.testing.assert_allclose(ppo.normalize(obs), np.clip(z, -2.0, 2.0), rtol=1e-12)
+    assert ppo.normalize(obs)[0, 3] == 2.0 and 0.0 < z[0, 3] - 2.0
+    assert np.array_equal(agent(normalize_obs=False).normalize(obs), obs)
+
+
+def numpy_policy(ppo):
+    """The actor's mean, log std and the critic as NumPy functions of the policy's weights."""
+    def mlp(seq, x):
+        for layer in seq:
+            if isinstance(layer, torch.nn.Linear):
+                x = x @ layer.weight.detach().double().numpy().T + layer.bias.detach().double().numpy()
+            else:
+                x = np.tanh(x)
+        return x
+    log_std = ppo.policy.log_std.detach().double().numpy().copy()
+    return (lambda o: mlp(ppo.policy.actor, o)), log_std, (lambda o: mlp(ppo.policy.critic, o)[:, 0])
+
+
+def gaussian_logp(a, mu, log_std):
+    return np.sum(-0.5 * ((a - mu) / np.exp(log_std)) ** 2 - log_std - 0.5 * np.log(2 * np.pi), axis=-1)
+
+
+def test_one_update_minimises_the_papers_losses_evaluated_before_the_step():
+    """epochs = minibatches = 1: the statistics of the single step are the clipped surrogate
+    -mean(min(rho A, clip(rho, 0.8, 1.2) A)) with A normalised (unbiased std), 0.5 mean((V -
+    R)^2), the Gaussian entropy, mean((rho - 1) - log rho), the share |rho - 1| > 0.2, and
+    1 - var(R - V) / var(R), all over the valid samples only; the weights then move."""
+    T, N = 6, 3
+    ppo = agent(rollout_steps=T, epochs=1, minibatches=1, gamma=0.9, gae_lambda=0.8)
+    buf = hand_buffer(T, N)
+    rng = np.random.default_rng(4)
+    buf["obs"] = rng.normal(size=(T, N, 4)).astype(np.float32)
+    buf["act"] = rng.normal(size=(T, N, 1)).astype(np.float32)
+    mu, log_std, value = numpy_policy(ppo)
+    obs, act = buf["obs"].astype(float), buf["act"].astype(float)
+    logp_now = gaussian_logp(act, mu(obs.reshape(-1, 4)).reshape(T, N, 1), log_std)
+    buf["logp"] = (logp_now + rng.uniform(-0.4, 0.4, (T, N))).astype(np.float32)  # ratios 0.67-1.5
+    buf["rew"][~buf["valid"]] = 1e6  # reset steps: nothing of them may reach the loss
+    V = value(obs.reshape(-1, 4))  # the critic before the step (value reads the live weights)
+    before = [p.detach().clone() for p in ppo.policy.parameters()]
+    stats = ppo.update(buf)
+    v = buf["valid"].reshape(-1)
+    A = gae_by_definition(buf["rew"].astype(float), buf["val"].astype(float), buf["term"], buf["done"],
+                          buf["valid"], 0.9, 0.8)
+    R = (A + buf["val"][:T]).reshape(-1)[v]
+    A = A.reshape(-1)[v]
+    An = (A - A.mean()) / (A.std(ddof=1) + 1e-8)
+    rho = np.exp(logp_now.reshape(-1)[v] - buf["logp"].astype(float).reshape(-1)[v])
+    assert (np.abs(rho - 1) > 0.2).any() and (np.abs(rho - 1) < 0.2).any()
+    pg = -np.mean(np.minimum(rho * An, np.clip(rho, 0.8, 1.2) * An))
+    V = V[v]
+    entropy = np.sum(0.5 + 0.5 * np.log(2 * np.pi) + log_std)
+    want = {"policy_loss": pg, "value_loss": 0.5 * np.mean((V - R) ** 2), "entropy": entropy,
+            "approx_kl": np.mean((rho - 1) - np.log(rho)), "clip_frac": np.mean(np.abs(rho - 1) > 0.2)}
+    for k, w in want.items():
+        assert stats[k] == pytest.approx(w, rel=2e-4, abs=1e-6), k
+    val_old = buf["val"][:-1].reshape(-1)[v].astype(float)
+    assert stats["explained_var"] == pytest.approx(1 - np.var(R - val_old) / np.var(R), rel=1e-4)
+    assert ppo.updates == 1
+    assert all(not torch.equal(b, p) for b, p in zip(before, ppo.policy.parameters()))
+
+
+def test_a_rollout_records_what_the_env_returned():
+    """collect(): rewards are the env's (scaled), episode returns and lengths sum the raw
+    rewards of each finished episode without its reset step, reset steps are invalid, logp
+    and values are the policy's on the normalised observation, env_steps counts T x N."""
+    T, N = 40, 3
+    envs = pendulum(N)
+    seen = []
+    step = envs.step
+
+    def recording(a):
+        out = step(a)
+        seen.append((a.copy(), *(np.copy(x) for x in out[1:4])))
+        return out
+
+    envs.step = recording
+    ppo = PPO(envs, PPOConfig(hidden=(8,), seed=0, torch_threads=1, rollout_steps=T, normalize_reward=False))
+    buf = ppo.collect()
+    acts = np.array([s[0] for s in seen])
+    rew, term, trunc = (np.array([s[k] for s in seen]) for k in (1, 2, 3))
+    done = term | trunc
+    assert done[:-1].any()  # random actions topple the pole within the rollout
+    np.testing.assert_allclose(buf["rew"], rew, rtol=1e-6)
+    assert np.array_equal(buf["term"], term) and np.array_equal(buf["done"], done)
+    assert np.array_equal(buf["valid"][1:], ~done[:-1]) and buf["valid"][0].all()
+    np.testing.assert_allclose(acts, np.clip(buf["act"].astype(float), -3.0, 3.0), rtol=1e-6)
+    returns, lengths = [], []
+    for i in range(N):
+        r, k = 0.0, 0
+        for t in range(T):
+            if not buf["valid"][t, i]:
+                continue
+            r, k = r + rew[t, i], k + 1
+            if done[t, i]:
+                returns.append((t, i, r))
+                lengths.append((t, i, k))
+                r, k = 0.0, 0
+    order = sorted(range(len(returns)), key=lambda j: (returns[j][0], returns[j][1]))
+    np.testing.assert_allclose(ppo.finished_returns, [returns[j][2] for j in order], rtol=1e-12)
+    assert ppo.finished_lengths == [lengths[j][2] for j in order]
+    assert ppo.env_steps == T * N and ppo.finished_success == []
+    mu, log_std, value = numpy_policy(ppo)
+    obs = buf["obs"].astype(float).reshape(-1, 4)
+    np.testing.assert_allclose(buf["logp"].reshape(-1), gaussian_logp(buf["act"].reshape(-1, 1), mu(obs), log_std),
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(buf["val"][:T].reshape(-1), value(obs), rtol=1e-4, atol=1e-5)
+
+
+def test_the_learning_rate_decays_linearly_to_a_floor_of_5_percent():
+    """lr x max(1 - steps / total, 0.05) before each update: with 4 updates of 30 steps
+    in a budget of 100, 1, 0.7, 0.4, 0.1; past the budget's 95 % it stays at 0.05."""
+    lrs = []
+    ppo = agent(n=3, rollout_steps=10, epochs=1, minibatches=1, lr=1e-3)
+    ppo.learn(total_steps=100, progress=False, log_every=None,
+              callback=lambda row: lrs.append(ppo.opt.param_groups[0]["lr"]))
+    np.testing.assert_allclose(lrs, [1e-3, 7e-4, 4e-4, 1e-4], rtol=1e-12)
+    ppo = agent(n=3, rollout_steps=10, epochs=1, minibatches=1, lr=1e-3)
+    ppo.env_steps = 98
+    ppo.learn(total_steps=100, progress=False, log_every=None,
+              callback=lambda row: lrs.append(ppo.opt.param_groups[0]["lr"]))
+    assert lrs[-1] == pytest.approx(5e-5, rel=1e-12)
+    fixed = agent(n=3, rollout_steps=10, epochs=1, minibatches=1, lr=1e-3, lr_anneal=False)
+    fixed.learn(total_steps=60, progress=False, log_every=None)
+    assert fixed.opt.param_groups[0]["lr"] == 1e-3
+
+
+def test_evaluate_counts_each_worlds_first_episode_only():
+    """evaluate: the return of each of the first `episodes` worlds' first episode (the sum
+    of its rewards up to its end), success nan where a task defines none."""
+    envs = pendulum(4)
+    seen = []
+    step = envs.step
+
+    def recording(a):
+        out = step(a)
+        seen.append((out[1].copy(), (out[2] | out[3]).copy()))
+        return out
+
+    envs.step = recording
+    rng = np.random.default_rng(5)
+    returns, success = evaluate(envs, lambda o: rng.uniform(-3, 3, (4, 1)), 3, seed=7, with_success=True)
+    rew, done = np.array([s[0] for s in seen]), np.array([s[1] for s in seen])
+    want = [rew[:np.argmax(done[:, i]) + 1, i].sum() for i in range(3)]
+    np.testing.assert_allclose(returns, want, rtol=1e-12)
+    assert len(returns) == 3 and np.isnan(success).all()
+    assert done[-1, :3].any() and not done[:-1, :3].all(axis=0).any()  # stops at the last first end
+    with pytest.raises(ValueError, match=r"episodes \(5\) must be <= num_envs \(4\)"):
+        evaluate(envs, lambda o: np.zeros((4, 1)), 5)
