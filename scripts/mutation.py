@@ -80,7 +80,10 @@ MODULES = {
 DESELECT = {"vector": "not every_task and not same_seed_is_bitwise and not saved_state_continues",
             # the scripted pinch of five objects (100 s) and the integral controller's hold (20 s)
             "tasks.allegro_grasp": "not scripted_pinch",
-            "tasks.allegro_squeeze": "not scripted_integral_controller"}
+            "tasks.allegro_squeeze": "not scripted_integral_controller",
+            # 60,000 steps of learning (13 s) and a training run stopped by SIGINT in a
+            # subprocess (10 s); test_ppo_math.py checks the arithmetic they rest on
+            "train.ppo": "not learns_the_inverted_pendulum and not survives_ctrl_c"}
 FAST = ["wrappers", "tasks.flagrun", "tasks.humanoid", "tasks.inverted_pendulum", "models.export",
         "tasks.pneunet_grasp"]
 # Surviving mutants judged equivalent (no behaviour a test could see), with the reason; they
