@@ -65,6 +65,12 @@ MODULES = {
     # test_ppo_math.py: the arithmetic (moments, GAE, reward scaling, one update's losses,
     # a rollout's bookkeeping, the learning rate) against hand computations
     "train.ppo": ("train/ppo.py", ["test_ppo_math.py", "test_training.py"]),
+    # the training CLI (python -m ncpgym.train) and the Stable-Baselines3 adapter
+    "train.cli": ("train/__main__.py", ["test_training.py"]),
+    "train.sb3": ("train/sb3.py", ["test_training.py"]),
+    # convex decomposition (CoACD in a worker, the disk cache) and MuJoCo's hulls
+    "models.decompose": ("models/decompose.py", ["test_convex_decomposition.py", "test_loading.py"]),
+    "models.hull": ("models/hull.py", ["test_simulator_api.py", "test_convex_decomposition.py"]),
     # the robot and swimming tasks: their own test files, and test_render.py for the render
     # hooks (mutmut runs only the parametrisation that reaches the mutated task)
     "tasks.manta_swim": ("tasks/manta_swim.py", ["test_manta_swim.py", "test_render_hooks.py", "test_render.py"]),
@@ -83,7 +89,9 @@ DESELECT = {"vector": "not every_task and not same_seed_is_bitwise and not saved
             "tasks.allegro_squeeze": "not scripted_integral_controller",
             # 60,000 steps of learning (13 s) and a training run stopped by SIGINT in a
             # subprocess (10 s); test_ppo_math.py checks the arithmetic they rest on
-            "train.ppo": "not learns_the_inverted_pendulum and not survives_ctrl_c"}
+            "train.ppo": "not learns_the_inverted_pendulum and not survives_ctrl_c",
+            "train.cli": "not learns_the_inverted_pendulum",
+            "train.sb3": "not learns_the_inverted_pendulum and not survives_ctrl_c"}
 FAST = ["wrappers", "tasks.flagrun", "tasks.humanoid", "tasks.inverted_pendulum", "models.export",
         "tasks.pneunet_grasp"]
 # Surviving mutants judged equivalent (no behaviour a test could see), with the reason; they
