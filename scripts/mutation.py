@@ -69,7 +69,8 @@ MODULES = {
     "train.cli": ("train/__main__.py", ["test_training.py"]),
     "train.sb3": ("train/sb3.py", ["test_training.py"]),
     # convex decomposition (CoACD in a worker, the disk cache) and MuJoCo's hulls
-    "models.decompose": ("models/decompose.py", ["test_convex_decomposition.py", "test_loading.py"]),
+    "models.decompose": ("models/decompose.py", ["test_decompose_units.py", "test_convex_decomposition.py",
+                                                 "test_loading.py"]),
     "models.hull": ("models/hull.py", ["test_simulator_api.py", "test_convex_decomposition.py"]),
     # the robot and swimming tasks: their own test files, and test_render.py for the render
     # hooks (mutmut runs only the parametrisation that reaches the mutated task)

@@ -1,0 +1,183 @@
+"""ncpgym.models.decompose's pieces against geometry done by hand (issue 14): which surfaces
+are closed, the volumes of a box and of the L bracket and of its hull from their profiles'
+areas, the "auto" rule at its 0.9 ratio, slivers, the cache's key, location and files."""
+
+import logging
+
+import mujoco
+import numpy as np
+import pytest
+
+from ncpgym.models import decompose
+from concave_meshes import L_DEPTH, L_HEIGHT, L_LONG, L_THICK, _fmt, l_mesh
+
+CUBE_FACES = np.array([(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
+                       (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)], np.int32)
+
+
+def box(a=0.1, b=0.2, c=0.3):
+    return np.array([(x, y, z) for x in (0, a) for y in (0, b) for z in (0, c)], float), CUBE_FACES.copy()
+
+
+def compiled(v, f):
+    xml = f"""<mujoco><asset><mesh name="m" vertex="{_fmt(v)}" face="{_fmt(f)}"/></asset>
+      <worldbody><geom type="mesh" mesh="m"/></worldbody></mujoco>"""
+    return mujoco.MjModel.from_xml_string(xml)
+
+
+def shoelace(points):
+    x, y = np.asarray(points, float).T
+    return 0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def test_closed_surfaces_are_told_from_open_flipped_and_degenerate_ones():
+    v, f = box()
+    assert decompose.is_closed(f)
+    assert not decompose.is_closed(f[:-1])  # a hole
+    flipped = f.copy()
+    flipped[0] = flipped[0, ::-1]  # one triangle against its neighbours' orientation
+    assert not decompose.is_closed(flipped)
+    doubled = np.concatenate([f, f])  # every edge twice in the same direction
+    assert not decompose.is_closed(doubled)
+    degenerate = f.copy()
+    degenerate[0, 1] = degenerate[0, 0]
+    assert not decompose.is_closed(degenerate)
+    assert not decompose.is_closed(np.zeros((0, 3), np.int32))
+    assert decompose.is_closed(l_mesh()[1])
+
+
+def test_volumes_of_a_box_the_l_and_its_hull_from_their_profiles():
+    """The box's volume a b c; the L's volume its profile's area (two legs) x depth; the
+    L's hull the area of the profile's convex polygon x depth (shoelace), with the hull's
+    triangles in any orientation; tetrahedra about the vertices' mean are signed."""
+    v, f = box()
+    assert decompose.enclosed_volume(v, f) == pytest.approx(0.1 * 0.2 * 0.3, rel=1e-12)
+    assert decompose.enclosed_volume(v, f[:, ::-1]) == pytest.approx(0.006, rel=1e-12)  # inside out
+    lv, lf = l_mesh()
+    l_area = L_LONG * L_THICK + L_THICK * (L_HEIGHT - L_THICK)
+    assert decompose.enclosed_volume(lv, lf) == pytest.approx(l_area * L_DEPTH, rel=1e-12)
+    hull_area = shoelace([(0, 0), (L_LONG, 0), (L_LONG, L_THICK), (L_THICK, L_HEIGHT), (0, L_HEIGHT)])
+    mj = compiled(lv, lf)
+    mv, _ = decompose.mesh_arrays(mj, 0)
+    hull = decompose.hull_triangles(mj, 0)
+    assert decompose.hull_volume(mv, hull) == pytest.approx(hull_area * L_DEPTH, rel=1e-6)  # float32 vertices
+    mixed = hull.copy()
+    mixed[::2] = mixed[::2, ::-1]
+    assert decompose.hull_volume(mv, mixed) == pytest.approx(hull_area * L_DEPTH, rel=1e-6)
+    assert decompose._tetra_volumes(v, f).sum() == pytest.approx(0.006, rel=1e-12)
+    assert decompose._tetra_volumes(v, f[:, ::-1]).sum() == pytest.approx(-0.006, rel=1e-12)
+
+
+def test_auto_splits_closed_meshes_below_nine_tenths_of_their_hull():
+    """The L fills l_area / hull_area (0.375 of its hull here): concave. A box notched so
+    that it fills 0.95 of its hull is not, one notched to 0.85 is; open surfaces: None;
+    "hull" never splits and "all" always does."""
+    lv, lf = l_mesh()
+    mj = compiled(lv, lf)
+    assert decompose.is_concave(mj, 0) is True
+    assert decompose.wanted(mj, 0, "auto") and decompose.wanted(mj, 0, "all") and not decompose.wanted(mj, 0, "hull")
+    v, f = box(0.1, 0.1, 0.1)
+    box_mj = compiled(v, f)
+    assert decompose.is_concave(box_mj, 0) is False
+    assert not decompose.wanted(box_mj, 0, "auto") and decompose.wanted(box_mj, 0, "all")
+    for fill, concave in ((0.95, False), (0.85, True)):
+        # the unit square (x-z) with a slot 0.5 deep and 2 (1 - fill) wide cut from the top,
+        # extruded by 1: it fills `fill` of its hull, the unit cube
+        sw = 2 * (1 - fill)
+        prof = [(0, 0), (1, 0), (1, 1), (0.5 + sw / 2, 1), (0.5 + sw / 2, 0.5), (0.5 - sw / 2, 0.5),
+                (0.5 - sw / 2, 1), (0, 1)]
+        uv, uf = _extrude(prof)
+        assert decompose.enclosed_volume(uv, uf) == pytest.approx(fill, rel=1e-9)
+        assert decompose.is_concave(compiled(uv, uf), 0) is concave, fill
+    open_mj = compiled(lv, lf[:-1])
+    assert decompose.is_concave(open_mj, 0) is None and not decompose.wanted(open_mj, 0, "auto")
+
+
+def _extrude(prof):
+    """A closed prism on a simple polygon (x, z), extruded over y in [0, 1], its caps
+    triangulated by ear clipping."""
+    n = len(prof)
+    v = [(x, y, z) for y in (0.0, 1.0) for x, z in prof]
+    f = []
+    for i in range(n):
+        j = (i + 1) % n
+        f += [(i, n + j, j), (i, n + i, n + j)]
+    for a, b, c in _ears(prof):
+        f += [(a, b, c), (n + a, n + c, n + b)]
+    return np.array(v, float), np.array(f, np.int32)
+
+
+def _ears(prof):
+    """Ear clipping of a simple counter-clockwise polygon (x, z): triangles of its indices."""
+    idx = list(range(len(prof)))
+    p = np.asarray(prof, float)
+    tris = []
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    while len(idx) > 3:
+        for k in range(len(idx)):
+            a, b, c = idx[k - 1], idx[k], idx[(k + 1) % len(idx)]
+            if cross(p[a], p[b], p[c]) <= 0:
+                continue
+            inside = any(cross(p[a], p[b], p[m]) > 0 and cross(p[b], p[c], p[m]) > 0 and cross(p[c], p[a], p[m]) > 0
+                         for m in idx if m not in (a, b, c))
+            if not inside:
+                tris.append((a, b, c))
+                idx.pop(k)
+                break
+    tris.append(tuple(idx))
+    return tris
+
+
+def test_slivers_are_not_solid():
+    tet = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1.0]])
+    assert decompose._is_solid(tet)
+    assert not decompose._is_solid(tet[:3])  # three points
+    flat = tet.copy()
+    flat[3, 2] = 1e-12  # coplanar within rounding
+    assert not decompose._is_solid(flat)
+    thin = tet.copy()
+    thin[3, 2] = 1e-6
+    assert decompose._is_solid(thin)
+
+
+def test_the_cache_key_follows_every_setting_and_the_files_round_trip(tmp_path, monkeypatch, caplog):
+    v, f = box()
+    key = decompose._cache_key(v, f, 0.05, "1.0")
+    assert key == decompose._cache_key(v.copy(), f.copy(), 0.05, "1.0") and len(key) == 64
+    others = {decompose._cache_key(v, f, 0.06, "1.0"), decompose._cache_key(v, f, 0.05, "1.1"),
+              decompose._cache_key(v + 1e-9, f, 0.05, "1.0"), decompose._cache_key(v, f[:, [1, 2, 0]], 0.05, "1.0"),
+              decompose._cache_key(v.reshape(3, 8).T.copy(), f, 0.05, "1.0")}
+    assert key not in others and len(others) == 5
+    monkeypatch.setenv("NCPGYM_CACHE_DIR", str(tmp_path / "c"))
+    assert decompose.cache_dir() == tmp_path / "c" / "coacd"
+    monkeypatch.delenv("NCPGYM_CACHE_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert decompose.cache_dir() == tmp_path / "home" / ".cache" / "ncpgym" / "coacd"
+    parts = [v[:5], v[3:], box(1, 1, 1)[0][:4]]
+    path = tmp_path / "c" / "coacd" / "k.npz"
+    decompose._write_cache(path, parts)
+    back = decompose._read_cache(path)
+    assert len(back) == 3 and all(np.array_equal(a, b) for a, b in zip(parts, back))
+    assert list(path.parent.iterdir()) == [path]  # no temporary file left
+    assert decompose._read_cache(tmp_path / "missing.npz") is None
+    path.write_bytes(b"not a zip")
+    assert decompose._read_cache(path) is None
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with caplog.at_level(logging.WARNING, logger="ncpgym"):
+        decompose._write_cache(blocked / "coacd" / "k.npz", parts)  # its directory is a file
+    assert "not writable" in caplog.text
+
+
+def test_options_are_checked_at_their_bounds():
+    for mode in ("auto", "hull", "all"):
+        decompose.check_options(mode, 1.0)
+    decompose.check_options("auto", 1e-9)
+    for bad in (0.0, 1.0 + 1e-12, -1.0):
+        with pytest.raises(ValueError, match=r"coacd_threshold must be in \(0, 1\], got"):
+            decompose.check_options("auto", bad)
+    with pytest.raises(ValueError, match=r"convex_decomposition must be one of 'auto', 'hull', 'all', got 'x'"):
+        decompose.check_options("x", 0.5)
