@@ -1,6 +1,7 @@
-"""ncpgym.models.decompose's pieces against geometry done by hand (issue 14): which surfaces
-are closed, the volumes of a box and of the L bracket and of its hull from their profiles'
-areas, the "auto" rule at its 0.9 ratio, slivers, the cache's key, location and files."""
+"""ncpgym.models.decompose's and models.hull's pieces against geometry done by hand (issue
+14): which surfaces are closed, the volumes of a box and of the L bracket and of its hull
+from their profiles' areas, the "auto" rule either side of its 0.9 ratio, slivers, the
+cache's key, location and files; MuJoCo's hull of a cube and its refusals."""
 
 import logging
 
@@ -181,3 +182,32 @@ def test_options_are_checked_at_their_bounds():
             decompose.check_options("auto", bad)
     with pytest.raises(ValueError, match=r"convex_decomposition must be one of 'auto', 'hull', 'all', got 'x'"):
         decompose.check_options("x", 0.5)
+
+
+def test_convex_hull_of_a_cube_with_an_inside_point_and_its_refusals():
+    """models.convex_hull: the unit cube's corners plus its centre give 12 triangles on the
+    cube's faces (each triangle's corners share a coordinate at 0 or 1), 6 of area in all,
+    never the centre; bad shapes, fewer than 4, non-finite and coplanar points are refused by
+    name; MuJoCo makes no hull for a mesh no geom collides with (None)."""
+    from ncpgym.models import convex_hull
+    from ncpgym.models.hull import hull_triangles
+
+    v, _ = box(1, 1, 1)
+    pts = np.vstack([v, [0.5, 0.5, 0.5]])
+    tris = convex_hull(pts)
+    assert tris.shape == (12, 3) and tris.dtype == np.int32 and 8 not in tris
+    corners = pts[tris]
+    assert all(np.any(np.all(c == c[0], axis=0) & np.isin(c[0], (0.0, 1.0))) for c in corners)
+    area = 0.5 * np.linalg.norm(np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]), axis=1)
+    assert area.sum() == pytest.approx(6.0, rel=1e-12)
+    assert sorted(np.unique(tris).tolist()) == list(range(8))
+    for bad, match in ((pts[:, :2], r"expected \(V >= 4, 3\) vertices, got shape \(9, 2\)"),
+                       (pts[:3], r"got shape \(3, 3\)"), (np.vstack([v, [np.nan, 0, 0]]), "non-finite vertex"),
+                       (np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0.0]]), "convex_hull: .*coplanar")):
+        with pytest.raises(ValueError, match=match):
+            convex_hull(bad)
+    lv, lf = l_mesh()
+    xml = f"""<mujoco><asset><mesh name="m" vertex="{_fmt(lv)}" face="{_fmt(lf)}"/></asset>
+      <worldbody><geom type="mesh" mesh="m" contype="0" conaffinity="0"/></worldbody></mujoco>"""
+    assert hull_triangles(mujoco.MjModel.from_xml_string(xml), 0) is None
+    assert hull_triangles(compiled(lv, lf), 0).shape[1] == 3
