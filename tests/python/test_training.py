@@ -351,3 +351,47 @@ def test_play_takes_the_task_from_the_run_and_reports_returns_and_success(tmp_pa
     with pytest.raises(SystemExit) as e:
         play(["--policy", str(tmp_path / "lone.pt")])
     assert e.value.code == 2 and "--env is needed" in capsys.readouterr().err
+
+
+def test_sb3_adapter_hands_over_what_the_env_returned():
+    """SB3VecEnv against a twin env stepped alike: a seed given to seed() is used by the next
+    reset only; rewards as float32; terminal observations are the env's final_obs and
+    TimeLimit.truncated is set for truncated, not terminated, worlds; the VecEnv queries
+    answer per world (get_attr, env_is_wrapped, get_images) and env_method is refused."""
+    pytest.importorskip("stable_baselines3")
+    from ncpgym.train.sb3 import SB3VecEnv
+
+    def make():
+        return gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3, num_threads=1, autoreset_mode="same_step",
+                            max_episode_steps=4)
+
+    venv, twin = SB3VecEnv(make()), make()
+    assert venv.seed(5) == [5, 5, 5]
+    want, _ = twin.reset(seed=5)
+    np.testing.assert_array_equal(venv.reset(), want.astype(np.float32))
+    assert not np.array_equal(venv.reset(), want.astype(np.float32))  # the seed is used once
+    venv.seed(5)
+    venv.reset()
+    a = np.array([[0.0], [0.0], [3.0]])  # world 2 topples within 4 steps, the others are truncated
+    ends = {}
+    for _ in range(4):
+        venv.step_async(a)
+        obs, rew, done, infos = venv.step_wait()
+        tobs, trew, term, trunc, tinfo = twin.step(a)
+        np.testing.assert_array_equal(obs, tobs.astype(np.float32))
+        assert rew.dtype == np.float32 and np.array_equal(rew, trew.astype(np.float32))
+        assert np.array_equal(done, term | trunc)
+        for i in np.flatnonzero(done):
+            np.testing.assert_array_equal(infos[i]["terminal_observation"], tinfo["final_obs"][i].astype(np.float32))
+            ends[i] = infos[i]["TimeLimit.truncated"]
+            assert ends[i] == bool(trunc[i] and not term[i])
+    assert ends == {0: True, 1: True, 2: False}
+    assert venv.get_attr("num_envs") == [3, 3, 3] and venv.get_attr("num_envs", indices=[0, 2]) == [3, 3]
+    venv.set_attr("spare", 7)
+    assert venv.envs.spare == 7
+    assert venv.env_is_wrapped(object) == [False] * 3 and venv.env_is_wrapped(object, indices=[1]) == [False]
+    assert venv.get_images() == [None, None, None]
+    with pytest.raises(NotImplementedError, match="share one C\\+\\+ batch"):
+        venv.env_method("reset")
+    venv.close()
+    twin.close()
