@@ -395,3 +395,35 @@ def test_sb3_adapter_hands_over_what_the_env_returned():
         venv.env_method("reset")
     venv.close()
     twin.close()
+
+
+def test_training_cli_passes_every_ppo_option_and_its_summary_is_reproducible(tmp_path):
+    """Every PPO option given on the command line reaches the trainer (config.json's "ppo",
+    and the network's shape and exploration noise in final.pt); the evaluation runs
+    min(--eval-episodes, --num-envs) episodes, and its trained and random returns are
+    evaluate() by hand: final.pt's mean action, and uniform actions from a generator seeded
+    with --seed, both on a fresh env at evaluate's seed."""
+    import json
+
+    from ncpgym.train.__main__ import main
+
+    main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "3", "--steps", "96", "--threads", "1",
+          "--rollout-steps", "16", "--hidden", "16", "8", "--epochs", "2", "--minibatches", "3", "--lr", "0.001",
+          "--gamma", "0.95", "--init-log-std", "-1.5", "--seed", "4", "--eval-episodes", "5", "--no-progress",
+          "--checkpoint-every", "0", "--out", str(tmp_path)])
+    ppo = json.loads((tmp_path / "config.json").read_text())["ppo"]
+    assert {k: ppo[k] for k in ("rollout_steps", "epochs", "minibatches", "lr", "gamma", "seed", "init_log_std")} == {
+        "rollout_steps": 16, "epochs": 2, "minibatches": 3, "lr": 0.001, "gamma": 0.95, "seed": 4, "init_log_std": -1.5}
+    assert list(ppo["hidden"]) == [16, 8] and not list(tmp_path.glob("checkpoint_*.pt"))
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["eval_episodes"] == 3 and summary["env_steps"] == 96
+    ev = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3, num_threads=1)
+    agent = PPO(ev, PPOConfig(hidden=(16, 8)))
+    agent.load(tmp_path / "final.pt")
+    assert agent.policy.actor[0].out_features == 16 and agent.policy.actor[2].out_features == 8
+    trained = evaluate(ev, lambda o: agent.act(o, deterministic=True), 3)
+    rng = np.random.default_rng(4)
+    random = evaluate(ev, lambda o: rng.uniform(ev.action_space.low, ev.action_space.high), 3)
+    assert summary["eval_return_trained"] == pytest.approx(float(np.mean(trained)), rel=1e-12)
+    assert summary["eval_return_random"] == pytest.approx(float(np.mean(random)), rel=1e-12)
+    ev.close()
