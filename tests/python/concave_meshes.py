@@ -1,7 +1,8 @@
-"""A concave closed mesh for the decomposition tests (test_convex_decomposition.py,
-test_loading.py): an L profile in the x-z plane, extruded along y: a long leg flat on the
-ground (x in [0, 0.3], z in [0, 0.05]) and a short leg standing up at its end (x in
-[0, 0.05], z up to 0.2)."""
+"""Meshes for the tests: a concave closed one for the decomposition tests
+(test_convex_decomposition.py, test_loading.py, test_decompose_units.py), an L profile in
+the x-z plane extruded along y (a long leg flat on the ground, x in [0, 0.3], z in
+[0, 0.05], and a short leg standing up at its end, x in [0, 0.05], z up to 0.2); and a
+binary STL writer."""
 
 import numpy as np
 
@@ -27,3 +28,14 @@ def l_mesh() -> tuple[np.ndarray, np.ndarray]:
     for k in range(1, n - 1):  # caps: normal -y at y = -d/2, +y at y = +d/2
         f += [(0, k, k + 1), (n, n + k + 1, n + k)]
     return np.array(v, float), np.array(f, np.int32)
+
+
+def write_stl(path, v, f):
+    """A binary STL file of triangles f (indices into vertices v); returns path."""
+    import struct
+
+    with open(path, "wb") as fh:
+        fh.write(b"\0" * 80 + struct.pack("<I", len(f)))
+        for tri in np.asarray(v)[f]:
+            fh.write(struct.pack("<12fH", 0, 0, 0, *tri.ravel(), 0))
+    return path

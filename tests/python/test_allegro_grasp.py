@@ -14,6 +14,7 @@ import ncpgym
 from ncpgym import objects as ob
 from ncpgym.envs import allegro
 from ncpgym.tasks import allegro_grasp as ag
+from concave_meshes import write_stl
 
 if importlib.util.find_spec("coacd") is None:  # not imported here: it would break a later ray.init
     pytest.skip("the objects need coacd (pip install ncpgym[decompose])", allow_module_level=True)
@@ -171,20 +172,10 @@ def test_grasp_env_rejects_bad_object_sets(tmp_path):
         gym.make("ncpgym/AllegroGrasp-v0", object_set="train")
     # a user's mesh through the same path: one object, every world grasps it
     cube = ob.MeshObject("cube", [ob.voxel_surface(np.ones((1, 1, 1), bool), 0.05)], 400.0)
-    cube = ob.load_mesh_object(_write_stl(tmp_path / "cube.stl", *cube.parts[0]))
+    cube = ob.load_mesh_object(write_stl(tmp_path / "cube.stl", *cube.parts[0]))
     env = gym.make_vec("ncpgym/AllegroGrasp-v0", num_envs=2, objects=[cube]).unwrapped
     env.reset(seed=0)
     assert env.task.current.tolist() == [0, 0] and env.task.size[0, 2] == pytest.approx(0.05, abs=1e-6)
-
-
-def _write_stl(path, v, f):
-    import struct
-
-    with open(path, "wb") as fh:
-        fh.write(b"\0" * 80 + struct.pack("<I", len(f)))
-        for tri in np.asarray(v)[f]:
-            fh.write(struct.pack("<12fH", 0, 0, 0, *tri.ravel(), 0))
-    return path
 
 
 def test_grasp_reset_draws_observation_entries_and_scripted_pinch_by_hand():

@@ -663,3 +663,108 @@ def test_decomposed_mesh_parts_are_named_shared_and_placed_after_mujocos_geoms(t
     # MuJoCo moves a mesh to its principal frame of inertia: compare in that frame
     allv = np.vstack([m.mesh_vertices(int(i)) for i in a_parts])
     np.testing.assert_allclose([allv.min(0), allv.max(0)], [mj.mesh_vert.min(0), mj.mesh_vert.max(0)], atol=1e-6)
+
+
+EQUALITIES = """<mujoco><worldbody>
+  <body name="a" pos="0 0 1"><joint name="ja" type="hinge"/><geom size="0.1" mass="1"/><site name="sa"/></body>
+  <body name="b" pos="1 0 1"><joint name="jb" type="hinge"/><geom size="0.1" mass="1"/><site name="sb"/></body>
+  <body name="c" pos="2 0 1"><freejoint/><geom size="0.1" mass="1"/></body></worldbody>
+  <tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed><fixed name="t2"><joint joint="jb" coef="1"/></fixed></tendon>
+  <equality>
+    <connect name="con" body1="a" body2="b" anchor="0.5 0 0" active="false"/>
+    <weld name="weld" body1="c" solref="-1000 0"/>
+    <joint name="cpl" joint1="jb" joint2="ja" polycoef="0.1 2 0 0 0" solref="-500 0"/>
+    <weld name="plain" body1="a" body2="c"/>
+    <weld name="damped" body1="b" solref="-1000 5"/>
+    <weld name="soft" body1="b" solref="0.05 1"/>
+    <weld name="sites" site1="sa" site2="sb"/>
+    <weld name="tq" body1="a" torquescale="0.5"/>
+    <tendon name="teq" tendon1="t" tendon2="t2"/>
+  </equality></mujoco>"""
+
+
+def test_equalities_load_with_their_bodies_compliance_and_active_flag_or_are_refused_by_name(caplog):
+    """From the file: connect a-b switched off; weld of c to the world with solref -1000 0
+    (compliance 1 / 1000); joint coupling jb = f(ja) with solref -500 0 (1 / 500); a plain
+    weld a-c (MuJoCo's default solref: rigid). Refused, each named once with its reason:
+    a damped solref, a MuJoCo-soft solref, a weld between sites, a torquescale, a tendon
+    equality (and the tendons it uses)."""
+    import logging
+
+    with pytest.raises(UnsupportedFeatureError) as e:
+        ncpgym.load_model(EQUALITIES)
+    with caplog.at_level(logging.WARNING, logger="ncpgym"):
+        m = ncpgym.load_model(EQUALITIES, strict=False)
+    assert list(m.eq_name) == ["con", "weld", "cpl", "plain"]
+    assert list(m.eq_type) == ["connect", "weld", "joint", "weld"]
+    assert [int(x) for x in m.eq_active] == [0, 1, 1, 1]
+    np.testing.assert_allclose(m.eq_compliance, [0.0, 1e-3, 2e-3, 0.0], rtol=1e-15)
+    assert [(int(a), int(b)) for a, b in zip(m.eq_obj1, m.eq_obj2)] == [(1, 2), (3, 0), (1, 0), (1, 3)]
+    reasons = ["equality 'damped' (mjEQ_WELD): solref damping -5.0 (only a stiffness, -k 0, is supported)",
+               "equality 'soft' (mjEQ_WELD): solref (0.05, 1.0) (softness through MuJoCo's effective mass; "
+               "use solref='-stiffness 0' for a compliant constraint)",
+               "equality 'sites' (mjEQ_WELD): defined between sites",
+               "equality 'tq' (mjEQ_WELD): torquescale 0.5",
+               "equality 'teq' (mjEQ_TENDON): mjEQ_TENDON constraint"]
+    warnings = [r.getMessage() for r in caplog.records]
+    for reason in reasons:
+        assert str(e.value).count(reason) == 1, reason
+        assert warnings.count(f"<MJCF text>: dropped unsupported feature: {reason}") == 1, reason
+
+
+ODD_URDF = """<robot name="odd">
+  <link name="base">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+    <collision><geometry><mesh filename="package://pkg/meshes/box.obj"/></geometry></collision>
+    <collision><geometry><mesh/></geometry></collision>
+    <collision><geometry><mesh filename="../meshes/UPPER.STL"/></geometry></collision>
+  </link>
+</robot>"""
+
+
+def test_urdf_refusals_name_the_file_and_odd_collision_entries_load_or_drop(tmp_path, caplog):
+    """A primitive before a package:// mesh in one link (both load), a mesh without a file
+    (dropped with an INFO line naming it None), an STL whose name is upper case (loaded: the
+    extension is compared case-blind); edit(spec) changes the spec before compiling. Errors
+    name the file: not a <robot>, floating_base over two root links, MuJoCo's refusal."""
+    import logging
+
+    from concave_meshes import write_stl
+    from ncpgym.models import loader
+
+    root = tmp_path / "pkg"
+    _box_obj(root / "meshes" / "box.obj", (0.1, 0.2, 0.3))
+    v = np.array([[x, y, z] for x in (0, 0.4) for y in (0, 0.4) for z in (0, 0.4)])
+    faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6), (0, 2, 6),
+             (0, 6, 4), (1, 5, 7), (1, 7, 3)]
+    write_stl(root / "meshes" / "UPPER.STL", v, np.array(faces))
+    urdf = root / "urdf" / "odd.urdf"
+    urdf.parent.mkdir(parents=True)
+    urdf.write_text(ODD_URDF)
+    with caplog.at_level(logging.INFO, logger="ncpgym"):
+        mj = loader.compile_urdf(urdf, edit=lambda spec: spec.worldbody.add_geom(name="added", size=[0.05, 0, 0]))
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{urdf}: dropping collision mesh None of link 'base' (MuJoCo cannot read it)"]
+    extents = sorted(round(float(np.ptp(mj.mesh_vert[mj.mesh_vertadr[m]:mj.mesh_vertadr[m] + mj.mesh_vertnum[m]],
+                                        axis=0).max()), 6) for m in range(mj.nmesh))
+    assert extents == [0.4, 0.6]  # the STL's 0.4 m cube and the OBJ's 0.6 m long side
+    assert mj.geom("added").size[0] == 0.05 and mj.ngeom == 4
+    bad = tmp_path / "x.urdf"
+    bad.write_text("<sdf version='1.6'/>")
+    with pytest.raises(ModelError) as e:
+        loader.compile_urdf(bad)
+    assert str(e.value) == f"{bad}: not a URDF file (root element <sdf>, expected <robot>)"
+    two = tmp_path / "two.urdf"
+    two.write_text('<robot name="t"><link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" '
+                   'ixy="0" ixz="0" iyz="0"/></inertial></link><link name="b"><inertial><mass value="1"/>'
+                   '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>')
+    with pytest.raises(ModelError) as e:
+        loader.compile_urdf(two, floating_base=True)
+    assert str(e.value) == f"{two}: floating_base needs exactly one root link"
+    broken = tmp_path / "broken.urdf"
+    broken.write_text('<robot name="b"><link name="a"/><joint name="j" type="revolute"><parent link="a"/>'
+                      '<child link="nowhere"/></joint></robot>')
+    with pytest.raises(ModelError) as e:
+        loader.compile_urdf(broken)
+    assert str(e.value).startswith(f"{broken}: MuJoCo could not compile the URDF: ")

@@ -160,8 +160,7 @@ def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None
             else:
                 mesh.set("filename", resolved)
     compiler = _mujoco_compiler_element(root)
-    compiler.set("discardvisual", "true")
-    compiler.set("strippath", "false")
+    compiler.set("strippath", "false")  # the resolved absolute paths, kept whole
 
     def build(extra):
         for k, v in extra.items():
@@ -180,6 +179,8 @@ def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None
     while True:
         try:
             return build(extra)
+        except ModelError:  # ours (a ValueError too): not MuJoCo's to repair or rename
+            raise
         except ValueError as e:
             fix = next((f for key, f in _INERTIA_REPAIRS if key in str(e) and not
                         set(f) <= set(extra)), None)
@@ -225,7 +226,7 @@ def _add_equality(b, mjm, e: int, unsupported: list[str]) -> None:
     name = _name(mjm, mujoco.mjtObj.mjOBJ_EQUALITY, e)
     kind = mujoco.mjtEq(mjm.eq_type[e])
     who = f"equality '{name}' ({kind.name})"
-    data, solref = mjm.eq_data[e], tuple(mjm.eq_solref[e])
+    data, solref = mjm.eq_data[e], tuple(float(x) for x in mjm.eq_solref[e])
     compliance = 0.0
     if solref[0] < 0:
         if solref[1] != 0:
