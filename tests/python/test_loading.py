@@ -718,6 +718,7 @@ ODD_URDF = """<robot name="odd">
     <collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
     <collision><geometry><mesh filename="package://pkg/meshes/box.obj"/></geometry></collision>
     <collision><geometry><mesh/></geometry></collision>
+    <collision><geometry><mesh filename="../meshes/gone.obj"/></geometry></collision>
     <collision><geometry><mesh filename="../meshes/UPPER.STL"/></geometry></collision>
   </link>
 </robot>"""
@@ -725,7 +726,7 @@ ODD_URDF = """<robot name="odd">
 
 def test_urdf_refusals_name_the_file_and_odd_collision_entries_load_or_drop(tmp_path, caplog):
     """A primitive before a package:// mesh in one link (both load), a mesh without a file
-    (dropped with an INFO line naming it None), an STL whose name is upper case (loaded: the
+    and a relative path to no file (dropped with an INFO line each), an STL whose name is upper case (loaded: the
     extension is compared case-blind); edit(spec) changes the spec before compiling. Errors
     name the file: not a <robot>, floating_base over two root links, MuJoCo's refusal."""
     import logging
@@ -745,7 +746,8 @@ def test_urdf_refusals_name_the_file_and_odd_collision_entries_load_or_drop(tmp_
     with caplog.at_level(logging.INFO, logger="ncpgym"):
         mj = loader.compile_urdf(urdf, edit=lambda spec: spec.worldbody.add_geom(name="added", size=[0.05, 0, 0]))
     assert [r.getMessage() for r in caplog.records] == [
-        f"{urdf}: dropping collision mesh None of link 'base' (MuJoCo cannot read it)"]
+        f"{urdf}: dropping collision mesh {name} of link 'base' (MuJoCo cannot read it)"
+        for name in ("None", "../meshes/gone.obj")]
     extents = sorted(round(float(np.ptp(mj.mesh_vert[mj.mesh_vertadr[m]:mj.mesh_vertadr[m] + mj.mesh_vertnum[m]],
                                         axis=0).max()), 6) for m in range(mj.nmesh))
     assert extents == [0.4, 0.6]  # the STL's 0.4 m cube and the OBJ's 0.6 m long side
