@@ -30,16 +30,15 @@ def cache_dir(tmp_path, monkeypatch):
 
 @pytest.fixture
 def coacd_calls(monkeypatch):
-    """Counts CoACD runs (each still runs, in the worker process)."""
+    """Counts CoACD runs (each still runs, in its child interpreter)."""
     calls = []
-    real = decompose._worker
+    real = decompose._decompose_in_child
 
-    class Counting:
-        def submit(self, fn, *args):
-            calls.append(1)
-            return real().submit(fn, *args)
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
 
-    monkeypatch.setattr(decompose, "_worker", Counting)
+    monkeypatch.setattr(decompose, "_decompose_in_child", counting)
     return calls
 
 
@@ -217,17 +216,32 @@ def test_bad_option_names_the_valid_values(tmp_path):
 
 
 def test_decomposition_keeps_coacd_out_of_the_process(tmp_path):
-    """Loading a concave mesh runs CoACD in a worker: importing coacd here would make a later
-    ray.init abort (std::regex_error between the two C++ runtimes)."""
+    """Loading a concave mesh runs CoACD in a child interpreter: importing coacd here would
+    make a later ray.init abort (std::regex_error between the two C++ runtimes). Also from a
+    user's script without an ``if __name__ == "__main__"`` guard (a multiprocessing "spawn"
+    worker re-runs such a script and failed with BrokenProcessPool)."""
     import subprocess
 
     path = _scene(tmp_path, l_mesh(), "L")
-    code = ("import sys, ncpgym; m = ncpgym.load_model(sys.argv[1]); "
-            "assert 'coacd' not in sys.modules, 'coacd was imported'; print(m.ngeom)")
-    r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+    script = tmp_path / "user_script.py"
+    script.write_text("import sys, ncpgym\nm = ncpgym.load_model(sys.argv[1])\n"
+                      "assert 'coacd' not in sys.modules, 'coacd was imported'\nprint(m.ngeom)\n")
+    r = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True,
                        env={**__import__("os").environ, "NCPGYM_CACHE_DIR": str(tmp_path / "c")})
     assert r.returncode == 0, r.stderr[-2000:]
     assert int(r.stdout.split()[-1]) > 2  # decomposed into parts
+
+
+def test_a_forked_process_decomposes_too(tmp_path):
+    """A process forked after a decomposition (multiprocessing's fork start method, a test
+    runner) decomposes a new mesh itself; a worker pool inherited through fork() hung."""
+    from forking import in_forked_child
+
+    v, f = l_mesh()
+    assert len(decompose.convex_parts(v, f, 0.05)[0]) >= 2
+    parts, cached = in_forked_child(lambda: decompose.convex_parts(2 * v, f, 0.05), timeout=60)
+    assert not cached and len(parts) >= 2
+    np.testing.assert_allclose(np.vstack(parts).max(0) - np.vstack(parts).min(0), 2 * (v.max(0) - v.min(0)), atol=1e-6)
 
 
 def test_decompose_geoms_splits_only_the_named_mesh(tmp_path):

@@ -12,6 +12,8 @@ import hashlib
 import importlib.metadata
 import logging
 import os
+import subprocess
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -114,37 +116,44 @@ def convex_parts(vertices: np.ndarray, faces: np.ndarray,
     parts = _read_cache(path)
     if parts is not None:
         return parts, True
-    result = _worker().submit(_run_coacd, np.asarray(vertices, np.float64), np.asarray(faces, np.int32),
-                              float(threshold)).result()
+    result = _decompose_in_child(np.asarray(vertices, np.float64), np.asarray(faces, np.int32), float(threshold))
     parts = [v for v in result if _is_solid(v)] or [vertices]
     _write_cache(path, parts)
     return parts, False
 
 
-# CoACD runs in a child process: loading its extension into the user's process breaks Ray
-# (``import coacd`` before ``ray.init`` aborts Ray's GCS client with a std::regex_error: the
-# two C++ runtimes disagree), and Ray clusters are how ncpgym scales.
-_POOL = None
+# CoACD runs in a fresh interpreter: loading its extension into the user's process breaks
+# Ray (``import coacd`` before ``ray.init`` aborts Ray's GCS client with a std::regex_error:
+# the two C++ runtimes disagree), and Ray clusters are how ncpgym scales. Not a
+# multiprocessing pool: its "spawn" children re-run the user's main script (a script
+# without an ``if __name__ == "__main__"`` guard failed with BrokenProcessPool), and a pool
+# inherited through fork() hangs. A decomposition is cached on disk, so the interpreter's
+# start (~0.3 s) is paid once per mesh.
+_CHILD = """
+import sys
+import numpy as np
+import coacd
+data = np.load(sys.argv[1])
+coacd.set_log_level("error")  # CoACD logs every step of its search otherwise
+parts = coacd.run_coacd(coacd.Mesh(data["vertices"], data["faces"]), threshold=float(data["threshold"]),
+                        decimate=True, max_ch_vertex=int(data["max_vertices"]), seed=int(data["seed"]))
+vertices = [np.asarray(v, dtype=np.float64).reshape(-1, 3) for v, _ in parts]
+np.savez(sys.argv[2], vertices=np.concatenate(vertices), counts=[len(v) for v in vertices])
+"""
 
 
-def _worker():
-    global _POOL
-    if _POOL is None:
-        import atexit
-        import concurrent.futures
-        import multiprocessing
-
-        _POOL = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        atexit.register(_POOL.shutdown)
-    return _POOL
-
-
-def _run_coacd(vertices: np.ndarray, faces: np.ndarray, threshold: float) -> list[np.ndarray]:
-    coacd = _import_coacd()
-    coacd.set_log_level("error")  # CoACD logs every step of its search otherwise
-    result = coacd.run_coacd(coacd.Mesh(vertices, faces), threshold=threshold, decimate=True,
-                             max_ch_vertex=MAX_PART_VERTICES, seed=SEED)
-    return [np.asarray(v, dtype=np.float64) for v, _ in result]
+def _decompose_in_child(vertices: np.ndarray, faces: np.ndarray, threshold: float) -> list[np.ndarray]:
+    """CoACD's parts (vertex arrays) of one mesh, computed in a child interpreter."""
+    with tempfile.TemporaryDirectory(prefix="ncpgym_coacd_") as d:
+        src, dst = Path(d) / "mesh.npz", Path(d) / "parts.npz"
+        np.savez(src, vertices=vertices, faces=faces, threshold=threshold, max_vertices=MAX_PART_VERTICES, seed=SEED)
+        run = subprocess.run([sys.executable, "-c", _CHILD, str(src), str(dst)], capture_output=True, text=True,
+                             check=False)
+        if run.returncode != 0:
+            raise RuntimeError(f"CoACD failed on a mesh of {len(vertices)} vertices and {len(faces)} triangles:\n"
+                               f"{run.stderr.strip()[-2000:]}")
+        with np.load(dst) as z:
+            return np.split(z["vertices"], np.cumsum(z["counts"])[:-1])
 
 
 def cache_dir() -> Path:
