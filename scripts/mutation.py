@@ -71,7 +71,7 @@ MODULES = {
     # convex decomposition (CoACD in a worker, the disk cache) and MuJoCo's hulls
     "models.decompose": ("models/decompose.py", ["test_decompose_units.py", "test_convex_decomposition.py",
                                                  "test_loading.py"]),
-    "models.hull": ("models/hull.py", ["test_decompose_units.py", "test_simulator_api.py"]),
+    "models.hull": ("models/hull.py", ["test_decompose_units.py", "test_convex_decomposition.py"]),
     # the robot and swimming tasks: their own test files, and test_render.py for the render
     # hooks (mutmut runs only the parametrisation that reaches the mutated task)
     "tasks.manta_swim": ("tasks/manta_swim.py", ["test_manta_swim.py", "test_render_hooks.py", "test_render.py"]),
