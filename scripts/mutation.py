@@ -152,6 +152,9 @@ EQUIVALENT = {
         _PG + "reset_states__mutmut_13": "the ball's qpos0 x, y are 0: adding the offset is setting it",
         _PG + "reset_states__mutmut_14": "the ball's qpos0 x, y are 0 and the offset symmetric: subtracting draws the same distribution",
     },
+    "train.sb3": {
+        "ncpgym.train.sb3.xǁSB3VecEnvǁ__init____mutmut_16": "the first actions' placeholder: SB3's VecEnv.step always calls step_async before step_wait",
+    },
     "models.export": {
         _EX + "4": "range(nbody) for the children: body 0's parent is -1, so the world lists no extra child",
         _EX + "46": "the plane's size is only its drawing in MuJoCo (collision is infinite)",

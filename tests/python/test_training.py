@@ -54,7 +54,7 @@ def test_stable_baselines3_trains_on_an_ncpgym_vector_env():
     assert seen >= 4  # every world finished at least once (20-step limit)
     model = sb3.PPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(256)
-    with pytest.raises(ValueError, match="same_step"):
+    with pytest.raises(ValueError, match=r"^SB3VecEnv needs a vector env made with autoreset_mode='same_step'$"):
         SB3VecEnv(gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2))
 
 
@@ -355,16 +355,19 @@ def test_play_takes_the_task_from_the_run_and_reports_returns_and_success(tmp_pa
 
 def test_sb3_adapter_hands_over_what_the_env_returned():
     """SB3VecEnv against a twin env stepped alike: a seed given to seed() is used by the next
-    reset only; rewards as float32; terminal observations are the env's final_obs and
-    TimeLimit.truncated is set for truncated, not terminated, worlds; the VecEnv queries
-    answer per world (get_attr, env_is_wrapped, get_images) and env_method is refused."""
+    reset only (a first reset without one is unseeded); rewards as float32; terminal
+    observations are the env's final_obs and TimeLimit.truncated is set for truncated, not
+    terminated, worlds (world 2 topples on the step its time runs out: terminated, so not
+    truncated for SB3); the VecEnv queries answer per world (get_attr, env_is_wrapped,
+    get_images) and env_method is refused."""
     pytest.importorskip("stable_baselines3")
     from ncpgym.train.sb3 import SB3VecEnv
 
     def make():
         return gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3, num_threads=1, autoreset_mode="same_step",
-                            max_episode_steps=4)
+                            max_episode_steps=2)
 
+    assert SB3VecEnv(make()).reset().shape == (3, 4)  # never seeded: reset(seed=None)
     venv, twin = SB3VecEnv(make()), make()
     assert venv.seed(5) == [5, 5, 5]
     want, _ = twin.reset(seed=5)
@@ -372,8 +375,8 @@ def test_sb3_adapter_hands_over_what_the_env_returned():
     assert not np.array_equal(venv.reset(), want.astype(np.float32))  # the seed is used once
     venv.seed(5)
     venv.reset()
-    a = np.array([[0.0], [0.0], [3.0]])  # world 2 topples within 4 steps, the others are truncated
-    ends = {}
+    a = np.array([[0.0], [0.0], [3.0]])  # world 2 topples on its second step, the others are truncated
+    ends, both = {}, False
     for _ in range(4):
         venv.step_async(a)
         obs, rew, done, infos = venv.step_wait()
@@ -385,13 +388,15 @@ def test_sb3_adapter_hands_over_what_the_env_returned():
             np.testing.assert_array_equal(infos[i]["terminal_observation"], tinfo["final_obs"][i].astype(np.float32))
             ends[i] = infos[i]["TimeLimit.truncated"]
             assert ends[i] == bool(trunc[i] and not term[i])
+            both |= bool(term[i] and trunc[i])
+    assert both
     assert ends == {0: True, 1: True, 2: False}
     assert venv.get_attr("num_envs") == [3, 3, 3] and venv.get_attr("num_envs", indices=[0, 2]) == [3, 3]
     venv.set_attr("spare", 7)
     assert venv.envs.spare == 7
     assert venv.env_is_wrapped(object) == [False] * 3 and venv.env_is_wrapped(object, indices=[1]) == [False]
     assert venv.get_images() == [None, None, None]
-    with pytest.raises(NotImplementedError, match="share one C\\+\\+ batch"):
+    with pytest.raises(NotImplementedError, match=r"^ncpgym worlds share one C\+\+ batch; call methods on SB3VecEnv.envs$"):
         venv.env_method("reset")
     venv.close()
     twin.close()
