@@ -45,6 +45,9 @@ def test_closed_surfaces_are_told_from_open_flipped_and_degenerate_ones():
     assert not decompose.is_closed(degenerate)
     assert not decompose.is_closed(np.zeros((0, 3), np.int32))
     assert decompose.is_closed(l_mesh()[1])
+    # a degenerate triangle (8, 8, 9) beside the box: its edges 8-9 and 9-8 pair up and 8-8
+    # is its own reverse, so only the degenerate-edge rule tells it apart
+    assert not decompose.is_closed(np.vstack([f, [8, 8, 9]]))
 
 
 def test_volumes_of_a_box_the_l_and_its_hull_from_their_profiles():
@@ -67,6 +70,13 @@ def test_volumes_of_a_box_the_l_and_its_hull_from_their_profiles():
     assert decompose.hull_volume(mv, mixed) == pytest.approx(hull_area * L_DEPTH, rel=1e-6)
     assert decompose._tetra_volumes(v, f).sum() == pytest.approx(0.006, rel=1e-12)
     assert decompose._tetra_volumes(v, f[:, ::-1]).sum() == pytest.approx(-0.006, rel=1e-12)
+    # far from the origin, triangles in mixed orientation: still the box's volume
+    far = v + [3.0, 40.0, -7.0]
+    mixed_box = np.where(np.arange(12)[:, None] % 2 == 0, f, f[:, ::-1])
+    assert decompose.hull_volume(far, mixed_box) == pytest.approx(0.006, rel=1e-12)
+    assert decompose.enclosed_volume(far, f) == pytest.approx(0.006, rel=1e-12)
+    mv, mf = decompose.mesh_arrays(mj, 0)
+    assert mv.dtype == np.float64 and mf.dtype == np.int32 and mv.shape == (12, 3) and mf.shape == (len(lf), 3)
 
 
 def test_auto_splits_closed_meshes_below_nine_tenths_of_their_hull():
@@ -142,6 +152,13 @@ def test_slivers_are_not_solid():
     thin = tet.copy()
     thin[3, 2] = 1e-6
     assert decompose._is_solid(thin)
+    assert not decompose._is_solid(flat + [100.0, -50.0, 20.0])  # flat far from the origin
+    assert not decompose._is_solid(np.ones((4, 3)))  # one point four times
+    small = tet * 1e-3
+    small[3, 2] = 1e-9  # 1e-6 of the size: solid at any scale
+    assert decompose._is_solid(small)
+    needle = np.array([[0, 0, 0], [1, 0, 0], [0.5, 1e-4, 0], [0.5, 0, 1e-10]])  # thickness 1e-10 of its length
+    assert not decompose._is_solid(needle)
 
 
 def test_the_cache_key_follows_every_setting_and_the_files_round_trip(tmp_path, monkeypatch, caplog):
@@ -152,6 +169,9 @@ def test_the_cache_key_follows_every_setting_and_the_files_round_trip(tmp_path, 
               decompose._cache_key(v + 1e-9, f, 0.05, "1.0"), decompose._cache_key(v, f[:, [1, 2, 0]], 0.05, "1.0"),
               decompose._cache_key(v.reshape(3, 8).T.copy(), f, 0.05, "1.0")}
     assert key not in others and len(others) == 5
+    exact = np.round(v * 2) / 2  # halves: the same numbers in float32 and float64
+    assert decompose._cache_key(exact.astype(np.float32), f.astype(np.int64), 0.05, "1.0") == \
+        decompose._cache_key(exact, f, 0.05, "1.0")
     monkeypatch.setenv("NCPGYM_CACHE_DIR", str(tmp_path / "c"))
     assert decompose.cache_dir() == tmp_path / "c" / "coacd"
     monkeypatch.delenv("NCPGYM_CACHE_DIR")
@@ -211,3 +231,25 @@ def test_convex_hull_of_a_cube_with_an_inside_point_and_its_refusals():
       <worldbody><geom type="mesh" mesh="m" contype="0" conaffinity="0"/></worldbody></mujoco>"""
     assert hull_triangles(mujoco.MjModel.from_xml_string(xml), 0) is None
     assert hull_triangles(compiled(lv, lf), 0).shape[1] == 3
+
+
+def test_a_failing_decomposition_reports_the_mesh_and_the_childs_last_words(monkeypatch):
+    """The child interpreter's failure: a RuntimeError naming the mesh's size and ending
+    with the last 2000 characters of what the child wrote to stderr."""
+    v, f = box()
+    monkeypatch.setattr(decompose, "_CHILD", "import sys; sys.stderr.write('x' * 3000 + 'boom'); sys.exit(3)")
+    with pytest.raises(RuntimeError) as e:
+        decompose._decompose_in_child(v, f, 0.05)
+    head, tail = str(e.value).split("\n", 1)
+    assert head == "CoACD failed on a mesh of 8 vertices and 12 triangles:"
+    assert tail == ("x" * 3000 + "boom")[-2000:]
+
+
+def test_without_coacd_the_error_says_how_to_install_it(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "coacd", None)
+    with pytest.raises(ImportError) as e:
+        decompose._import_coacd()
+    assert str(e.value) == ("convex decomposition of concave meshes needs the coacd package: pip install "
+                            "ncpgym[decompose] (or load with convex_decomposition='hull')")

@@ -74,14 +74,14 @@ def enclosed_volume(vertices: np.ndarray, faces: np.ndarray) -> float:
 
 
 def hull_volume(vertices: np.ndarray, hull: np.ndarray) -> float:
-    """Volume of a convex hull from its triangles, whatever their orientation (the centroid
-    of the hull's vertices is inside, so each tetrahedron counts positively)."""
-    return float(np.abs(_tetra_volumes(vertices, hull, vertices[np.unique(hull)].mean(0))).sum())
+    """Volume of a convex hull from its triangles, whatever their orientation (the mean of
+    the vertices is inside their hull, so each tetrahedron counts with its size)."""
+    return float(np.abs(_tetra_volumes(vertices, hull)).sum())
 
 
-def _tetra_volumes(vertices: np.ndarray, faces: np.ndarray, apex=None) -> np.ndarray:
-    """Signed volumes of the tetrahedra (apex, triangle); apex: the vertices' mean."""
-    t = (vertices - (vertices.mean(axis=0) if apex is None else apex))[faces]
+def _tetra_volumes(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Signed volumes of the tetrahedra (the vertices' mean, triangle)."""
+    t = (vertices - vertices.mean(axis=0))[faces]
     return np.einsum("ij,ij->i", t[:, 0], np.cross(t[:, 1], t[:, 2])) / 6.0
 
 
