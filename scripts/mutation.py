@@ -107,6 +107,7 @@ _FB = "ncpgym.tasks.fetch_beam_insert.xǁFetchBeamInsertTaskǁ"
 _MS = "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁ"
 _YD = "ncpgym.tasks.yumi_drawer.xǁYuMiDrawerTaskǁ"
 _SO2 = "ncpgym.tasks.yumi_drawer.xǁScriptedOpenerǁ"
+_DC = "ncpgym.models.decompose.x_"
 EQUIVALENT = {
     "wrappers": {
         _RT + "step__mutmut_24": "asarray without float64: np.clip with the float64 bounds returns float64 either way",
@@ -151,6 +152,21 @@ EQUIVALENT = {
         _PG + "__init____mutmut_97": "XX around the message: every word kept (the test matches the message's phrases)",
         _PG + "reset_states__mutmut_13": "the ball's qpos0 x, y are 0: adding the offset is setting it",
         _PG + "reset_states__mutmut_14": "the ball's qpos0 x, y are 0 and the offset symmetric: subtracting draws the same distribution",
+    },
+    "models.decompose": {
+        _DC + "is_closed__mutmut_7": "edge code a n + b with n = max + 2: still one code per directed edge",
+        **dict.fromkeys([_DC + f"is_closed__mutmut_{k}" for k in (11, 23)],
+                        "reshape(-2): NumPy takes any negative size as 'infer'"),
+        **dict.fromkeys([_DC + f"is_closed__mutmut_{k}" for k in (19, 20)],
+                        "roll by +1 (= -2 of three columns) pairs each corner with the previous one: every edge "
+                        "reversed, and 'closed' is symmetric in the two directions"),
+        **dict.fromkeys([_DC + f"is_closed__mutmut_{k}" for k in (30, 34)],
+                        "edge codes as float64: a n + b is exact below 2^53"),
+        _DC + "is_concave__mutmut_22": "limit >= 0: a hull MuJoCo builds has volume (it refuses flat meshes)",
+        _DC + "is_concave__mutmut_28": "volume <= limit vs <: equality needs the ratio exactly 0.9 in floating point",
+        **dict.fromkeys([_DC + f"_decompose_in_child__mutmut_{k}" for k in (1, 2, 3)],
+                        "the temporary directory's name"),
+        _DC + "_is_solid__mutmut_6": "compute_uv=None is falsy like False",
     },
     "train.sb3": {
         "ncpgym.train.sb3.xǁSB3VecEnvǁ__init____mutmut_16": "the first actions' placeholder: SB3's VecEnv.step always calls step_async before step_wait",
