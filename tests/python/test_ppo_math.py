@@ -270,7 +270,10 @@ def test_evaluate_counts_each_worlds_first_episode_only():
 
     envs.step = recording
     rng = np.random.default_rng(5)
-    returns, success = evaluate(envs, lambda o: rng.uniform(-3, 3, (4, 1)), 3, seed=7, with_success=True)
+    first = []
+    returns, success = evaluate(envs, lambda o: first.append(o.copy()) or rng.uniform(-3, 3, (4, 1)), 3,
+                                with_success=True)
+    np.testing.assert_array_equal(first[0], pendulum(4).reset(seed=12345)[0])  # evaluate's default seed
     rew, done = np.array([s[0] for s in seen]), np.array([s[1] for s in seen])
     want = [rew[:np.argmax(done[:, i]) + 1, i].sum() for i in range(3)]
     np.testing.assert_allclose(returns, want, rtol=1e-12)
@@ -278,3 +281,109 @@ def test_evaluate_counts_each_worlds_first_episode_only():
     assert done[-1, :3].any() and not done[:-1, :3].all(axis=0).any()  # stops at the last first end
     with pytest.raises(ValueError, match=r"episodes \(5\) must be <= num_envs \(4\)"):
         evaluate(envs, lambda o: np.zeros((4, 1)), 5)
+    # a task that defines success: each episode's is_success at its end (YuMiDrawer cut
+    # after 3 steps: the drawer still shut, 0.0)
+    yumi = gym.make_vec("ncpgym/YuMiDrawer-v0", num_envs=2, num_threads=1, max_episode_steps=3)
+    _, ok = evaluate(yumi, lambda o: np.zeros((2, yumi.single_action_space.shape[0])), 2, with_success=True)
+    assert ok.tolist() == [0.0, 0.0]
+
+
+def test_actions_are_the_policys_mean_or_samples_clipped_to_the_box_as_float64():
+    ppo = agent()
+    obs = np.random.default_rng(6).normal(size=(3, 4))
+    mean = ppo.act(obs, deterministic=True)
+    assert mean.dtype == np.float64 and np.array_equal(mean, ppo.act(obs, deterministic=True))
+    assert not np.array_equal(ppo.act(obs), ppo.act(obs))  # sampled by default
+    last = ppo.policy.actor[-1]
+    with torch.no_grad():
+        last.bias.fill_(10.0)
+    assert np.all(ppo.act(obs, deterministic=True) == 3.0)  # the pendulum's force box: [-3, 3]
+    with torch.no_grad():
+        last.bias.fill_(-10.0)
+    assert np.all(ppo.act(obs, deterministic=True) == -3.0)
+
+
+def save_fake(path, updates, resumable=True):
+    """A checkpoint file as PPO.save writes it, only the keys latest_checkpoint reads."""
+    ck = {"resume": {} if resumable else None}
+    if updates is not None:
+        ck["updates"] = updates
+    torch.save(ck, path)
+
+
+def test_latest_checkpoint_takes_the_newest_resumable_file(tmp_path):
+    """final.pt or checkpoint_NNNNN.pt, whichever resumable one has the most updates (its
+    own count, not its name, decides; a name at or below final.pt's count is not read);
+    a file without a count, or not resumable, is never taken."""
+    from ncpgym.train import latest_checkpoint
+
+    def case(files):
+        d = tmp_path / str(len(list(tmp_path.iterdir())))
+        d.mkdir()
+        for name, updates, resumable in files:
+            save_fake(d / name, updates, resumable)
+        try:
+            return latest_checkpoint(d).name
+        except FileNotFoundError:
+            return None
+
+    assert case([("final.pt", 0, True)]) == "final.pt"
+    assert case([("final.pt", 4, False)]) is None
+    assert case([("final.pt", None, True)]) is None
+    assert case([("checkpoint_00001.pt", 1, True)]) == "checkpoint_00001.pt"
+    assert case([("checkpoint_00003.pt", 3, True), ("checkpoint_00006.pt", 6, False)]) == "checkpoint_00003.pt"
+    assert case([("final.pt", 6, True), ("checkpoint_00003.pt", 3, True), ("checkpoint_00006.pt", 6, True)]) == "final.pt"
+    assert case([("final.pt", 6, True), ("checkpoint_00007.pt", 6, True)]) == "final.pt"
+    assert case([("final.pt", 6, False), ("checkpoint_00005.pt", 5, True)]) == "checkpoint_00005.pt"
+    assert case([("final.pt", 2, True), ("checkpoint_00005.pt", 5, True)]) == "checkpoint_00005.pt"
+
+
+def test_resuming_into_envs_without_state_starts_new_episodes_seeded_by_the_update_count(tmp_path):
+    """Envs without get_state/set_state (Ray shards; here a plain gymnasium wrapper): the
+    checkpoint holds no worlds, and resume starts new episodes with seed = seed + updates and
+    the episode counters at 0; a checkpoint of such envs resumed by an ncpgym env (which has
+    set_state) resets too. Refusals name the file and both shapes."""
+    from gymnasium.vector import VectorWrapper
+
+    def wrapped():
+        return PPO(VectorWrapper(pendulum(3)), PPOConfig(hidden=(8,), seed=2, torch_threads=1, rollout_steps=8))
+
+    first = wrapped()
+    first.learn(total_steps=48, out=tmp_path, progress=False, checkpoint_every=0, log_every=None)
+    ck = torch.load(tmp_path / "final.pt", weights_only=False)
+    assert ck["resume"]["envs"] is None and ck["updates"] == 2
+    for target in (wrapped(), PPO(pendulum(3), PPOConfig(hidden=(8,), seed=2, torch_threads=1, rollout_steps=8))):
+        target._ep_return[:] = 5.0
+        target._ep_length[:] = 7
+        target._disc_return[:] = 3.0
+        target._after_done[:] = True
+        target.resume(tmp_path / "final.pt")
+        want, _ = pendulum(3).reset(seed=2 + 2)
+        np.testing.assert_array_equal(target._obs, want)
+        assert not target._ep_return.any() and not target._ep_length.any() and not target._disc_return.any()
+        assert not target._after_done.any() and target.updates == 2 and target.env_steps == 48
+    other = PPO(pendulum(3), PPOConfig(hidden=(16,), torch_threads=1))
+    with pytest.raises(ValueError) as e:
+        other.resume(tmp_path / "final.pt")
+    assert str(e.value) == (f"{tmp_path / 'final.pt'}: a policy for 4 observations, 1 actions and hidden [8]; "
+                            "this trainer has 4, 1, [16]")
+    save_fake(tmp_path / "half.pt", 3, resumable=False)
+    with pytest.raises(ValueError) as e:
+        other.resume(tmp_path / "half.pt")
+    assert str(e.value) == (f"{tmp_path / 'half.pt'}: saved during a rollout or an update (Ctrl-C) or by an older "
+                            "ncpgym; resume from a checkpoint_*.pt instead")
+
+
+def test_a_resumed_leg_reads_the_earlier_rows_up_to_its_update(tmp_path):
+    from ncpgym.train.ppo import _previous_rows
+
+    path = tmp_path / "progress.csv"
+    path.write_text("update,env_steps,episodes,episode_return\n1,16,0,nan\n2,32,3,4.5\n3,48,5,6.0\n")
+    assert _previous_rows(path, 0) == []
+    assert _previous_rows(tmp_path / "none.csv", 2) == []
+    rows = _previous_rows(path, 1)
+    assert len(rows) == 1 and rows[0]["update"] == 1 and rows[0]["env_steps"] == 16
+    rows = _previous_rows(path, 2)
+    assert [r["update"] for r in rows] == [1, 2] and rows[1] == {"update": 2, "env_steps": 32, "episodes": 3,
+                                                                  "episode_return": 4.5}
+    assert all(type(r["env_steps"]) is int and type(r["episodes"]) is int for r in rows)
