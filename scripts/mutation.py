@@ -4,6 +4,8 @@ mutmut's mutants the fast tests kill.
     python scripts/mutation.py                       # the modules with fast tests, ~30 min on 2 cores
     python scripts/mutation.py --modules wrappers    # one module (names as in MODULES)
     python scripts/mutation.py --report-only         # re-read the last run's results
+    python scripts/mutation.py --modules train.ppo --work DIR --rerun-undecided
+                                                     # after new tests: only what DIR's run left alive
 
 Writes benchmarks/results/mutation.json: {"rows": [{"module", "mutants", "killed",
 "survived", "timeout", "no_tests", "score"}], "survivors": {module: [mutant names]}}.
@@ -327,6 +329,17 @@ _sys.meta_path[:] = [f for f in _sys.meta_path if "Redirecting" not in type(f)._
 '''
 
 
+HELPERS = ["golden_trajectories.py", "forking.py", "pinhole.py", "rotations.py", "concave_meshes.py"]
+
+
+def copy_tests(dest: Path, modules: list[str]) -> None:
+    """The modules' test files and the helper modules they import, into dest."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for t in sorted({t for m in modules for t in MODULES[m][1]}) + HELPERS:
+        if (ROOT / "tests" / "python" / t).exists():
+            shutil.copy2(ROOT / "tests" / "python" / t, dest / t)
+
+
 def build_tree(work: Path, modules: list[str]) -> None:
     if work.exists():
         shutil.rmtree(work)
@@ -336,12 +349,7 @@ def build_tree(work: Path, modules: list[str]) -> None:
     import ncpgym._core as core  # the compiled extension of this checkout's build
 
     shutil.copy2(core.__file__, work / "src" / "ncpgym" / Path(core.__file__).name)
-    tests = sorted({t for m in modules for t in MODULES[m][1]})
-    (work / "tests").mkdir()
-    helpers = ["golden_trajectories.py", "forking.py", "pinhole.py", "rotations.py", "concave_meshes.py"]
-    for t in tests + helpers:  # helpers: modules the tests import
-        if (ROOT / "tests" / "python" / t).exists():
-            shutil.copy2(ROOT / "tests" / "python" / t, work / "tests" / t)
+    copy_tests(work / "tests", modules)
     if (ROOT / "tests" / "python" / "data").exists():
         shutil.copytree(ROOT / "tests" / "python" / "data", work / "tests" / "data")
     conftest = (ROOT / "tests" / "python" / "conftest.py").read_text()
@@ -384,7 +392,29 @@ def report(work: Path, modules: list[str]) -> dict:
                          timeout=timeout, no_tests=no_tests, score=round(killed / judged, 3) if judged else None))
         survivors[mod] = sorted(k for k, v in mine.items()
                                 if v in ("survived", "no tests") and k not in EQUIVALENT.get(mod, {}))
-    return {"rows": rows, "survivors": survivors, "command": "python scripts/mutation.py --modules " + " ".join(modules)}
+    return {"rows": rows, "survivors": survivors, "status": status,
+            "command": "python scripts/mutation.py --modules " + " ".join(modules)}
+
+
+def rerun_undecided(work: Path, modules: list[str], env: dict, max_children: int) -> None:
+    """Run again, against this checkout's tests, the mutants of an earlier run in ``work``
+    that no test killed (survivors, timeouts, no tests): after tests were written for
+    them, in minutes instead of a whole run. The module's source must be unchanged since
+    (mutants are numbered per function)."""
+    for m in modules:
+        if (work / "src" / "ncpgym" / MODULES[m][0]).read_bytes() != (ROOT / "python" / "ncpgym" / MODULES[m][0]).read_bytes():
+            sys.exit(f"{MODULES[m][0]} changed since the run in {work}: run the module whole")
+    for dest in (work / "tests", work / "mutants" / "tests"):
+        copy_tests(dest, modules)
+    (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)  # which tests reach what, again
+    res = report(work, modules)
+    names = [k for k, v in res["status"].items() if v in ("survived", "timeout", "not checked", "no tests")
+             and not any(k in EQUIVALENT.get(m, {}) for m in modules)]
+    print(f"rerunning {len(names)} mutants in {work} ...", flush=True)
+    if names:
+        with open(work / "mutmut.log", "a") as log:
+            subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children), *names],
+                           cwd=work, env=env, check=False, stdout=log, stderr=subprocess.STDOUT)
 
 
 def main() -> None:
@@ -396,15 +426,19 @@ def main() -> None:
     ap.add_argument("--max-children", type=int, default=2)
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--recheck-minutes", type=float, default=20.0, help="time for the second pass over timeouts")
+    ap.add_argument("--rerun-undecided", action="store_true",
+                    help="rerun only the mutants the last run in --work did not kill, with this checkout's tests")
     args = ap.parse_args()
-    if not args.report_only:
+    # mutmut forks a child per mutant from a process that ran every test: batches there
+    # run on one thread (ncpgym/batch/threads.hpp), and Mesa's llvmpipe must draw on the
+    # calling thread (its drawing threads do not survive fork; render.py refuses otherwise)
+    # (OMP_NUM_THREADS is left alone: tests of the default thread count need the real one)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", LP_NUM_THREADS="0")
+    env.pop("OMP_NUM_THREADS", None)
+    if args.rerun_undecided:
+        rerun_undecided(args.work, args.modules, env, args.max_children)
+    elif not args.report_only:
         build_tree(args.work, args.modules)
-        # mutmut forks a child per mutant from a process that ran every test: batches there
-        # run on one thread (ncpgym/batch/threads.hpp), and Mesa's llvmpipe must draw on the
-        # calling thread (its drawing threads do not survive fork; render.py refuses otherwise)
-        # (OMP_NUM_THREADS is left alone: tests of the default thread count need the real one)
-        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", LP_NUM_THREADS="0")
-        env.pop("OMP_NUM_THREADS", None)
         with open(args.work / "mutmut.log", "w") as log:  # its spinner rewrites one line many times
             print(f"mutmut running in {args.work} (log: {args.work / 'mutmut.log'}) ...", flush=True)
             run = [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)]
