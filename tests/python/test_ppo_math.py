@@ -387,3 +387,83 @@ def test_a_resumed_leg_reads_the_earlier_rows_up_to_its_update(tmp_path):
     assert [r["update"] for r in rows] == [1, 2] and rows[1] == {"update": 2, "env_steps": 32, "episodes": 3,
                                                                   "episode_return": 4.5}
     assert all(type(r["env_steps"]) is int and type(r["episodes"]) is int for r in rows)
+
+
+def test_progress_rows_summarise_the_last_100_episodes_and_the_clock(tmp_path):
+    """Each row: episode return, length and success rate as means over the last 100 finished
+    episodes (nan before any), the run's clock going on from a resumed leg's elapsed time
+    (time_s to the millisecond), steps/s = env steps / time_s (to 0.1), the update's losses
+    to 6 decimals; learn() makes nested output folders, clears `interrupted`, and without a
+    budget refuses by name."""
+    ppo = agent(n=2, rollout_steps=2)
+    rows = ppo.learn(total_steps=4, progress=False, log_every=None)
+    assert math.isnan(rows[0]["episode_return"]) and math.isnan(rows[0]["episode_length"])
+    assert math.isnan(rows[0]["success_rate"]) and rows[0]["episodes"] == 0
+    ppo = agent(n=3, rollout_steps=30)
+    ppo.finished_returns = [float(k) for k in range(150)]
+    ppo.finished_lengths = list(range(1000, 1150))
+    ppo.finished_success = [float(k % 3 == 0) for k in range(150)]
+    ppo.elapsed_before = 100.1234
+    ppo.interrupted = True
+    rows = ppo.learn(total_steps=90, out=tmp_path / "a" / "b", progress=False, log_every=None, checkpoint_every=0)
+    row = rows[-1]
+    assert (tmp_path / "a" / "b" / "progress.csv").exists() and not ppo.interrupted
+    assert len(ppo.finished_returns) > 150  # the rollout ended episodes of its own
+    assert row["episode_return"] == pytest.approx(np.mean(ppo.finished_returns[-100:]), rel=1e-12)
+    assert row["episode_length"] == pytest.approx(np.mean(ppo.finished_lengths[-100:]), rel=1e-12)
+    assert row["success_rate"] == pytest.approx(np.mean(ppo.finished_success[-100:]), rel=1e-12)
+    assert row["episodes"] == len(ppo.finished_returns)
+    assert 100.1234 <= row["time_s"] < 160 and row["time_s"] == round(row["time_s"], 3)
+    assert row["steps_per_s"] == pytest.approx(90 / row["time_s"], abs=0.051)
+    for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac", "explained_var"):
+        assert row[k] == round(row[k], 6), k
+    with pytest.raises(ValueError) as e:
+        ppo.learn()
+    assert str(e.value) == "give total_steps or seconds"
+
+
+def test_the_progress_bar_counts_env_steps_and_shows_return_and_rate(capsys):
+    """By default learn() draws a tqdm bar "PPO" in env steps (1.02k of 1.02k for a budget of
+    1,024; k for thousands) with the mean return and steps/s; with only a time budget it
+    counts steps without a total."""
+    ppo = agent(n=8, rollout_steps=64)
+    ppo.learn(total_steps=1024)
+    err = capsys.readouterr().err
+    last = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert last.startswith("PPO: 100%") and "1.02k/1.02k" in last and "step/s" in last
+    ret, sps = last.split("ret=")[1].split(", sps=")
+    assert float(ret) == pytest.approx(np.mean(ppo.finished_returns[-100:]), abs=0.051)
+    assert float(sps.rstrip("]")) > 0
+    ppo = agent(n=2, rollout_steps=4)
+    ppo.learn(seconds=0.3)
+    last = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+    assert last.startswith("PPO: ") and last.split()[2] == "steps" and "%" not in last
+    assert float(last.split()[1]) == ppo.env_steps
+
+
+def test_the_learning_curve_plots_the_rows_return_against_env_steps(tmp_path, monkeypatch):
+    """learning_curve.png: one line, mean episode return (last 100) against environment
+    steps, the axes labelled so and the task id as title (the real figure, caught as it is
+    saved)."""
+    import matplotlib.figure
+
+    from ncpgym.train.ppo import plot_learning_curve
+
+    saved = []
+    real = matplotlib.figure.Figure.savefig
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda fig, *a, **k: saved.append(fig) or real(fig, *a, **k))
+    rows = [{"env_steps": 100, "episode_return": 1.5}, {"env_steps": 200, "episode_return": 4.0}]
+    plot_learning_curve(rows, tmp_path / "c.png", title="ncpgym/Task-v0")
+    (ax,) = saved[0].axes
+    (line,) = ax.get_lines()
+    assert list(line.get_xdata()) == [100, 200] and list(line.get_ydata()) == [1.5, 4.0]
+    assert ax.get_xlabel() == "environment steps" and ax.get_ylabel() == "mean episode return (last 100)"
+    assert ax.get_title() == "ncpgym/Task-v0" and (tmp_path / "c.png").stat().st_size > 1000
+    plot_learning_curve(rows, tmp_path / "d.png")
+    assert saved[1].axes[0].get_title() == ""
+
+
+def test_learn_writes_a_checkpoint_every_25_updates_by_default(tmp_path):
+    ppo = agent(n=2, rollout_steps=2, epochs=1, minibatches=1)
+    ppo.learn(total_steps=4 * 26, out=tmp_path, progress=False, log_every=None)
+    assert sorted(p.name for p in tmp_path.glob("checkpoint_*.pt")) == ["checkpoint_00025.pt"]
