@@ -127,10 +127,11 @@ def test_observations_are_normalised_by_the_running_moments_and_clipped():
     ppo = agent(obs_clip=2.0)
     ppo.obs_rms.mean = np.array([1.0, -1.0, 0.0, 0.5])
     ppo.obs_rms.var = np.array([4.0, 1.0, 0.25, 1e-8])
-    obs = np.array([[3.0, -1.0, 0.25, 0.5 + 1e-3]])
+    obs = np.array([[3.0, -1.0, 0.25, 0.5 + 1e-3], [-30.0, 0.0, 0.0, 0.5 - 1e-3]])
     z = (obs - ppo.obs_rms.mean) / np.sqrt(ppo.obs_rms.var + 1e-8)
     np.testing.assert_allclose(ppo.normalize(obs), np.clip(z, -2.0, 2.0), rtol=1e-12)
     assert ppo.normalize(obs)[0, 3] == 2.0 and 0.0 < z[0, 3] - 2.0
+    assert ppo.normalize(obs)[1, 0] == ppo.normalize(obs)[1, 3] == -2.0
     assert np.array_equal(agent(normalize_obs=False).normalize(obs), obs)
 
 
@@ -467,3 +468,84 @@ def test_learn_writes_a_checkpoint_every_25_updates_by_default(tmp_path):
     ppo = agent(n=2, rollout_steps=2, epochs=1, minibatches=1)
     ppo.learn(total_steps=4 * 26, out=tmp_path, progress=False, log_every=None)
     assert sorted(p.name for p in tmp_path.glob("checkpoint_*.pt")) == ["checkpoint_00025.pt"]
+
+
+def test_networks_start_orthogonal_with_the_papers_gains_and_adam_as_configured(tmp_path):
+    """Orthogonal initial weights (W W^T = g^2 I for a wide layer, W^T W = g^2 I for a tall
+    one): sqrt(2) on hidden layers, 0.01 on the policy's output, 1 on the value's; biases 0;
+    Adam with the configured learning rate and eps 1e-5; a fresh trainer saves a resumable
+    checkpoint and is not interrupted; the action box as float64."""
+    ppo = PPO(pendulum(2), PPOConfig(hidden=(16, 8), lr=7e-4, torch_threads=1))
+
+    def gram(layer):
+        w = layer.weight.detach().double().numpy()
+        return w @ w.T if w.shape[0] <= w.shape[1] else w.T @ w
+
+    for net, out_gain in ((ppo.policy.actor, 0.01), (ppo.policy.critic, 1.0)):
+        linear = [m for m in net if isinstance(m, torch.nn.Linear)]
+        assert [m.out_features for m in linear][:2] == [16, 8]
+        for layer, gain in zip(linear, (math.sqrt(2), math.sqrt(2), out_gain)):
+            g = gram(layer)
+            np.testing.assert_allclose(g, gain**2 * np.eye(len(g)), atol=1e-6 * max(gain**2, 1))
+            assert not layer.bias.detach().numpy().any()
+    assert ppo.opt.defaults["lr"] == 7e-4 and ppo.opt.defaults["eps"] == 1e-5
+    assert ppo.interrupted is False
+    ppo.save(tmp_path / "fresh.pt")
+    assert torch.load(tmp_path / "fresh.pt", weights_only=False)["resume"] is not None
+    assert ppo.low.dtype == ppo.high.dtype == np.float64 and ppo.low.tolist() == [-3.0] and ppo.high.tolist() == [3.0]
+    assert ppo._ep_length.dtype == np.int64
+
+
+def test_one_update_steps_adam_along_the_gradient_of_the_papers_loss():
+    """One minibatch, one epoch, a fresh Adam: the first Adam step moves each weight by
+    -lr g / (|g| + eps) with g the gradient of pg + 0.5 v_loss - c_ent entropy (the norm
+    of g clipped to 0.5 first); g computed here by autograd on a copy of the policy."""
+    import copy
+
+    T, N = 6, 3
+    ppo = agent(rollout_steps=T, epochs=1, minibatches=1, gamma=0.9, gae_lambda=0.8, ent_coef=0.05, lr=1e-3)
+    buf = hand_buffer(T, N)
+    rng = np.random.default_rng(8)
+    buf["obs"] = rng.normal(size=(T, N, 4)).astype(np.float32)
+    buf["act"] = rng.normal(size=(T, N, 1)).astype(np.float32)
+    with torch.no_grad():
+        logp_now = ppo.policy.dist(torch.as_tensor(buf["obs"])).log_prob(torch.as_tensor(buf["act"])).sum(-1).numpy()
+    buf["logp"] = (logp_now + rng.uniform(-0.4, 0.4, (T, N))).astype(np.float32)
+    ref = copy.deepcopy(ppo.policy)
+    v = buf["valid"].reshape(-1)
+    A = gae_by_definition(buf["rew"].astype(float), buf["val"].astype(float), buf["term"], buf["done"],
+                          buf["valid"], 0.9, 0.8)
+    R = torch.as_tensor((A + buf["val"][:T]).reshape(-1)[v], dtype=torch.float32)
+    A = torch.as_tensor(A.reshape(-1)[v], dtype=torch.float32)
+    A = (A - A.mean()) / (A.std() + 1e-8)
+    obs = torch.as_tensor(buf["obs"].reshape(-1, 4)[v])
+    act = torch.as_tensor(buf["act"].reshape(-1, 1)[v])
+    d = ref.dist(obs)
+    rho = (d.log_prob(act).sum(-1) - torch.as_tensor(buf["logp"].reshape(-1)[v])).exp()
+    pg = -torch.min(rho * A, rho.clamp(0.8, 1.2) * A).mean()
+    loss = pg + 0.5 * 0.5 * (ref.value(obs) - R).pow(2).mean() - 0.05 * d.entropy().sum(-1).mean()
+    loss.backward()
+    grads = [p.grad.clone() for p in ref.parameters()]
+    norm = torch.sqrt(sum((g**2).sum() for g in grads))
+    scale = min(1.0, 0.5 / (float(norm) + 1e-6))
+    before = [p.detach().clone() for p in ppo.policy.parameters()]
+    ppo.update(buf)
+    for b, p, g in zip(before, ppo.policy.parameters(), grads):
+        want = b - 1e-3 * (scale * g) / ((scale * g).abs() + 1e-5)
+        torch.testing.assert_close(p.detach(), want, rtol=0, atol=2e-6)
+
+
+def test_actions_beyond_the_box_reach_the_env_clipped():
+    T, N = 4, 2
+    envs = pendulum(N)
+    sent = []
+    step = envs.step
+    envs.step = lambda a: sent.append(np.array(a, float)) or step(a)
+    ppo = PPO(envs, PPOConfig(hidden=(8,), seed=0, torch_threads=1, rollout_steps=T))
+    for bias in (10.0, -10.0):
+        with torch.no_grad():
+            ppo.policy.actor[-1].bias.fill_(bias)
+        buf = ppo.collect()
+        assert np.all(np.array(sent[-T:]) == np.sign(bias) * 3.0) and np.all(np.abs(buf["act"]) > 5)
+    assert buf["obs"].dtype == buf["act"].dtype == buf["logp"].dtype == buf["rew"].dtype == np.float32
+    assert buf["val"].dtype == np.float32 and buf["val"].shape == (T + 1, N) and buf["valid"].dtype == bool
