@@ -549,3 +549,60 @@ def test_actions_beyond_the_box_reach_the_env_clipped():
         assert np.all(np.array(sent[-T:]) == np.sign(bias) * 3.0) and np.all(np.abs(buf["act"]) > 5)
     assert buf["obs"].dtype == buf["act"].dtype == buf["logp"].dtype == buf["rew"].dtype == np.float32
     assert buf["val"].dtype == np.float32 and buf["val"].shape == (T + 1, N) and buf["valid"].dtype == bool
+
+
+def test_update_statistics_are_means_over_every_minibatch_of_every_epoch():
+    """Two epochs of two minibatches each at a learning rate too small to move the policy:
+    value loss, entropy, approx. KL and clip share averaged over the four minibatch steps
+    equal their means over all valid samples."""
+    T, N = 6, 3
+    ppo = agent(rollout_steps=T, epochs=2, minibatches=2, gamma=0.9, gae_lambda=0.8, lr=1e-12)
+    buf = hand_buffer(T, N)
+    rng = np.random.default_rng(9)
+    buf["obs"] = rng.normal(size=(T, N, 4)).astype(np.float32)
+    buf["act"] = rng.normal(size=(T, N, 1)).astype(np.float32)
+    mu, log_std, value = numpy_policy(ppo)
+    obs, act = buf["obs"].astype(float).reshape(-1, 4), buf["act"].astype(float).reshape(-1, 1)
+    logp_now = gaussian_logp(act, mu(obs), log_std).reshape(T, N)
+    buf["logp"] = (logp_now + rng.uniform(-0.4, 0.4, (T, N))).astype(np.float32)
+    V = value(obs)
+    stats = ppo.update(buf)
+    v = buf["valid"].reshape(-1)
+    assert v.sum() == 16  # two minibatches of 8
+    A = gae_by_definition(buf["rew"].astype(float), buf["val"].astype(float), buf["term"], buf["done"],
+                          buf["valid"], 0.9, 0.8)
+    R = (A + buf["val"][:T]).reshape(-1)[v]
+    rho = np.exp(logp_now.reshape(-1)[v] - buf["logp"].astype(float).reshape(-1)[v])
+    assert stats["value_loss"] == pytest.approx(0.5 * np.mean((V[v] - R) ** 2), rel=2e-4)
+    assert stats["entropy"] == pytest.approx(np.sum(0.5 + 0.5 * np.log(2 * np.pi) + log_std), rel=1e-5)
+    assert stats["approx_kl"] == pytest.approx(np.mean((rho - 1) - np.log(rho)), rel=2e-4)
+    assert stats["clip_frac"] == pytest.approx(np.mean(np.abs(rho - 1) > 0.2), abs=1e-6)
+
+
+def test_a_rollouts_rewards_are_scaled_by_the_discounted_returns_of_its_episodes():
+    """collect() with reward scaling: each step's reward divided by sqrt(var + 1e-8) of the
+    discounted returns G seen so far, G restarting after each episode's end and frozen
+    on reset steps (written out here from the rewards the env returned)."""
+    T, N = 40, 3
+    envs = pendulum(N)
+    seen = []
+    step = envs.step
+
+    def recording(a):
+        out = step(a)
+        seen.append((np.copy(out[1]), np.copy(out[2] | out[3])))
+        return out
+
+    envs.step = recording
+    ppo = PPO(envs, PPOConfig(hidden=(8,), seed=1, torch_threads=1, rollout_steps=T, gamma=0.9))
+    buf = ppo.collect()
+    G, pool, after = np.zeros(N), [], np.zeros(N, bool)
+    for t, (r, d) in enumerate(seen):
+        live = ~after
+        G = np.where(live, 0.9 * G + r, G)
+        pool.append(G[live].copy())
+        _, var, _ = pooled(pool)
+        np.testing.assert_allclose(buf["rew"][t], r / math.sqrt(var + 1e-8), rtol=1e-5)
+        G[d] = 0.0
+        after = d
+    assert len(seen) == T and any(d.any() for _, d in seen)  # episodes ended inside the rollout
