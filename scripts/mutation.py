@@ -110,6 +110,7 @@ _MS = "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁ"
 _YD = "ncpgym.tasks.yumi_drawer.xǁYuMiDrawerTaskǁ"
 _SO2 = "ncpgym.tasks.yumi_drawer.xǁScriptedOpenerǁ"
 _DC = "ncpgym.models.decompose.x_"
+_PP = "ncpgym.train.ppo.xǁPPOǁ"
 EQUIVALENT = {
     "wrappers": {
         _RT + "step__mutmut_24": "asarray without float64: np.clip with the float64 bounds returns float64 either way",
@@ -169,6 +170,46 @@ EQUIVALENT = {
         **dict.fromkeys([_DC + f"_decompose_in_child__mutmut_{k}" for k in (1, 2, 3)],
                         "the temporary directory's name"),
         _DC + "_is_solid__mutmut_6": "compute_uv=None is falsy like False",
+    },
+    "train.ppo": {
+        _PP + "learn__mutmut_3": "a log line every 31 s instead of 30 (no test waits half a minute)",
+        **dict.fromkeys([_PP + f"learn__mutmut_{k}" for k in (33, 34, 40, 41, 47, 48)],
+                        "tqdm's redraw settings (width following the terminal, redraw interval): the bar's "
+                        "content is the same"),
+        _PP + "learn__mutmut_82": "elapsed > seconds vs >=: equality needs the clock to read the budget exactly",
+        _PP + "learn__mutmut_102": "_between_updates None is falsy like False",
+        **dict.fromkeys([_PP + f"learn__mutmut_{k}" for k in (142, 151, 164)],
+                        "the mean of no episodes is nan (with a RuntimeWarning), the value given"),
+        **dict.fromkeys([_PP + f"learn__mutmut_{k}" for k in (147, 158, 171)], "float('NAN') is nan"),
+        **dict.fromkeys([_PP + f"learn__mutmut_{k}" for k in (185, 188)] + [f"ncpgym.train.ppo.x__previous_rows__mutmut_{k}"
+                                                                          for k in (6, 8)],
+                        "newline='' vs the default: no line-ending translation on POSIX"),
+        "ncpgym.train.ppo.x__previous_rows__mutmut_1": "upto 0 with a file: its rows are read and none has update <= 0",
+        **dict.fromkeys([f"ncpgym.train.ppo.x_evaluate__mutmut_{k}" for k in (31, 37)],
+                        "a finished world's running return is never read again"),
+        **dict.fromkeys([f"ncpgym.train.ppo.x_evaluate__mutmut_{k}" for k in (48, 50)]
+                        + [_PP + f"collect__mutmut_{k}" for k in (122, 124)],
+                        "is_success as bools: stored into / averaged as floats the same"),
+        **dict.fromkeys([f"ncpgym.train.ppo.x_latest_checkpoint__mutmut_{k}" for k in (16, 22, 33)],
+                        "-2 vs -1 for 'not resumable': both below every count, never taken"),
+        "ncpgym.train.ppo.x_latest_checkpoint__mutmut_47": "< vs <=: the same-numbered checkpoint is read, and its count is not above",
+        **dict.fromkeys([f"ncpgym.train.ppo.x_plot_learning_curve__mutmut_{k}" for k in (3, 4)],
+                        "matplotlib's backend names are case-blind"),
+        **dict.fromkeys([f"ncpgym.train.ppo.x_plot_learning_curve__mutmut_{k}" for k in (12, 13, 14)],
+                        "the figure's size in inches (the picture, not its data)"),
+        **dict.fromkeys([_PP + f"__init____mutmut_{k}" for k in (14, 16)] + [_PP + "collect__mutmut_93"],
+                        "float32 bounds / actions: np.clip of the float64 actions gives the same float64 values"),
+        _PP + "_scale__mutmut_11": "G = gamma G - r is -G: the variance (about the prior's mean 0) is the same",
+        **dict.fromkeys([_PP + f"advantages__mutmut_{k}" for k in (4, 6, 9, 11)],
+                        "float64 work arrays instead of float32: the same advantages to float32 rounding"),
+        **dict.fromkeys([_PP + f"update__mutmut_{k}" for k in (5, 9, 21, 31, 38, 43, 48, 182)],
+                        "reshape(-2) / reshape(None): NumPy takes it as 'infer' / flattens"),
+        **dict.fromkeys([_PP + f"update__mutmut_{k}" for k in (95, 135)] + [_PP + "collect__mutmut_70",
+                                                                          "ncpgym.train.ppo.xǁActorCriticǁvalue__mutmut_3"],
+                        "sum / squeeze over axis +1 of [N, act_dim] or [N, 1]: the last axis"),
+        _PP + "update__mutmut_105": "std - 1e-8 vs + 1e-8: below float32 resolution of any spread",
+        _PP + "collect__mutmut_28": "a spare last row in the value buffer: rows 0..T are written and read",
+        _PP + "collect__mutmut_96": "the action's dtype: the env casts float64 actions itself",
     },
     "train.sb3": {
         "ncpgym.train.sb3.xǁSB3VecEnvǁ__init____mutmut_16": "the first actions' placeholder: SB3's VecEnv.step always calls step_async before step_wait",
