@@ -24,6 +24,21 @@ def pendulum(n=3, **kw):
     return gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=n, num_threads=1, **kw)
 
 
+def recorded(n):
+    """A pendulum vector env whose step() also appends (action, reward, terminated,
+    truncated) to the list returned with it."""
+    envs, seen = pendulum(n), []
+    step = envs.step
+
+    def recording(a):
+        out = step(a)
+        seen.append((np.array(a, float), *(np.copy(x) for x in out[1:4])))
+        return out
+
+    envs.step = recording
+    return envs, seen
+
+
 def agent(n=3, **cfg):
     return PPO(pendulum(n), PPOConfig(hidden=(8,), seed=0, torch_threads=1, **cfg))
 
@@ -197,16 +212,7 @@ def test_a_rollout_records_what_the_env_returned():
     rewards of each finished episode without its reset step, reset steps are invalid, logp
     and values are the policy's on the normalised observation, env_steps counts T x N."""
     T, N = 40, 3
-    envs = pendulum(N)
-    seen = []
-    step = envs.step
-
-    def recording(a):
-        out = step(a)
-        seen.append((a.copy(), *(np.copy(x) for x in out[1:4])))
-        return out
-
-    envs.step = recording
+    envs, seen = recorded(N)
     ppo = PPO(envs, PPOConfig(hidden=(8,), seed=0, torch_threads=1, rollout_steps=T, normalize_reward=False))
     buf = ppo.collect()
     acts = np.array([s[0] for s in seen])
@@ -260,22 +266,13 @@ def test_the_learning_rate_decays_linearly_to_a_floor_of_5_percent():
 def test_evaluate_counts_each_worlds_first_episode_only():
     """evaluate: the return of each of the first `episodes` worlds' first episode (the sum
     of its rewards up to its end), success nan where a task defines none."""
-    envs = pendulum(4)
-    seen = []
-    step = envs.step
-
-    def recording(a):
-        out = step(a)
-        seen.append((out[1].copy(), (out[2] | out[3]).copy()))
-        return out
-
-    envs.step = recording
+    envs, seen = recorded(4)
     rng = np.random.default_rng(5)
     first = []
     returns, success = evaluate(envs, lambda o: first.append(o.copy()) or rng.uniform(-3, 3, (4, 1)), 3,
                                 with_success=True)
     np.testing.assert_array_equal(first[0], pendulum(4).reset(seed=12345)[0])  # evaluate's default seed
-    rew, done = np.array([s[0] for s in seen]), np.array([s[1] for s in seen])
+    rew, done = np.array([s[1] for s in seen]), np.array([s[2] | s[3] for s in seen])
     want = [rew[:np.argmax(done[:, i]) + 1, i].sum() for i in range(3)]
     np.testing.assert_allclose(returns, want, rtol=1e-12)
     assert len(returns) == 3 and np.isnan(success).all()
@@ -537,16 +534,13 @@ def test_one_update_steps_adam_along_the_gradient_of_the_papers_loss():
 
 def test_actions_beyond_the_box_reach_the_env_clipped():
     T, N = 4, 2
-    envs = pendulum(N)
-    sent = []
-    step = envs.step
-    envs.step = lambda a: sent.append(np.array(a, float)) or step(a)
+    envs, seen = recorded(N)
     ppo = PPO(envs, PPOConfig(hidden=(8,), seed=0, torch_threads=1, rollout_steps=T))
     for bias in (10.0, -10.0):
         with torch.no_grad():
             ppo.policy.actor[-1].bias.fill_(bias)
         buf = ppo.collect()
-        assert np.all(np.array(sent[-T:]) == np.sign(bias) * 3.0) and np.all(np.abs(buf["act"]) > 5)
+        assert np.all(np.array([s[0] for s in seen[-T:]]) == np.sign(bias) * 3.0) and np.all(np.abs(buf["act"]) > 5)
     assert buf["obs"].dtype == buf["act"].dtype == buf["logp"].dtype == buf["rew"].dtype == np.float32
     assert buf["val"].dtype == np.float32 and buf["val"].shape == (T + 1, N) and buf["valid"].dtype == bool
 
@@ -584,20 +578,12 @@ def test_a_rollouts_rewards_are_scaled_by_the_discounted_returns_of_its_episodes
     discounted returns G seen so far, G restarting after each episode's end and frozen
     on reset steps (written out here from the rewards the env returned)."""
     T, N = 40, 3
-    envs = pendulum(N)
-    seen = []
-    step = envs.step
-
-    def recording(a):
-        out = step(a)
-        seen.append((np.copy(out[1]), np.copy(out[2] | out[3])))
-        return out
-
-    envs.step = recording
+    envs, seen = recorded(N)
     ppo = PPO(envs, PPOConfig(hidden=(8,), seed=1, torch_threads=1, rollout_steps=T, gamma=0.9))
     buf = ppo.collect()
     G, pool, after = np.zeros(N), [], np.zeros(N, bool)
-    for t, (r, d) in enumerate(seen):
+    for t, (_, r, term, trunc) in enumerate(seen):
+        d = term | trunc
         live = ~after
         G = np.where(live, 0.9 * G + r, G)
         pool.append(G[live].copy())
@@ -605,4 +591,4 @@ def test_a_rollouts_rewards_are_scaled_by_the_discounted_returns_of_its_episodes
         np.testing.assert_allclose(buf["rew"][t], r / math.sqrt(var + 1e-8), rtol=1e-5)
         G[d] = 0.0
         after = d
-    assert len(seen) == T and any(d.any() for _, d in seen)  # episodes ended inside the rollout
+    assert len(seen) == T and any((s[2] | s[3]).any() for s in seen)  # episodes ended inside the rollout
