@@ -104,11 +104,16 @@ def _interrupt_after(code: str, seconds: float = 1.5):
     import time
 
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    time.sleep(seconds)
-    t = time.time()
-    p.send_signal(signal.SIGINT)
-    out, _ = p.communicate(timeout=60)
-    return p.returncode, out, time.time() - t
+    try:
+        time.sleep(seconds)
+        t = time.time()
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=60)
+        return p.returncode, out, time.time() - t
+    finally:  # a child that ignored the signal (started with SIGINT ignored) must not outlive the test
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def test_ctrl_c_stops_long_steps_and_leaves_a_usable_world():
