@@ -184,12 +184,17 @@ def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
            "--no-progress", "--out", str(out)]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # as `cmd &`
-    deadline = time.time() + 120
-    while time.time() < deadline and not (out / "progress.csv").exists():
-        time.sleep(0.2)
-    time.sleep(1.0)
-    p.send_signal(signal.SIGINT)
-    text, _ = p.communicate(timeout=120)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not (out / "progress.csv").exists():
+            time.sleep(0.2)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        text, _ = p.communicate(timeout=120)
+    finally:  # never outlive the test (a 30-minute run)
+        if p.poll() is None:
+            p.kill()
+            p.wait()
     assert p.returncode == 0, text
     assert "interrupted after" in text
     summary = json.loads((out / "summary.json").read_text())
