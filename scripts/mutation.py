@@ -70,7 +70,7 @@ MODULES = {
     # the training CLI (python -m ncpgym.train) and the Stable-Baselines3 adapter
     "train.cli": ("train/__main__.py", ["test_training.py"]),
     "train.sb3": ("train/sb3.py", ["test_training.py"]),
-    # convex decomposition (CoACD in a worker, the disk cache) and MuJoCo's hulls
+    # convex decomposition (CoACD in a child interpreter, the disk cache) and MuJoCo's hulls
     "models.decompose": ("models/decompose.py", ["test_decompose_units.py", "test_convex_decomposition.py",
                                                  "test_loading.py"]),
     "models.hull": ("models/hull.py", ["test_decompose_units.py", "test_convex_decomposition.py"]),
