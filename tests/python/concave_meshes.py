@@ -2,7 +2,7 @@
 (test_convex_decomposition.py, test_loading.py, test_decompose_units.py), an L profile in
 the x-z plane extruded along y (a long leg flat on the ground, x in [0, 0.3], z in
 [0, 0.05], and a short leg standing up at its end, x in [0, 0.05], z up to 0.2); and a
-binary STL writer."""
+box and a binary STL writer."""
 
 import numpy as np
 
@@ -39,3 +39,11 @@ def write_stl(path, v, f):
         for tri in np.asarray(v)[f]:
             fh.write(struct.pack("<12fH", 0, 0, 0, *tri.ravel(), 0))
     return path
+
+
+def box_mesh(a=0.1, b=0.1, c=0.1):
+    """A closed box [0, a] x [0, b] x [0, c]: 8 vertices, 12 outward triangles."""
+    v = np.array([(x, y, z) for x in (0, a) for y in (0, b) for z in (0, c)], float)
+    f = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
+         (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
+    return v, np.array(f, np.int32)

@@ -13,7 +13,7 @@ import pytest
 
 import ncpgym
 from ncpgym.models import decompose, from_mujoco, to_mjcf
-from concave_meshes import L_DEPTH, L_HEIGHT, L_LONG, L_THICK, _fmt, l_mesh
+from concave_meshes import L_DEPTH, L_HEIGHT, L_LONG, L_THICK, _fmt, box_mesh, l_mesh
 
 H = 1 / 120
 # open box cup: outer half width, wall, height, floor thickness, chamfer of the rim's inner edge
@@ -56,13 +56,6 @@ def cup_mesh() -> tuple[np.ndarray, np.ndarray]:
             p, q = 4 * r, 4 * (r + 1)
             f += [(p + i, p + j, q + j), (p + i, q + j, q + i)]
     return np.array(v, float), np.array(f, np.int32)
-
-
-def box_mesh() -> tuple[np.ndarray, np.ndarray]:
-    v = np.array([(x, y, z) for x in (0, 0.1) for y in (0, 0.1) for z in (0, 0.1)], float)
-    f = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
-         (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
-    return v, np.array(f, np.int32)
 
 
 def _scene(tmp_path, mesh, name="obj", pos=(0, 0, 0.01), extra="") -> str:

@@ -10,14 +10,7 @@ import numpy as np
 import pytest
 
 from ncpgym.models import decompose
-from concave_meshes import L_DEPTH, L_HEIGHT, L_LONG, L_THICK, _fmt, l_mesh
-
-CUBE_FACES = np.array([(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
-                       (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)], np.int32)
-
-
-def box(a=0.1, b=0.2, c=0.3):
-    return np.array([(x, y, z) for x in (0, a) for y in (0, b) for z in (0, c)], float), CUBE_FACES.copy()
+from concave_meshes import L_DEPTH, L_HEIGHT, L_LONG, L_THICK, _fmt, box_mesh, l_mesh
 
 
 def compiled(v, f):
@@ -32,7 +25,7 @@ def shoelace(points):
 
 
 def test_closed_surfaces_are_told_from_open_flipped_and_degenerate_ones():
-    v, f = box()
+    v, f = box_mesh(0.1, 0.2, 0.3)
     assert decompose.is_closed(f)
     assert not decompose.is_closed(f[:-1])  # a hole
     flipped = f.copy()
@@ -54,7 +47,7 @@ def test_volumes_of_a_box_the_l_and_its_hull_from_their_profiles():
     """The box's volume a b c; the L's volume its profile's area (two legs) x depth; the
     L's hull the area of the profile's convex polygon x depth (shoelace), with the hull's
     triangles in any orientation; tetrahedra about the vertices' mean are signed."""
-    v, f = box()
+    v, f = box_mesh(0.1, 0.2, 0.3)
     assert decompose.enclosed_volume(v, f) == pytest.approx(0.1 * 0.2 * 0.3, rel=1e-12)
     assert decompose.enclosed_volume(v, f[:, ::-1]) == pytest.approx(0.006, rel=1e-12)  # inside out
     lv, lf = l_mesh()
@@ -87,7 +80,7 @@ def test_auto_splits_closed_meshes_below_nine_tenths_of_their_hull():
     mj = compiled(lv, lf)
     assert decompose.is_concave(mj, 0) is True
     assert decompose.wanted(mj, 0, "auto") and decompose.wanted(mj, 0, "all") and not decompose.wanted(mj, 0, "hull")
-    v, f = box(0.1, 0.1, 0.1)
+    v, f = box_mesh(0.1, 0.1, 0.1)
     box_mj = compiled(v, f)
     assert decompose.is_concave(box_mj, 0) is False
     assert not decompose.wanted(box_mj, 0, "auto") and decompose.wanted(box_mj, 0, "all")
@@ -162,7 +155,7 @@ def test_slivers_are_not_solid():
 
 
 def test_the_cache_key_follows_every_setting_and_the_files_round_trip(tmp_path, monkeypatch, caplog):
-    v, f = box()
+    v, f = box_mesh(0.1, 0.2, 0.3)
     key = decompose._cache_key(v, f, 0.05, "1.0")
     assert key == decompose._cache_key(v.copy(), f.copy(), 0.05, "1.0") and len(key) == 64
     others = {decompose._cache_key(v, f, 0.06, "1.0"), decompose._cache_key(v, f, 0.05, "1.1"),
@@ -177,7 +170,7 @@ def test_the_cache_key_follows_every_setting_and_the_files_round_trip(tmp_path, 
     monkeypatch.delenv("NCPGYM_CACHE_DIR")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert decompose.cache_dir() == tmp_path / "home" / ".cache" / "ncpgym" / "coacd"
-    parts = [v[:5], v[3:], box(1, 1, 1)[0][:4]]
+    parts = [v[:5], v[3:], box_mesh(1, 1, 1)[0][:4]]
     path = tmp_path / "c" / "coacd" / "k.npz"
     decompose._write_cache(path, parts)
     back = decompose._read_cache(path)
@@ -212,7 +205,7 @@ def test_convex_hull_of_a_cube_with_an_inside_point_and_its_refusals():
     from ncpgym.models import convex_hull
     from ncpgym.models.hull import hull_triangles
 
-    v, _ = box(1, 1, 1)
+    v, _ = box_mesh(1, 1, 1)
     pts = np.vstack([v, [0.5, 0.5, 0.5]])
     tris = convex_hull(pts)
     assert tris.shape == (12, 3) and tris.dtype == np.int32 and 8 not in tris
@@ -236,7 +229,7 @@ def test_convex_hull_of_a_cube_with_an_inside_point_and_its_refusals():
 def test_a_failing_decomposition_reports_the_mesh_and_the_childs_last_words(monkeypatch):
     """The child interpreter's failure: a RuntimeError naming the mesh's size and ending
     with the last 2000 characters of what the child wrote to stderr."""
-    v, f = box()
+    v, f = box_mesh(0.1, 0.2, 0.3)
     monkeypatch.setattr(decompose, "_CHILD", "import sys; sys.stderr.write('x' * 3000 + 'boom'); sys.exit(3)")
     with pytest.raises(RuntimeError) as e:
         decompose._decompose_in_child(v, f, 0.05)

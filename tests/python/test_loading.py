@@ -731,15 +731,12 @@ def test_urdf_refusals_name_the_file_and_odd_collision_entries_load_or_drop(tmp_
     name the file: not a <robot>, floating_base over two root links, MuJoCo's refusal."""
     import logging
 
-    from concave_meshes import write_stl
+    from concave_meshes import box_mesh, write_stl
     from ncpgym.models import loader
 
     root = tmp_path / "pkg"
     _box_obj(root / "meshes" / "box.obj", (0.1, 0.2, 0.3))
-    v = np.array([[x, y, z] for x in (0, 0.4) for y in (0, 0.4) for z in (0, 0.4)])
-    faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6), (0, 2, 6),
-             (0, 6, 4), (1, 5, 7), (1, 7, 3)]
-    write_stl(root / "meshes" / "UPPER.STL", v, np.array(faces))
+    write_stl(root / "meshes" / "UPPER.STL", *box_mesh(0.4, 0.4, 0.4))
     urdf = root / "urdf" / "odd.urdf"
     urdf.parent.mkdir(parents=True)
     urdf.write_text(ODD_URDF)
