@@ -167,6 +167,61 @@ def test_training_cli_validates_its_arguments(capsys):
     assert "(default: 256)" in capsys.readouterr().out  # every option shows its default
 
 
+def test_training_cli_help_states_what_each_option_does(capsys):
+    """`--help` as a user reads it: every option has an entry that says what it sets and
+    its default (PPO's where the option is a PPO setting), the task list is the registry's,
+    and no entry shows a meaningless "(default: None)" or "(default: False)"."""
+    import re
+
+    import gymnasium as gym
+
+    from ncpgym.train.__main__ import main
+    from ncpgym.train.ppo import PPOConfig
+
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    assert "python -m ncpgym.train --env ncpgym/HumanoidFlagrun-v0" in " ".join(text.split())
+    body = text.split("options:", 1)[1]
+    entries = {m.group(1): " ".join(m.group(2).split())
+               for m in re.finditer(r"^  (?:-h, )?(--[a-z-]+)(.*?)(?=^  -|\Z)", body, flags=re.M | re.S)}
+    c = PPOConfig()
+    facts = {
+        "--help": ["show this help"],
+        "--env": ["task id", "required unless --resume"] + [k for k in gym.registry if k.startswith("ncpgym/")],
+        "--env-kwargs": ["task keyword arguments", "(default: {})"],
+        "--num-envs": ["worlds stepped in parallel", "(default: 256)"],
+        "--minutes": ["wall-clock budget", "in minutes", "default 10", "with --resume, the run's own"],
+        "--steps": ["env-step budget", "whichever comes first"],
+        "--seed": ["seed of the worlds and the network", "(default: 0)"],
+        "--out": ["output folder", "progress.csv", "checkpoints", "final.pt", "learning_curve.png", "summary.json",
+                  "runs/YYYYmmdd-HHMMSS"],
+        "--threads": ["physics threads", "0: all cores", "per worker, default 1", "(default: 0)"],
+        "--ray-workers": ["Ray actors", "(default: 0)"],
+        "--ray-address": ["Ray cluster address", "start a local instance"],
+        "--rollout-steps": ["env steps per world between updates", f"(default: {c.rollout_steps})"],
+        "--epochs": ["passes over each rollout", f"(default: {c.epochs})"],
+        "--minibatches": ["minibatches per epoch", f"(default: {c.minibatches})"],
+        "--lr": ["Adam learning rate", "annealed to 5 %", f"(default: {c.lr})"],
+        "--gamma": ["discount", f"(default: {c.gamma})"],
+        "--hidden": ["hidden layer widths", f"(default: {list(c.hidden)})"],
+        "--init-log-std": ["initial log standard deviation", f"(default: {c.init_log_std})"],
+        "--eval-episodes": ["episodes of the final evaluation", "at most --num-envs", "(default: 16)"],
+        "--no-progress": ["no progress bar", "every 30 s"],
+        "--video": ["film the final evaluation", "videos/final.mp4"],
+        "--video-every": ["every K updates", "0: never", "(default: 0)"],
+        "--video-worlds": ["worlds filmed side by side", "(default: 2)"],
+        "--checkpoint-every": ["checkpoint_NNNNN.pt every K updates", "0: only final.pt", "(default: 25)"],
+        "--resume": ["continue the run in DIR", "newest checkpoint", "config.json", "outputs go to DIR"],
+    }
+    assert set(entries) == set(facts)
+    for option, says in facts.items():
+        for fact in says:  # as whole words
+            assert re.search(r"(?<!\w)" + re.escape(fact) + r"(?!\w)", entries[option]), (option, fact, entries[option])
+    assert "(default: None)" not in text and "(default: False)" not in text
+
+
 def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
     """SIGINT in the middle of training: the CLI stops, writes final.pt, the curve and a
     summary marked interrupted, evaluates and exits normally, also when it was started

@@ -50,9 +50,19 @@ def _non_negative_int(text: str) -> int:
     return v
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default where it has one (not "(default: None)" or "(default:
+    False)" for flags), and leaves a help text that already states its default alone."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False or "(default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m ncpgym.train", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                 formatter_class=_HelpFormatter)
     ap.add_argument("--env", metavar="ID", help=f"task id (required unless --resume), one of {', '.join(ncpgym.TASK_IDS)}")
     ap.add_argument("--env-kwargs", type=json_object, default={}, metavar="JSON",
                     help='task keyword arguments, e.g. \'{"mesh": 3}\' (training, videos and evaluation)')
@@ -62,7 +72,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--steps", type=_positive(int), default=None, help="env-step budget (stops at whichever comes first)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the worlds and the network")
     ap.add_argument("--out", type=Path, default=Path("runs") / time.strftime("%Y%m%d-%H%M%S"),
-                    help="output folder (progress.csv, checkpoints, final.pt, learning_curve.png, summary.json)")
+                    help="output folder for progress.csv, checkpoints, final.pt, learning_curve.png and summary.json "
+                         "(default runs/YYYYmmdd-HHMMSS, the start time)")
     ap.add_argument("--threads", type=_non_negative_int, default=0,
                     help="physics threads (0: all cores; with --ray-workers: per worker, default 1)")
     ap.add_argument("--ray-workers", type=_non_negative_int, default=0,
