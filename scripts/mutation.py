@@ -110,6 +110,7 @@ _MS = "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁ"
 _YD = "ncpgym.tasks.yumi_drawer.xǁYuMiDrawerTaskǁ"
 _SO2 = "ncpgym.tasks.yumi_drawer.xǁScriptedOpenerǁ"
 _DC = "ncpgym.models.decompose.x_"
+_HU = "ncpgym.models.hull.x_"
 _PP = "ncpgym.train.ppo.xǁPPOǁ"
 EQUIVALENT = {
     "wrappers": {
@@ -170,6 +171,19 @@ EQUIVALENT = {
         **dict.fromkeys([_DC + f"_decompose_in_child__mutmut_{k}" for k in (1, 2, 3)],
                         "the temporary directory's name"),
         _DC + "_is_solid__mutmut_6": "compute_uv=None is falsy like False",
+    },
+    "models.hull": {
+        **dict.fromkeys([_HU + f"convex_hull__mutmut_{k}" for k in (3, 5)],
+                        "dtype=float dropped: numeric vertices reach MuJoCo's float uservert either way"),
+        _HU + "convex_hull__mutmut_30": "reshape(-2): NumPy takes any negative size as 'infer'",
+        **dict.fromkeys([_HU + f"convex_hull__mutmut_{k}" for k in (41, 42, 43, 44)],
+                        "guard no MuJoCo 3 input reaches: it keeps duplicated vertices (the test of "
+                        "hull_triangles shows it), so the vertex count never changes"),
+        **dict.fromkeys([_HU + f"convex_hull__mutmut_{k}" for k in (52, 53, 54, 55)],
+                        "guard no MuJoCo 3 input reaches: a colliding mesh geom always gets its hull, points "
+                        "without one are refused by the compiler first (the coplanar case is tested)"),
+        **dict.fromkeys([_HU + f"hull_triangles__mutmut_{k}" for k in (24, 26)],
+                        "dtype=np.int32 dropped: mesh_graph is int32 already"),
     },
     "train.ppo": {
         _PP + "learn__mutmut_3": "a log line every 31 s instead of 30 (no test waits half a minute)",

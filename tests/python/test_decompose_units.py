@@ -215,7 +215,7 @@ def test_convex_hull_of_a_cube_with_an_inside_point_and_its_refusals():
     assert area.sum() == pytest.approx(6.0, rel=1e-12)
     assert sorted(np.unique(tris).tolist()) == list(range(8))
     for bad, match in ((pts[:, :2], r"expected \(V >= 4, 3\) vertices, got shape \(9, 2\)"),
-                       (pts[:3], r"got shape \(3, 3\)"), (np.vstack([v, [np.nan, 0, 0]]), "non-finite vertex"),
+                       (pts[:3], r"got shape \(3, 3\)"), (np.vstack([v, [np.nan, 0, 0]]), "^convex_hull: non-finite vertex$"),
                        (np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0.0]]), "convex_hull: .*coplanar")):
         with pytest.raises(ValueError, match=match):
             convex_hull(bad)
@@ -224,6 +224,31 @@ def test_convex_hull_of_a_cube_with_an_inside_point_and_its_refusals():
       <worldbody><geom type="mesh" mesh="m" contype="0" conaffinity="0"/></worldbody></mujoco>"""
     assert hull_triangles(mujoco.MjModel.from_xml_string(xml), 0) is None
     assert hull_triangles(compiled(lv, lf), 0).shape[1] == 3
+
+
+def test_hull_triangles_of_each_mesh_of_a_model_match_scipys_hull():
+    """hull_triangles reads mesh k's hull out of MuJoCo's mesh_graph, where the meshes'
+    graphs lie one after another: for each of two random point clouds in one model its
+    triangles are the hull SciPy's Qhull finds (same faces as vertex triples), and a
+    duplicated vertex stays in the caller's numbering (MuJoCo keeps it; convex_hull relies
+    on that to return indices into the caller's array)."""
+    from scipy.spatial import ConvexHull
+
+    from ncpgym.models import convex_hull
+    from ncpgym.models.hull import hull_triangles
+
+    rng = np.random.default_rng(3)
+    clouds = [rng.normal(size=(30, 3)), rng.normal(size=(12, 3)) * [1.0, 2.0, 0.5]]
+    assets = "".join(f'<mesh name="m{k}" vertex="{_fmt(c)}"/>' for k, c in enumerate(clouds))
+    geoms = "".join(f'<geom type="mesh" mesh="m{k}"/>' for k in range(len(clouds)))
+    mj = mujoco.MjModel.from_xml_string(f"<mujoco><asset>{assets}</asset><worldbody>{geoms}</worldbody></mujoco>")
+    for k, c in enumerate(clouds):
+        ours = {frozenset(t) for t in hull_triangles(mj, k).tolist()}
+        assert ours == {frozenset(t) for t in ConvexHull(c).simplices.tolist()}, k
+    tet = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0.0]])
+    corners = lambda tris: {frozenset(map(tuple, tet[t])) for t in tris}  # noqa: E731
+    tris = convex_hull(tet)
+    assert len(tris) == 4 and corners(tris) == corners(ConvexHull(tet[:4]).simplices)
 
 
 def test_a_failing_decomposition_reports_the_mesh_and_the_childs_last_words(monkeypatch):
