@@ -32,8 +32,9 @@ def test_ppo_learns_the_inverted_pendulum(tmp_path):
     np.testing.assert_allclose(other.act(obs, deterministic=True), agent.act(obs, deterministic=True))
 
 
-def test_stable_baselines3_trains_on_an_ncpgym_vector_env():
+def test_stable_baselines3_trains_on_an_ncpgym_vector_env(tmp_path, monkeypatch):
     sb3 = pytest.importorskip("stable_baselines3")
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3's logger makes a folder per learn() (else in /tmp)
     from ncpgym.train.sb3 import SB3VecEnv
 
     envs = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=4, autoreset_mode="same_step", max_episode_steps=20)
