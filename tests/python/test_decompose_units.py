@@ -4,6 +4,8 @@ from their profiles' areas, the "auto" rule either side of its 0.9 ratio, sliver
 cache's key, location and files; MuJoCo's hull of a cube and its refusals."""
 
 import logging
+import re
+from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -162,6 +164,10 @@ def test_the_cache_key_follows_every_setting_and_the_files_round_trip(tmp_path, 
               decompose._cache_key(v + 1e-9, f, 0.05, "1.0"), decompose._cache_key(v, f[:, [1, 2, 0]], 0.05, "1.0"),
               decompose._cache_key(v.reshape(3, 8).T.copy(), f, 0.05, "1.0")}
     assert key not in others and len(others) == 5
+    # the same bytes split differently between vertices and faces: another mesh, another key
+    shifted = np.vstack([v, f.reshape(-1)[:6].view(np.float64)]), f.reshape(-1)[6:].reshape(-1, 3)
+    assert shifted[0].tobytes() + shifted[1].tobytes() == v.tobytes() + f.astype(np.int32).tobytes()
+    assert decompose._cache_key(*shifted, 0.05, "1.0") != key
     exact = np.round(v * 2) / 2  # halves: the same numbers in float32 and float64
     assert decompose._cache_key(exact.astype(np.float32), f.astype(np.int64), 0.05, "1.0") == \
         decompose._cache_key(exact, f, 0.05, "1.0")
@@ -172,7 +178,12 @@ def test_the_cache_key_follows_every_setting_and_the_files_round_trip(tmp_path, 
     assert decompose.cache_dir() == tmp_path / "home" / ".cache" / "ncpgym" / "coacd"
     parts = [v[:5], v[3:], box_mesh(1, 1, 1)[0][:4]]
     path = tmp_path / "c" / "coacd" / "k.npz"
+    renames = []
+    real_replace = decompose.os.replace
+    monkeypatch.setattr(decompose.os, "replace", lambda a, b: renames.append((Path(a), Path(b))) or real_replace(a, b))
     decompose._write_cache(path, parts)
+    # written beside its final name, then renamed (atomic only within one file system)
+    assert len(renames) == 1 and renames[0][0].parent == path.parent and renames[0][1] == path
     back = decompose._read_cache(path)
     assert len(back) == 3 and all(np.array_equal(a, b) for a, b in zip(parts, back))
     assert list(path.parent.iterdir()) == [path]  # no temporary file left
@@ -183,7 +194,30 @@ def test_the_cache_key_follows_every_setting_and_the_files_round_trip(tmp_path, 
     blocked.write_text("")
     with caplog.at_level(logging.WARNING, logger="ncpgym"):
         decompose._write_cache(blocked / "coacd" / "k.npz", parts)  # its directory is a file
-    assert "not writable" in caplog.text
+    assert re.fullmatch(rf"convex decomposition cache {re.escape(str(blocked / 'coacd'))} not writable: \[Errno \d+\] .+",
+                        caplog.records[-1].getMessage())
+    taken = tmp_path / "d" / "k.npz"
+    taken.mkdir(parents=True)  # a directory where the file should go: the rename fails
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="ncpgym"):
+        decompose._write_cache(taken, parts)
+    assert re.fullmatch(rf"convex decomposition cache {re.escape(str(taken))} not written: \[Errno \d+\] .+",
+                        caplog.records[-1].getMessage())
+    assert list(taken.parent.iterdir()) == [taken]  # the temporary file removed
+
+
+def test_parts_are_cached_under_the_installed_coacds_version(tmp_path, monkeypatch):
+    """convex_parts keys its cache file by the mesh, the threshold and the installed
+    CoACD's version (an upgrade decomposes again), and the second call reads the file."""
+    import importlib.metadata
+
+    monkeypatch.setenv("NCPGYM_CACHE_DIR", str(tmp_path))
+    v, f = box_mesh(0.1, 0.2, 0.3)
+    parts, cached = decompose.convex_parts(v, f, 0.05)
+    key = decompose._cache_key(v, f, 0.05, importlib.metadata.version("coacd"))
+    assert not cached and [p.name for p in (tmp_path / "coacd").iterdir()] == [f"{key}.npz"]
+    again, cached = decompose.convex_parts(v, f, 0.05)
+    assert cached and len(again) == len(parts) and all(np.array_equal(a, b) for a, b in zip(parts, again))
 
 
 def test_options_are_checked_at_their_bounds():
@@ -232,10 +266,9 @@ def test_hull_triangles_of_each_mesh_of_a_model_match_scipys_hull():
     triangles are the hull SciPy's Qhull finds (same faces as vertex triples), and a
     duplicated vertex stays in the caller's numbering (MuJoCo keeps it; convex_hull relies
     on that to return indices into the caller's array)."""
-    from scipy.spatial import ConvexHull
-
     from ncpgym.models import convex_hull
     from ncpgym.models.hull import hull_triangles
+    from scipy.spatial import ConvexHull
 
     rng = np.random.default_rng(3)
     clouds = [rng.normal(size=(30, 3)), rng.normal(size=(12, 3)) * [1.0, 2.0, 0.5]]
@@ -246,7 +279,7 @@ def test_hull_triangles_of_each_mesh_of_a_model_match_scipys_hull():
         ours = {frozenset(t) for t in hull_triangles(mj, k).tolist()}
         assert ours == {frozenset(t) for t in ConvexHull(c).simplices.tolist()}, k
     tet = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0.0]])
-    corners = lambda tris: {frozenset(map(tuple, tet[t])) for t in tris}  # noqa: E731
+    corners = lambda tris: {frozenset(map(tuple, tet[t])) for t in tris}
     tris = convex_hull(tet)
     assert len(tris) == 4 and corners(tris) == corners(ConvexHull(tet[:4]).simplices)
 

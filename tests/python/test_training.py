@@ -186,7 +186,7 @@ def test_training_cli_help_states_what_each_option_does(capsys):
     assert "python -m ncpgym.train --env ncpgym/HumanoidFlagrun-v0" in " ".join(text.split())
     body = text.split("options:", 1)[1]
     entries = {m.group(1): " ".join(m.group(2).split())
-               for m in re.finditer(r"^  (?:-h, )?(--[a-z-]+)(.*?)(?=^  -|\Z)", body, flags=re.M | re.S)}
+               for m in re.finditer(r"^  (?:-h, )?(--[a-z-]+)(.*?)(?=^  -|\Z)", body, flags=re.MULTILINE | re.DOTALL)}
     c = PPOConfig()
     facts = {
         "--help": ["show this help"],
