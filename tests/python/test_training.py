@@ -157,6 +157,9 @@ def test_training_cli_validates_its_arguments(capsys):
     for argv, message in (([], "required: --env"), (["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "0"],
                                                     "--num-envs: must be > 0"),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--minutes", "soon"], "expected a float"),
+                          (["--env", "ncpgym/InvertedPendulum-v0", "--threads", "-1"], "--threads: must be >= 0, got -1"),
+                          (["--env", "ncpgym/InvertedPendulum-v0", "--video-every", "x"],
+                           "--video-every: expected an int, got 'x'"),
                           (["--env", "ncpgym/Nope-v0"], "unknown --env"),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--gamma", "1.5"], "--gamma must be in")):
         with pytest.raises(SystemExit) as e:
@@ -221,6 +224,22 @@ def test_training_cli_help_states_what_each_option_does(capsys):
         for fact in says:  # as whole words
             assert re.search(r"(?<!\w)" + re.escape(fact) + r"(?!\w)", entries[option]), (option, fact, entries[option])
     assert "(default: None)" not in text and "(default: False)" not in text
+    assert entries["--out"].count("default") == 1  # its own text states it; no second "(default: runs/...)"
+
+
+def test_training_cli_films_the_evaluation_side_by_side(tmp_path):
+    """--video films the final evaluation into DIR/videos/final.mp4: --video-worlds worlds
+    side by side (480 x 360 each, 2 px apart), at most the --eval-episodes worlds evaluated."""
+    import imageio.v3 as iio
+
+    from ncpgym.train.__main__ import main
+
+    main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "4", "--steps", "32", "--rollout-steps", "8",
+          "--hidden", "8", "--threads", "1", "--eval-episodes", "2", "--video", "--video-worlds", "3",
+          "--no-progress", "--out", str(tmp_path)])
+    frames = iio.imread(tmp_path / "videos" / "final.mp4")
+    assert frames.shape[0] > 1 and frames.shape[1:] == (360, 2 * 480 + 2, 3)
+    assert not (tmp_path / "videos" / "update_00001.mp4").exists()  # no --video-every
 
 
 def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
@@ -361,6 +380,11 @@ def test_training_cli_resumes_a_run_and_keeps_checkpoints_as_asked(tmp_path, cap
     assert [int(r["update"]) for r in table] == [1, 2, 3, 4]
     assert [int(r["env_steps"]) for r in table] == [32, 64, 96, 128]
     assert len(list(tmp_path.glob("checkpoint_*.pt"))) == 4  # the run's own --checkpoint-every carries over
+    # no budget given: the run's own (128 steps now, 10 minutes by default), already spent
+    main(["--resume", str(tmp_path), *common])
+    assert "budget 10.0 min / 128 steps" in capsys.readouterr().out
+    with open(tmp_path / "progress.csv", newline="") as f:
+        assert [int(r["env_steps"]) for r in csv.DictReader(f)] == [32, 64, 96, 128]
     for argv, message in ((["--resume", str(tmp_path / "empty")], "no config.json"),
                           (["--resume", str(tmp_path), "--env", "ncpgym/Humanoid-v0"], "that run trains"),
                           ([], "--env (or --resume DIR)")):
