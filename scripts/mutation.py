@@ -108,6 +108,7 @@ _FR = "ncpgym.tasks.flagrun."
 _FB = "ncpgym.tasks.fetch_beam_insert.xǁFetchBeamInsertTaskǁ"
 _MS = "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁ"
 _YD = "ncpgym.tasks.yumi_drawer.xǁYuMiDrawerTaskǁ"
+_FT = "ncpgym.tasks.fetch_tomato.xǁFetchTomatoTaskǁ"
 _SO2 = "ncpgym.tasks.yumi_drawer.xǁScriptedOpenerǁ"
 _DC = "ncpgym.models.decompose.x_"
 _HU = "ncpgym.models.hull.x_"
@@ -369,6 +370,19 @@ EQUIVALENT = {
         "ncpgym.tasks.fetch_beam_insert.x_quat_angle__mutmut_13": "clip's lower bound: the dot is an absolute value, never below 0",
         "ncpgym.tasks.fetch_beam_insert.x_default_terms__mutmut_48": "astype(None) is astype(float64)",
         "ncpgym.tasks.fetch_beam_insert.x_scripted_actions__mutmut_15": "within 3 mm: <= vs < at a distance computed from float positions, equality not reachable on purpose",
+    },
+    "tasks.fetch_tomato": {
+        _FT + "evaluate__mutmut_13": "einsum subscripts upper-cased: the same contraction",
+        **dict.fromkeys([_FT + f"evaluate__mutmut_{k}" for k in (17, 81, 113)],
+                        "astype(None) is astype(float64): the same zeros and ones"),
+        **dict.fromkeys([_FT + f"evaluate__mutmut_{k}" for k in (38, 47, 61, 65, 85)],
+                        "<= vs < against a threshold: equality needs a distance computed from float "
+                        "positions to hit the constant exactly"),
+        **dict.fromkeys([_FT + f"render_scene__mutmut_{k}" for k in (20, 24, 27, 29)],
+                        "tet_class of zeros is SceneSpec's default (None: every tetrahedron in class 0)"),
+        _FT + "render_scene__mutmut_33": "alpha 2 renders as alpha 1 (opaque)",
+        **dict.fromkeys([f"ncpgym.tasks.fetch_tomato.x_scripted_actions__mutmut_{k}" for k in (62, 63)],
+                        "the last phase's end, 'never': 11**9 or 10**10 control steps are never reached either"),
     },
     "tasks.yumi_drawer": {
         _YD + "render_scene__mutmut_10": "elevation dropped: Camera's default is the same -20 degrees",
