@@ -253,8 +253,8 @@ def test_fetch_beam_camera_sees_the_fixture_where_each_world_placed_it():
 
 def test_fetch_tomato_camera_sees_the_red_tomato_and_the_scale_where_they_are():
     """render_scene: the camera looks at (1.22, 0.74, 0.52) from 1.05 m at azimuth 35
-    degrees, 22 degrees down; the tomato is drawn red (0.85, 0.12, 0.08): its red pixels
-    span the pinhole projection of its particles, also moved 10 cm up and 18 cm away. The
+    degrees, 22 degrees down; the tomato is drawn red (0.85, 0.12, 0.08; lit pixels keep
+    the ratios of its channels): its red pixels span the pinhole projection of its particles, also moved 10 cm up and 18 cm away. The
     scale (a mocap body each world places) is drawn where the world put it: its pixels,
     against the picture with it sunk out of sight, move by the projected shift when it is
     moved 4 cm along -x and +y."""
@@ -270,6 +270,9 @@ def test_fetch_tomato_camera_sees_the_red_tomato_and_the_scale_where_they_are():
         red = (f[..., 0] > 100) & (f[..., 1] < 60) & (f[..., 2] < 60)
         proj = np.array([_pinhole(p, *view) for p in b.x[0]])
         assert red.sum() > 20 and np.abs(extent_errors(red, proj)).max() < 2, (shift, extent_errors(red, proj))
+        # lit pixels keep the colour's ratios: green / red = 0.12 / 0.85, blue / red = 0.08 / 0.85
+        ratios = np.median(f[red][:, 1:] / f[red][:, :1], axis=0)
+        assert np.abs(ratios - np.array([0.12, 0.08]) / 0.85).max() < 0.01, ratios
     b.x[0] = x0
     placed = b.mocap_pos[0, 0].copy()
     centres = []
