@@ -225,15 +225,30 @@ def test_squeeze_task_terms_and_observation_from_its_docstring():
     np.testing.assert_allclose(obs[:, 55:58], x.mean(axis=1) - centre0, atol=1e-12)
     t = info["reward_terms"]
     err = np.abs(c - goal)
+    np.testing.assert_allclose(info["strain"], c, rtol=1e-9)
+    np.testing.assert_array_equal(info["target_strain"], goal)
     np.testing.assert_allclose(t["track"], np.maximum(0, 1 - err / 0.15))
     np.testing.assert_array_equal(t["hold"], (err < 0.01).astype(float))
     np.testing.assert_allclose(t["action"], np.mean(a.astype(float) ** 2, axis=1))
     np.testing.assert_allclose(reward, t["track"] + t["hold"] - 10 * t["inverted"] - 0.01 * t["action"]
                                - 20 * t["failed"])
     assert not term.any()
-    # success: on target for 30 consecutive steps; termination: crushed (c > 0.25) or dropped
+
+    def weighted(t):  # the docstring's sum
+        return t["track"] + t["hold"] - 10 * t["inverted"] - 0.01 * t["action"] - 20 * t["failed"]
+
+    # success: on target for 30 consecutive steps (an off-target step starts the count
+    # again); termination: crushed (c > 0.25) or dropped
     task.goal[:] = c
     task.held[:] = 0
+    for k in range(30):
+        reward, _, info = task.evaluate(batch, None, a, env.dt)
+        assert info["is_success"].tolist() == [k == 29] * 3
+    assert info["reward_terms"]["hold"].tolist() == [1.0] * 3
+    np.testing.assert_allclose(reward, weighted(info["reward_terms"]))
+    task.goal[:] = c + 0.02
+    _, _, info = task.evaluate(batch, None, a, env.dt)
+    task.goal[:] = c
     for k in range(30):
         _, _, info = task.evaluate(batch, None, a, env.dt)
         assert info["is_success"].tolist() == [k == 29] * 3
@@ -245,11 +260,25 @@ def test_squeeze_task_terms_and_observation_from_its_docstring():
     assert term.tolist() == [True, True, False]
     assert info["crushed"].tolist() == [True, False, False] and info["dropped"].tolist() == [False, True, False]
     assert info["reward_terms"]["failed"].tolist() == [1.0, 1.0, 0.0]
+    np.testing.assert_allclose(reward, weighted(info["reward_terms"]))
     assert sq.AllegroSqueezeTask().rewards.names == ["track", "hold", "inverted", "action", "failed"]
 
 
 def test_squeeze_env_passes_gymnasium_checks_and_rejects_bad_kwargs():
-    check_env(gym.make("ncpgym/AllegroSqueeze-v0").unwrapped)
+    """The default ball has 384 tetrahedra (mesh 4: 6 n^3), mesh 2..8 are accepted (2: 48);
+    an extra reward term sees the action and the control period 4 x 8.3 ms."""
+    from ncpgym.wrappers import RewardTerm
+
+    env = gym.make("ncpgym/AllegroSqueeze-v0")
+    check_env(env.unwrapped)
+    assert env.unwrapped.batch.model.ntet == 384
+    seen = []
+    env = squeeze_env(2, mesh=2, extra_reward_terms=[RewardTerm("seen", lambda c: seen.append((c.dt, c.action))
+                                                                or np.zeros(2), 1.0)])
+    assert env.batch.model.ntet == 48
+    a = np.full((2, 16), 0.5, np.float32)
+    env.step(a)
+    assert seen[-1][0] == pytest.approx(4 * 0.0083) and np.array_equal(seen[-1][1], a)
     with pytest.raises(ValueError, match="unknown reward terms"):
         gym.make("ncpgym/AllegroSqueeze-v0", reward_weights={"grip": 1.0})
     with pytest.raises(TypeError, match="unexpected"):
@@ -367,12 +396,16 @@ def test_squeeze_reset_draws_and_the_scripted_controller_by_hand():
     np.testing.assert_allclose(task.goal, goal, atol=1e-15)
     np.testing.assert_allclose(task.targets, q, atol=1e-15)
     assert np.all(b.u == 0.0) and task.held.tolist() == [0, 0, 0]
+    centre = b.x.mean(axis=1, keepdims=True)
+    b.x[:] = centre + (b.x - centre) * 0.95 ** (1 / 3)  # the rest shape at 95 % of its volume: c = 0.05
+    b.forward()
     c = task.strain(b)
-    task.goal[:] = c + np.array([0.03, -0.005, 0.01])  # 48 x: 1.44 (clipped), -0.24, 0.48
+    np.testing.assert_allclose(c, 0.05, atol=1e-9)
+    task.goal[:] = c + np.array([0.03, -0.03, 0.01])  # 48 x: 1.44 and -1.44 (clipped), 0.48
     a = sq.scripted_actions(task, b)
     flexion = [1, 2, 3, 5, 6, 7, 9, 10, 11, 14, 15]
     want = np.zeros((3, 16))
-    want[:, flexion] = np.array([[1.0], [-0.24], [0.48]])
+    want[:, flexion] = np.array([[1.0], [-1.0], [0.48]])
     np.testing.assert_allclose(a, want, atol=1e-9)
     env.close()
 

@@ -294,7 +294,7 @@ def test_allegro_squeeze_ball_is_coloured_by_its_volumetric_strain_where_the_cam
     to 110 % in the halfway blue (lit pixels keep the colour's ratios), and its pixels (against
     the picture with the ball moved 5 m up) start where the camera (0.42 m from (0, 0, 0.13),
     azimuth 150, 30 degrees down) puts its particles' top and left (the fingers may hide its
-    bottom and right)."""
+    bottom and right), and lifted clear of the fingers, on all four sides."""
     from ncpgym.tasks.allegro_squeeze import strain_colours
 
     white, red, blue = np.array([0.95, 0.95, 0.9]), np.array([0.85, 0.1, 0.05]), np.array([0.15, 0.3, 0.9])
@@ -319,6 +319,11 @@ def test_allegro_squeeze_ball_is_coloured_by_its_volumetric_strain_where_the_cam
         assert abs(top) < 1.5 and abs(left) < 1.5 and bottom <= 1.5 and right <= 1.5, volume
         colour = f[ball].mean(axis=0)
         np.testing.assert_allclose(colour / colour.max(), rgb / rgb.max(), atol=0.02, err_msg=str(volume))
+    # lifted 6 cm clear of the fingers and moved 6 cm along -y, away from the point the camera
+    # orbits (where azimuth and elevation barely move a picture): every side where it projects
+    b.x[0] = x0 + [0.0, -0.06, 0.06]
+    ball = np.abs(env.render().astype(int) - bare).max(axis=2) > 30
+    assert np.abs(extent_errors(ball, [_pinhole(p, *view) for p in b.x[0]])).max() < 1.5
     env.close()
 
 
