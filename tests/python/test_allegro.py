@@ -276,6 +276,10 @@ def test_squeeze_env_passes_gymnasium_checks_and_rejects_bad_kwargs():
     env = squeeze_env(2, mesh=2, extra_reward_terms=[RewardTerm("seen", lambda c: seen.append((c.dt, c.action))
                                                                 or np.zeros(2), 1.0)])
     assert env.batch.model.ntet == 48
+    assert env.single_action_space == gym.spaces.Box(-1.0, 1.0, (16,), np.float32)
+    from ncpgym.tasks.allegro_squeeze import AllegroSqueezeTask
+
+    assert [AllegroSqueezeTask(mesh=m).mesh for m in (2, 8)] == [2, 8]
     a = np.full((2, 16), 0.5, np.float32)
     env.step(a)
     assert seen[-1][0] == pytest.approx(4 * 0.0083) and np.array_equal(seen[-1][1], a)
@@ -396,6 +400,15 @@ def test_squeeze_reset_draws_and_the_scripted_controller_by_hand():
     np.testing.assert_allclose(task.goal, goal, atol=1e-15)
     np.testing.assert_allclose(task.targets, q, atol=1e-15)
     assert np.all(b.u == 0.0) and task.held.tolist() == [0, 0, 0]
+    # the next reset draws the next numbers of each stream; a pose at the joint limits stays inside
+    home_q = task.home.copy()
+    task.home[fingers] = np.where(np.arange(16) % 2 == 0, lo, hi)
+    env.reset()
+    noise = twin.uniform(w, 16, -0.05, 0.05)
+    np.testing.assert_allclose(b.q[:, fingers], np.clip(task.home[fingers] + noise, lo, hi), atol=1e-15)
+    np.testing.assert_allclose(task.goal, twin.uniform(w, 1, 0.02, 0.10)[:, 0], atol=1e-15)
+    task.home[:] = home_q
+    env.reset(seed=31)
     centre = b.x.mean(axis=1, keepdims=True)
     b.x[:] = centre + (b.x - centre) * 0.95 ** (1 / 3)  # the rest shape at 95 % of its volume: c = 0.05
     b.forward()

@@ -120,7 +120,6 @@ class AllegroSqueezeTask(Task):
         self.targets = np.zeros((0, 16))
         self.goal = np.zeros(0)
         self.held = np.zeros(0, np.int64)
-        self.start = np.zeros((0, 3))
 
     def build_model(self):
         mj, model, _ = _world(self.mesh)
