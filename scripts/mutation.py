@@ -109,6 +109,8 @@ _FB = "ncpgym.tasks.fetch_beam_insert.xǁFetchBeamInsertTaskǁ"
 _MS = "ncpgym.tasks.manta_swim.xǁMantaSwimTaskǁ"
 _YD = "ncpgym.tasks.yumi_drawer.xǁYuMiDrawerTaskǁ"
 _FT = "ncpgym.tasks.fetch_tomato.xǁFetchTomatoTaskǁ"
+_AS = "ncpgym.tasks.allegro_squeeze.xǁAllegroSqueezeTaskǁ"
+_ASF = "ncpgym.tasks.allegro_squeeze.x_"
 _SO2 = "ncpgym.tasks.yumi_drawer.xǁScriptedOpenerǁ"
 _DC = "ncpgym.models.decompose.x_"
 _HU = "ncpgym.models.hull.x_"
@@ -383,6 +385,25 @@ EQUIVALENT = {
         _FT + "render_scene__mutmut_33": "alpha 2 renders as alpha 1 (opaque)",
         **dict.fromkeys([f"ncpgym.tasks.fetch_tomato.x_scripted_actions__mutmut_{k}" for k in (62, 63)],
                         "the last phase's end, 'never': 11**9 or 10**10 control steps are never reached either"),
+    },
+    "tasks.allegro_squeeze": {
+        **dict.fromkeys([_AS + f"__init____mutmut_{k}" for k in (23, 24, 26, 27, 29, 31, 32)],
+                        "targets', goal's and hold counts' shapes before the first _ensure: it rebuilds all "
+                        "three for any batch"),
+        **dict.fromkeys([_AS + f"_ensure__mutmut_{k}" for k in (17, 19)],
+                        "hold counts as float64: exact integers, compared with 30 alike"),
+        **dict.fromkeys([_AS + f"build_model__mutmut_{k}" for k in (9, 11)],
+                        "tet_particles are int32 indices already; NumPy indexes with either"),
+        _AS + "spaces__mutmut_20": "gymnasium's Box defaults to float32",
+        **dict.fromkeys([_ASF + f"default_terms__mutmut_{k}" for k in (29, 71)], "astype(None) is astype(float64)"),
+        **dict.fromkeys([_ASF + "default_terms__mutmut_31"] + [_AS + f"evaluate__mutmut_{k}" for k in (13, 26, 28)],
+                        "<= vs < against a threshold: equality needs a strain or a distance computed from float "
+                        "positions to hit the constant exactly"),
+        **dict.fromkeys([_AS + f"render_scene__mutmut_{k}" for k in (30, 31, 32, 33)],
+                        "the scene's first colours: render_frame sets every class's colour before each frame"),
+        **dict.fromkeys([_AS + f"render_frame__mutmut_{k}" for k in (39, 43, 45)],
+                        "the guard of vertices without volume: every particle of the ball is a tetrahedron's"),
+        _ASF + "strain_colours__mutmut_33": "s >= 0 vs > 0: at s = 0 both branches give white",
     },
     "tasks.yumi_drawer": {
         _YD + "render_scene__mutmut_10": "elevation dropped: Camera's default is the same -20 degrees",

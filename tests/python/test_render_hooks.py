@@ -294,7 +294,8 @@ def test_allegro_squeeze_ball_is_coloured_by_its_volumetric_strain_where_the_cam
     to 110 % in the halfway blue (lit pixels keep the colour's ratios), and its pixels (against
     the picture with the ball moved 5 m up) start where the camera (0.42 m from (0, 0, 0.13),
     azimuth 150, 30 degrees down) puts its particles' top and left (the fingers may hide its
-    bottom and right), and lifted clear of the fingers, on all four sides."""
+    bottom and right), and lifted clear of the fingers, on all four sides. Each element is
+    coloured on its own: a ball half squashed is half red, half white."""
     from ncpgym.tasks.allegro_squeeze import strain_colours
 
     white, red, blue = np.array([0.95, 0.95, 0.9]), np.array([0.85, 0.1, 0.05]), np.array([0.15, 0.3, 0.9])
@@ -319,6 +320,17 @@ def test_allegro_squeeze_ball_is_coloured_by_its_volumetric_strain_where_the_cam
         assert abs(top) < 1.5 and abs(left) < 1.5 and bottom <= 1.5 and right <= 1.5, volume
         colour = f[ball].mean(axis=0)
         np.testing.assert_allclose(colour / colour.max(), rgb / rgb.max(), atol=0.02, err_msg=str(volume))
+    # each element its own colour: the -y half squashed to 60 % along y is drawn red, the
+    # other half stays white (blue / red of lit pixels spans more than 0.4 between the 10th and
+    # 90th percentile; one colour for the whole ball keeps that ratio within a few hundredths)
+    half = (x0[:, 1] - c[1]) < 0
+    b.x[0] = x0
+    b.x[0, half, 1] = c[1] + (x0[half, 1] - c[1]) * 0.6
+    f = env.render().astype(float)
+    lit = f[np.abs(f - bare).max(axis=2) > 30]
+    blue_over_red = lit[:, 2] / lit[:, 0]
+    low, high = np.percentile(blue_over_red, [10, 90])
+    assert low < 0.2 and high - low > 0.4, (low, high)
     # lifted 6 cm clear of the fingers and moved 6 cm along -y, away from the point the camera
     # orbits (where azimuth and elevation barely move a picture): every side where it projects
     b.x[0] = x0 + [0.0, -0.06, 0.06]
