@@ -767,3 +767,47 @@ def test_urdf_refusals_name_the_file_and_odd_collision_entries_load_or_drop(tmp_
     with pytest.raises(ModelError) as e:
         loader.compile_urdf(broken)
     assert str(e.value).startswith(f"{broken}: MuJoCo could not compile the URDF: ")
+
+
+def _incline(box_condim: int, slope_condim: int, box_mu: float = 1.0, slope_mu: float = 1.0, extra: str = "") -> str:
+    """A 10 cm box resting on a plane tilted 20 degrees about y (its contact normal
+    (sin 20, 0, cos 20), downhill (cos 20, 0, -sin 20))."""
+    n = np.array([np.sin(np.radians(20)), 0.0, np.cos(np.radians(20))])
+    return f"""<mujoco><option timestep="0.005"/><worldbody>
+      <geom name="slope" type="plane" size="5 5 0.1" euler="0 20 0" condim="{slope_condim}" friction="{slope_mu} 0.005 0.0001"/>
+      <body name="box" pos="{' '.join(map(str, 0.05 * n))}" euler="0 20 0"><freejoint/>
+        <geom name="cube" type="box" size="0.05 0.05 0.05" mass="1" condim="{box_condim}" friction="{box_mu} 0.005 0.0001"/>
+      </body></worldbody>{extra}</mujoco>"""
+
+
+def test_condim_1_contacts_are_frictionless_and_torsional_friction_is_refused():
+    """MuJoCo's condim: a contact has the larger condim of its two geoms. Between two
+    condim-1 geoms it is frictionless: the box slides down the 20 degree slope with
+    a = g sin 20 (0.5 s: s = a h^2 N (N + 1) / 2 for semi-implicit Euler, 0.4234 m); a
+    condim-1 box on a condim-3 slope (mu 1 > tan 20) sticks, as it does with condim 3 on
+    both. Refused by name: condim 4 (torsional friction) and 6 (torsional and rolling), a
+    condim-1 geom whose mu exceeds that of a condim-3 geom it can touch (MuJoCo's contact
+    takes the larger mu, a coefficient of 0 on the geom would take the other's), geom
+    priorities that differ, explicit contact pairs."""
+    downhill = np.array([np.cos(np.radians(20)), 0.0, -np.sin(np.radians(20))])
+    for box, slope, slides in ((1, 1, True), (1, 3, False), (3, 3, False), (3, 1, False)):
+        sim = ncpgym.Simulator(ncpgym.load_model(_incline(box, slope)))
+        start = np.array(sim.q[:3])
+        for _ in range(100):
+            sim.step()
+        s = float((np.array(sim.q[:3]) - start) @ downhill)
+        if slides:
+            assert s == pytest.approx(9.81 * np.sin(np.radians(20)) * 0.005**2 * 100 * 101 / 2, rel=1e-3)
+        else:
+            assert abs(s) < 1e-4, (box, slope, s)
+    for xml, match in ((_incline(4, 3), r"geom 'cube': condim 4 \(torsional friction\)"),
+                       (_incline(3, 6), r"geom 'slope': condim 6 \(torsional and rolling friction\)"),
+                       (_incline(1, 3, box_mu=1.2), r"geom 'cube': condim 1 with friction 1.2 above that of geom "
+                                                    r"'slope' \(1\), which it can touch"),
+                       (_incline(3, 3).replace('name="slope"', 'name="slope" priority="1"'),
+                        "geom priorities that differ"),
+                       (_incline(3, 3, extra='<contact><pair geom1="cube" geom2="slope"/></contact>'),
+                        r"1 explicit contact pair\(s\)")):
+        with pytest.raises(UnsupportedFeatureError, match=match):
+            ncpgym.load_model(xml)
+    ncpgym.load_model(_incline(1, 3, box_mu=0.9))  # a smaller mu than the slope's: exact, accepted

@@ -286,9 +286,42 @@ def _decomposed(name: str, vertices, faces, threshold: float) -> list[np.ndarray
     return parts
 
 
-def _add_geom_part(b, mjm, g: int, gtype: str, mesh: int, name: str) -> None:
+def _contact_frictions(mjm: mujoco.MjModel, unsupported: list[str]) -> np.ndarray:
+    """Each geom's friction as ncpgym's contacts use it. Every ncpgym contact is a MuJoCo
+    condim-3 contact (a normal and two tangents) with coefficient max(mu_a, mu_b), MuJoCo's
+    rule. MuJoCo's contact has the larger condim of its two geoms, so condim 1
+    (frictionless) holds only between two condim-1 geoms: such a geom gets coefficient 0,
+    which is exact where its mu is no larger than that of every condim-3 geom it can touch
+    (the contact then takes the other's mu; refused otherwise). Refused: condim 4 and 6
+    (torsional and rolling friction), geom priorities that differ (MuJoCo then takes the
+    higher priority geom's friction, not the max) and explicit contact pairs."""
+    friction = np.array(mjm.geom_friction, dtype=float)
+    collides = np.flatnonzero((mjm.geom_contype != 0) | (mjm.geom_conaffinity != 0))
+    name = lambda g: _name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g)  # noqa: E731
+    for g in collides:
+        if mjm.geom_condim[g] in (4, 6):
+            unsupported.append(f"geom '{name(g)}': condim {mjm.geom_condim[g]} (torsional"
+                               f"{' and rolling' if mjm.geom_condim[g] == 6 else ''} friction)")
+    one = [g for g in collides if mjm.geom_condim[g] == 1]
+    friction[one, 0] = 0.0
+    for a in one:
+        for b in collides:
+            touch = (mjm.geom_contype[a] & mjm.geom_conaffinity[b]) or (mjm.geom_contype[b] & mjm.geom_conaffinity[a])
+            if (touch and mjm.geom_condim[b] != 1 and mjm.geom_bodyid[a] != mjm.geom_bodyid[b]
+                    and mjm.geom_friction[a, 0] > mjm.geom_friction[b, 0]):
+                unsupported.append(f"geom '{name(a)}': condim 1 with friction {mjm.geom_friction[a, 0]:g} "
+                                   f"above that of geom '{name(b)}' ({mjm.geom_friction[b, 0]:g}), which it can "
+                                   "touch (MuJoCo's contact takes the larger)")
+    if len(set(mjm.geom_priority[collides].tolist())) > 1:
+        unsupported.append("geom priorities that differ (the higher priority geom's contact parameters)")
+    if mjm.npair:
+        unsupported.append(f"{mjm.npair} explicit contact pair(s) (<contact><pair>)")
+    return friction
+
+
+def _add_geom_part(b, mjm, g: int, gtype: str, mesh: int, name: str, friction) -> None:
     b.add_geom(int(mjm.geom_bodyid[g]), gtype, size=mjm.geom_size[g], pos=mjm.geom_pos[g],
-               quat=mjm.geom_quat[g], friction=mjm.geom_friction[g],
+               quat=mjm.geom_quat[g], friction=friction[g],
                contype=int(mjm.geom_contype[g]), conaffinity=int(mjm.geom_conaffinity[g]),
                mesh=mesh, name=name)
 
@@ -428,6 +461,7 @@ def mujoco_builder(
     # agree with MuJoCo's)
     meshes: dict[tuple[int, bool], list[int]] = {}
     extra_parts = []
+    friction = _contact_frictions(mjm, unsupported)
     for g in range(mjm.ngeom):
         name = _name(mjm, ob.mjOBJ_GEOM, g)
         gtype = _GEOM_TYPES.get(int(mjm.geom_type[g]))
@@ -438,11 +472,11 @@ def mujoco_builder(
         if gtype == "mesh":
             mode = "all" if name in forced else convex_decomposition
             parts = _mesh_parts(b, mjm, g, meshes, mode, coacd_threshold)
-        _add_geom_part(b, mjm, g, gtype, parts[0], _part_name(name, 0, len(parts)))
+        _add_geom_part(b, mjm, g, gtype, parts[0], _part_name(name, 0, len(parts)), friction)
         extra_parts += [(g, mesh, _part_name(name, k + 1, len(parts)))
                         for k, mesh in enumerate(parts[1:])]
     for g, mesh, name in extra_parts:
-        _add_geom_part(b, mjm, g, "mesh", mesh, name)
+        _add_geom_part(b, mjm, g, "mesh", mesh, name, friction)
 
     for s in range(mjm.nsite):
         b.add_site(int(mjm.site_bodyid[s]), mjm.site_pos[s], mjm.site_quat[s],
