@@ -231,8 +231,11 @@ def test_grasp_reset_draws_observation_entries_and_scripted_pinch_by_hand():
     tips = [mj.geom(n).id for n in allegro.TIPS]
     contact[np.ix_([1, 2, 3], tips)] = [[1, 0, 0, 0], [1, 1, 0, 1], [1, 1, 1, 1]]
     b.geom_dynamic_contact[:] = contact
-    _, _, info = task.evaluate(b, None, np.zeros((4, 4)), env.dt)
-    np.testing.assert_allclose(info["reward_terms"]["touch"], [0.0, 0.25, 0.75, 1.0])
+    reward, _, info = task.evaluate(b, None, np.zeros((4, 4)), env.dt)
+    t = info["reward_terms"]
+    np.testing.assert_allclose(t["touch"], [0.0, 0.25, 0.75, 1.0])
+    np.testing.assert_allclose(reward, 0.5 * t["reach"] + 0.5 * t["touch"] + 2 * t["lift"] + 2 * t["hold"]
+                               - 0.01 * t["action"] - 10 * t["failed"], atol=1e-12)
     # the scripted pinch: over the object's centre and down by step 19, close from 30, lift from 54
     assert [ag.pinch_height(h) for h in (0.01, 0.05, 0.2)] == pytest.approx([0.013, 0.02, 0.04])
     obj = task.object_pos(b)
@@ -246,4 +249,70 @@ def test_grasp_reset_draws_observation_entries_and_scripted_pinch_by_hand():
         goal = np.c_[xy_goal, z]
         want = np.c_[np.clip((goal - start) / 0.01, -1, 1), np.full(4, close)]
         np.testing.assert_allclose(ag.scripted_actions(task, b, step), want, atol=1e-12, err_msg=str(step))
+    env.close()
+
+
+def test_grasp_world_object_sets_table_parking_spaces_and_reward_options():
+    """The docstring's world: objects="train"/"test" are object_set(8, seed 0/1) of
+    GRASP_KINDS (refusals by text); the table a 0.6 m square box with its top at z = 0.04;
+    mu = 0.8 on the table and on every object geom; every object welded (a weld per object)
+    and parked 1 m up, clear of the table and of each other. Spaces: 46 float64
+    observations, 4 float32 actions in [-1, 1]. reward_weights reweight the named terms,
+    extra terms see dt = 4 x 8.3 ms; the closure stops at GRASP_MAX (1.3); the hold count
+    restarts when the object drops below 10 cm; info carries lift_height and object."""
+    from ncpgym.wrappers import RewardTerm
+
+    for name, seed in (("train", 0), ("test", 1)):
+        want = ob.object_set(8, seed, kinds=ag.GRASP_KINDS)
+        got = ag.object_list(name)
+        assert [o.name for o in got] == [o.name for o in want]
+        assert all(np.array_equal(a.parts[0][0], b.parts[0][0]) for a, b in zip(got, want))
+    for bad, message in (("hard", "objects: unknown object set 'hard'; sets: train, test (or a list of "
+                                  "ncpgym.objects.MeshObject)"),
+                         ([], "objects: expected 'train', 'test' or a non-empty list of ncpgym.objects.MeshObject"),
+                         ([ob.generate("blob", 0)] * 2, "objects: every MeshObject needs its own name")):
+        with pytest.raises(ValueError) as e:
+            ag.object_list(bad)
+        assert str(e.value) == message
+    seen = []
+    env = gym.make_vec("ncpgym/AllegroGrasp-v0", num_envs=2, num_threads=1,
+                       reward_weights={"touch": 3.0, "failed": -1.0},
+                       extra_reward_terms=[RewardTerm("dt", lambda c: seen.append(c.dt) or np.zeros(2), 1.0)]).unwrapped
+    env.reset(seed=2)
+    task, b, mj = env.task, env.batch, env.task.mj
+    assert env.single_observation_space == gym.spaces.Box(-np.inf, np.inf, (46,), np.float64)
+    assert env.single_action_space == gym.spaces.Box(-1.0, 1.0, (4,), np.float32)
+    table = mj.geom("table")
+    assert table.type[0] == mujoco.mjtGeom.mjGEOM_BOX and table.bodyid[0] == 0
+    np.testing.assert_allclose(table.size, [0.3, 0.3, 0.02])
+    np.testing.assert_allclose(table.pos, [0.0, 0.0, 0.02])
+    objects = [g for g in range(mj.ngeom) if mj.body(mj.geom_bodyid[g]).name.startswith("object_")]
+    assert len(objects) >= 8 and np.all(mj.geom_friction[[table.id, *objects], 0] == 0.8)
+    assert [mj.eq_type[e] for e in task.park_eq] == [mujoco.mjtEq.mjEQ_WELD] * 8
+    assert sorted(mj.body(mj.eq_obj1id[e]).name for e in task.park_eq) == [f"object_{k}" for k in range(8)]
+    parked = np.array([mj.body(f"object_{k}").pos for k in range(8)])
+    assert np.all(parked[:, 2] == 1.0) and np.all(np.abs(parked[:, 0]) > 0.3 + 0.08)  # beyond the table's edge
+    gaps = np.linalg.norm(parked[:, None] - parked[None], axis=2) + np.eye(8)
+    assert gaps.min() > 0.1 + 1e-12  # clear of each other (objects are ~8 cm across)
+    # reward options and info
+    a = np.zeros((2, 4), np.float32)
+    _, reward, _, _, info = env.step(a)
+    t = info["reward_terms"]
+    np.testing.assert_allclose(reward, 0.5 * t["reach"] + 3.0 * t["touch"] + 2 * t["lift"] + 2 * t["hold"]
+                               - 0.01 * t["action"] - 1.0 * t["failed"], atol=1e-12)
+    assert seen[-1] == pytest.approx(4 * 0.0083)
+    np.testing.assert_array_equal(info["object"], task.current)
+    rows = np.arange(2)
+    zq = task.object_q[task.current] + 2
+    rest = b.q[rows, zq] - info["lift_height"]
+    task.closure[:] = 1.25
+    task.apply_action(b, np.array([[0, 0, 0, 1.0], [0, 0, 0, -1.0]]), env.dt)
+    np.testing.assert_allclose(task.closure, [1.3, 1.15])
+    task.held[:] = 0
+    for k in range(71):  # lifted 11 cm, except 9 cm at step 10: the count restarts, 60 steps on at 70
+        b.q[rows, zq] = rest + (0.09 if k == 10 else 0.11)
+        b.forward()
+        _, _, info = task.evaluate(b, None, a, env.dt)
+        np.testing.assert_allclose(info["lift_height"], 0.09 if k == 10 else 0.11, atol=1e-12)
+        assert info["is_success"].tolist() == [k == 70] * 2, k
     env.close()
