@@ -111,6 +111,8 @@ _YD = "ncpgym.tasks.yumi_drawer.xǁYuMiDrawerTaskǁ"
 _FT = "ncpgym.tasks.fetch_tomato.xǁFetchTomatoTaskǁ"
 _AS = "ncpgym.tasks.allegro_squeeze.xǁAllegroSqueezeTaskǁ"
 _ASF = "ncpgym.tasks.allegro_squeeze.x_"
+_AG = "ncpgym.tasks.allegro_grasp.xǁAllegroGraspTaskǁ"
+_AGF = "ncpgym.tasks.allegro_grasp.x_"
 _SO2 = "ncpgym.tasks.yumi_drawer.xǁScriptedOpenerǁ"
 _DC = "ncpgym.models.decompose.x_"
 _HU = "ncpgym.models.hull.x_"
@@ -406,6 +408,22 @@ EQUIVALENT = {
         **dict.fromkeys([_AS + f"render_frame__mutmut_{k}" for k in (39, 43, 45)],
                         "the guard of vertices without volume: every particle of the ball is a tetrahedron's"),
         _ASF + "strain_colours__mutmut_33": "s >= 0 vs > 0: at s = 0 both branches give white",
+    },
+    "tasks.allegro_grasp": {
+        **dict.fromkeys([_AG + f"__init____mutmut_{k}" for k in (16, 18, 19, 23, 25, 27, 28, 29, 31, 32, 33, 35, 36,
+                                                                  37, 39, 41, 42)],
+                        "per-world arrays' shapes before the first _ensure: it rebuilds them all for any batch"),
+        **dict.fromkeys([_AG + f"_ensure__mutmut_{k}" for k in (21, 23)],
+                        "hold counts as float64: exact integers, compared with 60 alike"),
+        **dict.fromkeys([_AGF + f"default_terms__mutmut_{k}" for k in (59, 89)] + [_AG + "evaluate__mutmut_32"],
+                        "astype(None) is astype(float64)"),
+        **dict.fromkeys([_AGF + "default_terms__mutmut_60"] + [_AG + f"evaluate__mutmut_{k}" for k in (14, 28, 30)],
+                        "<= vs < against a threshold: equality needs a height or a distance computed from float "
+                        "positions to hit the constant exactly"),
+        **dict.fromkeys([_AGF + f"_park__mutmut_{k}" for k in (3, 5)],
+                        "another parking place 1 m up, clear of the table and of the other parked objects (the "
+                        "test's conditions): where a welded object waits changes nothing"),
+        _AG + "spaces__mutmut_20": "gymnasium's Box defaults to float32",
     },
     "tasks.yumi_drawer": {
         _YD + "render_scene__mutmut_10": "elevation dropped: Camera's default is the same -20 degrees",

@@ -306,8 +306,12 @@ def test_grasp_world_object_sets_table_parking_spaces_and_reward_options():
     zq = task.object_q[task.current] + 2
     rest = b.q[rows, zq] - info["lift_height"]
     task.closure[:] = 1.25
-    task.apply_action(b, np.array([[0, 0, 0, 1.0], [0, 0, 0, -1.0]]), env.dt)
+    ctrl = task.apply_action(b, np.array([[0, 0, 0, 1.0], [0, 0, 0, -1.0]]), env.dt)
     np.testing.assert_allclose(task.closure, [1.3, 1.15])
+    lo, hi = mj.jnt_range[[mj.joint(n).id for n in allegro.FINGER_JOINTS]].T
+    fingers = allegro.grasp_synergy(np.array([1.3, 1.15]))
+    assert fingers[0, 15] < lo[15] and fingers[0, 12] > hi[12]  # the synergy at 1.3 leaves both ends of a range
+    np.testing.assert_allclose(ctrl[:, task.finger_act], np.clip(fingers, lo, hi))
     task.held[:] = 0
     for k in range(71):  # lifted 11 cm, except 9 cm at step 10: the count restarts, 60 steps on at 70
         b.q[rows, zq] = rest + (0.09 if k == 10 else 0.11)
@@ -315,4 +319,11 @@ def test_grasp_world_object_sets_table_parking_spaces_and_reward_options():
         _, _, info = task.evaluate(b, None, a, env.dt)
         np.testing.assert_allclose(info["lift_height"], 0.09 if k == 10 else 0.11, atol=1e-12)
         assert info["is_success"].tolist() == [k == 70] * 2, k
+    # 5 mm below its rest height: no lift (not negative); 16 cm off its start along -x: lost
+    xq = task.object_q[task.current]
+    b.q[rows, zq] = rest - 0.005
+    b.q[1, xq[1]] -= 0.16
+    b.forward()
+    _, term, info = task.evaluate(b, None, a, env.dt)
+    assert info["reward_terms"]["lift"].tolist() == [0.0, 0.0] and term.tolist() == [False, True]
     env.close()
