@@ -441,8 +441,9 @@ def test_the_progress_bar_counts_env_steps_and_shows_return_and_rate(capsys):
 
 def test_the_learning_curve_plots_the_rows_return_against_env_steps(tmp_path, monkeypatch):
     """learning_curve.png: one line, mean episode return (last 100) against environment
-    steps, the axes labelled so and the task id as title (the real figure, caught as it is
-    saved)."""
+    steps, the axes labelled so and the task id as title, a light grid, 720 x 480 pixels
+    (the real figure, caught as it is saved)."""
+    import imageio.v3 as iio
     import matplotlib.figure
 
     from ncpgym.train.ppo import plot_learning_curve
@@ -457,6 +458,8 @@ def test_the_learning_curve_plots_the_rows_return_against_env_steps(tmp_path, mo
     assert list(line.get_xdata()) == [100, 200] and list(line.get_ydata()) == [1.5, 4.0]
     assert ax.get_xlabel() == "environment steps" and ax.get_ylabel() == "mean episode return (last 100)"
     assert ax.get_title() == "ncpgym/Task-v0" and (tmp_path / "c.png").stat().st_size > 1000
+    assert iio.imread(tmp_path / "c.png").shape[:2] == (480, 720)  # 6 x 4 inches at 120 dpi
+    assert all(g.get_visible() and g.get_alpha() == 0.3 for g in ax.get_xgridlines() + ax.get_ygridlines())
     plot_learning_curve(rows, tmp_path / "d.png")
     assert saved[1].axes[0].get_title() == ""
 
