@@ -246,6 +246,12 @@ EQUIVALENT = {
         _PP + "collect__mutmut_28": "a spare last row in the value buffer: rows 0..T are written and read",
         _PP + "collect__mutmut_96": "the action's dtype: the env casts float64 actions itself",
     },
+    "train.cli": {
+        "ncpgym.train.__main__.xǁ_HelpFormatterǁ_get_help_string__mutmut_10":
+            "the fallback for an option without help text: every option has one",
+        "ncpgym.train.__main__.x__evaluate__mutmut_28":
+            "the evaluation env's thread count: results are bitwise the same on any number of threads",
+    },
     "train.sb3": {
         "ncpgym.train.sb3.xǁSB3VecEnvǁ__init____mutmut_16": "the first actions' placeholder: SB3's VecEnv.step always calls step_async before step_wait",
     },

@@ -117,6 +117,9 @@ def test_training_cli_without_ray_writes_its_outputs(tmp_path):
     with open(tmp_path / "progress.csv", newline="") as f:
         table = list(csv.DictReader(f))
     assert [int(r["env_steps"]) for r in table] == [128, 256]
+    # the summary's time and speed are the last progress row's
+    assert summary["minutes"] == pytest.approx(float(table[-1]["time_s"]) / 60, rel=1e-3, abs=1e-4)
+    assert summary["steps_per_s"] == pytest.approx(float(table[-1]["steps_per_s"]), rel=1e-3)
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["num_envs"] == 4 and config["ppo"]["rollout_steps"] == 32 and list(config["ppo"]["hidden"]) == [16]
     assert (tmp_path / "final.pt").exists() and (tmp_path / "learning_curve.png").exists()
@@ -492,7 +495,7 @@ def test_training_cli_passes_every_ppo_option_and_its_summary_is_reproducible(tm
     and the network's shape and exploration noise in final.pt); the evaluation runs
     min(--eval-episodes, --num-envs) episodes, and its trained and random returns are
     evaluate() by hand: final.pt's mean action, and uniform actions from a generator seeded
-    with --seed, both on a fresh env at evaluate's seed."""
+    with --seed, both on a fresh env at evaluate's seed, made with --env-kwargs too."""
     import json
 
     from ncpgym.train.__main__ import main
@@ -500,14 +503,14 @@ def test_training_cli_passes_every_ppo_option_and_its_summary_is_reproducible(tm
     main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "3", "--steps", "96", "--threads", "1",
           "--rollout-steps", "16", "--hidden", "16", "8", "--epochs", "2", "--minibatches", "3", "--lr", "0.001",
           "--gamma", "0.95", "--init-log-std", "-1.5", "--seed", "4", "--eval-episodes", "5", "--no-progress",
-          "--checkpoint-every", "0", "--out", str(tmp_path)])
+          "--checkpoint-every", "0", "--env-kwargs", '{"reward_weights": {"survive": 2.0}}', "--out", str(tmp_path)])
     ppo = json.loads((tmp_path / "config.json").read_text())["ppo"]
     assert {k: ppo[k] for k in ("rollout_steps", "epochs", "minibatches", "lr", "gamma", "seed", "init_log_std")} == {
         "rollout_steps": 16, "epochs": 2, "minibatches": 3, "lr": 0.001, "gamma": 0.95, "seed": 4, "init_log_std": -1.5}
     assert list(ppo["hidden"]) == [16, 8] and not list(tmp_path.glob("checkpoint_*.pt"))
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["eval_episodes"] == 3 and summary["env_steps"] == 96
-    ev = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3, num_threads=1)
+    ev = gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=3, num_threads=1, reward_weights={"survive": 2.0})
     agent = PPO(ev, PPOConfig(hidden=(16, 8)))
     agent.load(tmp_path / "final.pt")
     assert agent.policy.actor[0].out_features == 16 and agent.policy.actor[2].out_features == 8
