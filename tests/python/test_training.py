@@ -383,7 +383,15 @@ def test_training_cli_resumes_a_run_and_keeps_checkpoints_as_asked(tmp_path, cap
     assert [int(r["update"]) for r in table] == [1, 2, 3, 4]
     assert [int(r["env_steps"]) for r in table] == [32, 64, 96, 128]
     assert len(list(tmp_path.glob("checkpoint_*.pt"))) == 4  # the run's own --checkpoint-every carries over
-    # no budget given: the run's own (128 steps now, 10 minutes by default), already spent
+    # no budget given: the run's own (128 steps now, 10 minutes by default), already spent;
+    # a budget given replaces both (the minutes then default to 10 in main)
+    from ncpgym.train.__main__ import _resumed_args, parser
+
+    ap = parser()
+    args = _resumed_args(ap, ap.parse_args(["--resume", str(tmp_path)]))
+    assert (args.minutes, args.steps, args.out) == (10.0, 128, tmp_path)
+    args = _resumed_args(ap, ap.parse_args(["--resume", str(tmp_path), "--steps", "200"]))
+    assert (args.minutes, args.steps) == (None, 200)
     main(["--resume", str(tmp_path), *common])
     assert "budget 10.0 min / 128 steps" in capsys.readouterr().out
     with open(tmp_path / "progress.csv", newline="") as f:
