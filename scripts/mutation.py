@@ -251,6 +251,10 @@ EQUIVALENT = {
             "the fallback for an option without help text: every option has one",
         "ncpgym.train.__main__.x__evaluate__mutmut_28":
             "the evaluation env's thread count: results are bitwise the same on any number of threads",
+        **dict.fromkeys([f"ncpgym.train.__main__.x_parser__mutmut_{k}" for k in (60, 72, 145)],
+                        "default=None left out: argparse's default is None"),
+        **dict.fromkeys([f"ncpgym.train.__main__.x__evaluate__mutmut_{k}" for k in (134, 136, 137)],
+                        "summary.json's indentation: the same JSON"),
     },
     "train.sb3": {
         "ncpgym.train.sb3.xǁSB3VecEnvǁ__init____mutmut_16": "the first actions' placeholder: SB3's VecEnv.step always calls step_async before step_wait",

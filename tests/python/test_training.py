@@ -161,6 +161,8 @@ def test_training_cli_validates_its_arguments(capsys):
                                                     "--num-envs: must be > 0"),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--minutes", "soon"], "expected a float"),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--threads", "-1"], "--threads: must be >= 0, got -1"),
+                          (["--env", "ncpgym/InvertedPendulum-v0", "--ray-workers", "-1"],
+                           "--ray-workers: must be >= 0, got -1"),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--video-every", "x"],
                            "--video-every: expected an int, got 'x'"),
                           (["--env", "ncpgym/Nope-v0"], "unknown --env"),
@@ -172,6 +174,13 @@ def test_training_cli_validates_its_arguments(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "(default: 256)" in capsys.readouterr().out  # every option shows its default
+    import re
+    from pathlib import Path
+
+    from ncpgym.train.__main__ import parser
+
+    out = parser().parse_args([]).out  # no --out: runs/<start time>
+    assert out.parent == Path("runs") and re.fullmatch(r"20\d{6}-\d{6}", out.name), out
 
 
 def test_training_cli_help_states_what_each_option_does(capsys):
@@ -205,7 +214,7 @@ def test_training_cli_help_states_what_each_option_does(capsys):
         "--out": ["output folder", "progress.csv", "checkpoints", "final.pt", "learning_curve.png", "summary.json",
                   "runs/YYYYmmdd-HHMMSS"],
         "--threads": ["physics threads", "0: all cores", "per worker, default 1", "(default: 0)"],
-        "--ray-workers": ["Ray actors", "(default: 0)"],
+        "--ray-workers": ["shard the worlds", "Ray actors", "(ncpgym.cluster)", "(default: 0)"],
         "--ray-address": ["Ray cluster address", "start a local instance"],
         "--rollout-steps": ["env steps per world between updates", f"(default: {c.rollout_steps})"],
         "--epochs": ["passes over each rollout", f"(default: {c.epochs})"],
@@ -213,16 +222,22 @@ def test_training_cli_help_states_what_each_option_does(capsys):
         "--lr": ["Adam learning rate", "annealed to 5 %", f"(default: {c.lr})"],
         "--gamma": ["discount", f"(default: {c.gamma})"],
         "--hidden": ["hidden layer widths", f"(default: {list(c.hidden)})"],
-        "--init-log-std": ["initial log standard deviation", f"(default: {c.init_log_std})"],
+        "--init-log-std": ["initial log standard deviation", "Gaussian policy", f"(default: {c.init_log_std})"],
         "--eval-episodes": ["episodes of the final evaluation", "at most --num-envs", "(default: 16)"],
         "--no-progress": ["no progress bar", "every 30 s"],
-        "--video": ["film the final evaluation", "videos/final.mp4"],
+        "--video": ["film the final evaluation", "DIR/videos/final.mp4"],
         "--video-every": ["every K updates", "0: never", "(default: 0)"],
         "--video-worlds": ["worlds filmed side by side", "(default: 2)"],
         "--checkpoint-every": ["checkpoint_NNNNN.pt every K updates", "0: only final.pt", "(default: 25)"],
         "--resume": ["continue the run in DIR", "newest checkpoint", "config.json", "outputs go to DIR"],
     }
     assert set(entries) == set(facts)
+    assert text.startswith("usage: python -m ncpgym.train [-h] [--env ID] [--env-kwargs JSON]")
+    assert "Trains PPO" not in text  # the description is the docstring's first paragraph only
+    for option, metavar in (("--env", "ID"), ("--env-kwargs", "JSON"), ("--video-every", "K"),
+                            ("--checkpoint-every", "K"), ("--resume", "DIR")):
+        assert entries[option].startswith(metavar + " "), (option, entries[option])
+    assert entries["--out"].endswith("(default runs/YYYYmmdd-HHMMSS, the start time)")
     for option, says in facts.items():
         for fact in says:  # as whole words
             assert re.search(r"(?<!\w)" + re.escape(fact) + r"(?!\w)", entries[option]), (option, fact, entries[option])
@@ -243,6 +258,34 @@ def test_training_cli_films_the_evaluation_side_by_side(tmp_path):
     frames = iio.imread(tmp_path / "videos" / "final.mp4")
     assert frames.shape[0] > 1 and frames.shape[1:] == (360, 2 * 480 + 2, 3)
     assert not (tmp_path / "videos" / "update_00001.mp4").exists()  # no --video-every
+
+
+def test_training_cli_interrupted_in_process_marks_its_summary(tmp_path):
+    """Ctrl-C (SIGINT to this process) once training has written its first progress row:
+    the CLI returns normally with an evaluated summary marked interrupted (in-process, where
+    the trainer and the CLI are the code under test; the subprocess test below covers the
+    shell's background-job case)."""
+    import json
+    import os
+    import signal
+    import threading
+    import time
+
+    from ncpgym.train.__main__ import main
+
+    def interrupt():
+        deadline = time.time() + 120
+        while time.time() < deadline and not (tmp_path / "progress.csv").exists():
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    t = threading.Thread(target=interrupt, daemon=True)
+    t.start()
+    main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "2", "--minutes", "30", "--threads", "1",
+          "--rollout-steps", "16", "--hidden", "8", "--eval-episodes", "2", "--no-progress", "--out", str(tmp_path)])
+    t.join()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["interrupted"] is True and summary["eval_episodes"] == 2 and summary["env_steps"] >= 32
 
 
 def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
