@@ -157,7 +157,8 @@ def test_progress_reports_the_success_rate_of_tasks_that_define_it():
 def test_training_cli_validates_its_arguments(capsys):
     from ncpgym.train.__main__ import main
 
-    for argv, message in (([], "required: --env"), (["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "0"],
+    for argv, message in (([], "error: the following arguments are required: --env (or --resume DIR)\n"),
+                          (["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "0"],
                                                     "--num-envs: must be > 0"),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--minutes", "soon"], "expected a float"),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--threads", "-1"], "--threads: must be >= 0, got -1"),
@@ -165,7 +166,8 @@ def test_training_cli_validates_its_arguments(capsys):
                            "--ray-workers: must be >= 0, got -1"),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--video-every", "x"],
                            "--video-every: expected an int, got 'x'"),
-                          (["--env", "ncpgym/Nope-v0"], "unknown --env"),
+                          (["--env", "ncpgym/Nope-v0"], "error: unknown --env 'ncpgym/Nope-v0'; registered: "
+                                                        "ncpgym/Humanoid-v0, ncpgym/HumanoidFlagrun-v0, "),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--gamma", "1.5"], "--gamma must be in")):
         with pytest.raises(SystemExit) as e:
             main(argv)
@@ -226,10 +228,10 @@ def test_training_cli_help_states_what_each_option_does(capsys):
         "--eval-episodes": ["episodes of the final evaluation", "at most --num-envs", "(default: 16)"],
         "--no-progress": ["no progress bar", "every 30 s"],
         "--video": ["film the final evaluation", "DIR/videos/final.mp4"],
-        "--video-every": ["every K updates", "0: never", "(default: 0)"],
+        "--video-every": ["also film an episode per filmed world", "every K updates", "0: never)", "(default: 0)"],
         "--video-worlds": ["worlds filmed side by side", "(default: 2)"],
-        "--checkpoint-every": ["checkpoint_NNNNN.pt every K updates", "0: only final.pt", "(default: 25)"],
-        "--resume": ["continue the run in DIR", "newest checkpoint", "config.json", "outputs go to DIR"],
+        "--checkpoint-every": ["write DIR/checkpoint_NNNNN.pt every K updates", "0: only final.pt)", "(default: 25)"],
+        "--resume": ["continue the run in DIR", "newest checkpoint", "config.json", "outputs go to DIR)"],
     }
     assert set(entries) == set(facts)
     assert text.startswith("usage: python -m ncpgym.train [-h] [--env ID] [--env-kwargs JSON]")
@@ -247,13 +249,14 @@ def test_training_cli_help_states_what_each_option_does(capsys):
 
 def test_training_cli_films_the_evaluation_side_by_side(tmp_path):
     """--video films the final evaluation into DIR/videos/final.mp4: --video-worlds worlds
-    side by side (480 x 360 each, 2 px apart), at most the --eval-episodes worlds evaluated."""
+    side by side (480 x 360 each, 2 px apart), at most the --eval-episodes worlds evaluated.
+    (--gamma 1, undiscounted, is accepted.)"""
     import imageio.v3 as iio
 
     from ncpgym.train.__main__ import main
 
     main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "4", "--steps", "32", "--rollout-steps", "8",
-          "--hidden", "8", "--threads", "1", "--eval-episodes", "2", "--video", "--video-worlds", "3",
+          "--hidden", "8", "--threads", "1", "--eval-episodes", "2", "--video", "--video-worlds", "3", "--gamma", "1",
           "--no-progress", "--out", str(tmp_path)])
     frames = iio.imread(tmp_path / "videos" / "final.mp4")
     assert frames.shape[0] > 1 and frames.shape[1:] == (360, 2 * 480 + 2, 3)
@@ -261,10 +264,11 @@ def test_training_cli_films_the_evaluation_side_by_side(tmp_path):
 
 
 def test_training_cli_interrupted_in_process_marks_its_summary(tmp_path):
-    """Ctrl-C (SIGINT to this process) once training has written its first progress row:
-    the CLI returns normally with an evaluated summary marked interrupted (in-process, where
-    the trainer and the CLI are the code under test; the subprocess test below covers the
-    shell's background-job case)."""
+    """Ctrl-C (SIGINT to this process) once training has written its first progress row, with
+    SIGINT ignored at the start as a shell's background job has it: the CLI takes SIGINT back,
+    returns normally with an evaluated summary marked interrupted (in-process, where the
+    trainer and the CLI are the code under test; the subprocess test below runs the real
+    `cmd &`)."""
     import json
     import os
     import signal
@@ -281,8 +285,14 @@ def test_training_cli_interrupted_in_process_marks_its_summary(tmp_path):
 
     t = threading.Thread(target=interrupt, daemon=True)
     t.start()
-    main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "2", "--minutes", "30", "--threads", "1",
-          "--rollout-steps", "16", "--hidden", "8", "--eval-episodes", "2", "--no-progress", "--out", str(tmp_path)])
+    # started as `cmd &` starts it: SIGINT ignored (main takes it back); the 30 s budget only
+    # ends a run that missed the interrupt
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "2", "--minutes", "0.5", "--threads", "1",
+              "--rollout-steps", "16", "--hidden", "8", "--eval-episodes", "2", "--no-progress", "--out", str(tmp_path)])
+    finally:
+        signal.signal(signal.SIGINT, before)
     t.join()
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["interrupted"] is True and summary["eval_episodes"] == 2 and summary["env_steps"] >= 32
