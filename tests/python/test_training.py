@@ -249,21 +249,28 @@ def test_training_cli_help_states_what_each_option_does(capsys):
 
 def test_training_cli_films_the_evaluation_side_by_side(tmp_path):
     """--video films the final evaluation into DIR/videos/final.mp4: --video-worlds worlds
-    side by side (480 x 360 each, 2 px apart), at most the --eval-episodes worlds evaluated.
-    (--gamma 1, undiscounted, is accepted.)"""
+    side by side (480 x 360 each, 2 px apart), at most the --eval-episodes worlds evaluated;
+    --video-every K alone films the current policy every K updates. (--gamma 1, undiscounted,
+    is accepted; --out is made with its parents.)"""
     import imageio.v3 as iio
 
     from ncpgym.train.__main__ import main
 
-    main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "4", "--steps", "32", "--rollout-steps", "8",
-          "--hidden", "8", "--threads", "1", "--eval-episodes", "2", "--video", "--video-worlds", "3", "--gamma", "1",
-          "--no-progress", "--out", str(tmp_path)])
-    frames = iio.imread(tmp_path / "videos" / "final.mp4")
+    common = ["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "4", "--steps", "32", "--rollout-steps", "8",
+              "--hidden", "8", "--threads", "1", "--eval-episodes", "2", "--no-progress"]
+    out = tmp_path / "a" / "b"  # made with its parents
+    main([*common, "--video", "--video-worlds", "3", "--gamma", "1", "--out", str(out)])
+    frames = iio.imread(out / "videos" / "final.mp4")
     assert frames.shape[0] > 1 and frames.shape[1:] == (360, 2 * 480 + 2, 3)
-    assert not (tmp_path / "videos" / "update_00001.mp4").exists()  # no --video-every
+    assert not (out / "videos" / "update_00001.mp4").exists()  # no --video-every
+    # --video-every 1 alone: the first update filmed (2 worlds by default), no final video
+    main([*common, "--video-every", "1", "--out", str(tmp_path / "c")])
+    frames = iio.imread(tmp_path / "c" / "videos" / "update_00001.mp4")
+    assert frames.shape[0] > 1 and frames.shape[1:] == (360, 2 * 480 + 2, 3)
+    assert not (tmp_path / "c" / "videos" / "final.mp4").exists()
 
 
-def test_training_cli_interrupted_in_process_marks_its_summary(tmp_path):
+def test_training_cli_interrupted_in_process_marks_its_summary(tmp_path, capsys):
     """Ctrl-C (SIGINT to this process) once training has written its first progress row, with
     SIGINT ignored at the start as a shell's background job has it: the CLI takes SIGINT back,
     returns normally with an evaluated summary marked interrupted (in-process, where the
@@ -296,6 +303,7 @@ def test_training_cli_interrupted_in_process_marks_its_summary(tmp_path):
     t.join()
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["interrupted"] is True and summary["eval_episodes"] == 2 and summary["env_steps"] >= 32
+    assert f"2 worlds, budget 0.5 min, output in {tmp_path}\n" in capsys.readouterr().out  # no step budget
 
 
 def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
@@ -422,6 +430,8 @@ def test_training_cli_resumes_a_run_and_keeps_checkpoints_as_asked(tmp_path, cap
     that run (its task, worlds and settings from DIR/config.json) to N env steps in all,
     appending to its progress.csv; --resume of a folder that holds no run is an argparse error."""
     import csv
+    import json
+    import re
 
     from ncpgym.train.__main__ import main
 
@@ -430,7 +440,10 @@ def test_training_cli_resumes_a_run_and_keeps_checkpoints_as_asked(tmp_path, cap
           "--hidden", "8", "--checkpoint-every", "1", "--out", str(tmp_path), *common])
     assert sorted(p.name for p in tmp_path.glob("checkpoint_*.pt")) == ["checkpoint_00001.pt", "checkpoint_00002.pt"]
     main(["--resume", str(tmp_path), "--steps", "128", *common])
-    assert "resuming" in capsys.readouterr().out
+    trained = re.search(r"resuming .*: update 2, 64 env steps, (\d+\.\d) min trained", capsys.readouterr().out)
+    assert trained and float(trained.group(1)) < 1.0  # seconds of training, in minutes
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["out"] == str(tmp_path) and config["resume"] is None and config["steps"] == 128
     with open(tmp_path / "progress.csv", newline="") as f:
         table = list(csv.DictReader(f))
     assert [int(r["update"]) for r in table] == [1, 2, 3, 4]
