@@ -247,7 +247,7 @@ def test_training_cli_help_states_what_each_option_does(capsys):
     assert entries["--out"].count("default") == 1  # its own text states it; no second "(default: runs/...)"
 
 
-def test_training_cli_films_the_evaluation_side_by_side(tmp_path):
+def test_training_cli_films_the_evaluation_side_by_side(tmp_path, capsys):
     """--video films the final evaluation into DIR/videos/final.mp4: --video-worlds worlds
     side by side (480 x 360 each, 2 px apart), at most the --eval-episodes worlds evaluated;
     --video-every K alone films the current policy every K updates. (--gamma 1, undiscounted,
@@ -257,14 +257,17 @@ def test_training_cli_films_the_evaluation_side_by_side(tmp_path):
     from ncpgym.train.__main__ import main
 
     common = ["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "4", "--steps", "32", "--rollout-steps", "8",
-              "--hidden", "8", "--threads", "1", "--eval-episodes", "2", "--no-progress"]
+              "--hidden", "8", "--threads", "1", "--eval-episodes", "2"]
     out = tmp_path / "a" / "b"  # made with its parents
-    main([*common, "--video", "--video-worlds", "3", "--gamma", "1", "--out", str(out)])
+    main([*common, "--no-progress", "--video", "--video-worlds", "3", "--gamma", "1", "--out", str(out)])
+    assert "PPO:" not in capsys.readouterr().err  # no progress bar
     frames = iio.imread(out / "videos" / "final.mp4")
     assert frames.shape[0] > 1 and frames.shape[1:] == (360, 2 * 480 + 2, 3)
     assert not (out / "videos" / "update_00001.mp4").exists()  # no --video-every
-    # --video-every 1 alone: the first update filmed (2 worlds by default), no final video
+    # --video-every 1 alone: the first update filmed (2 worlds by default), no final video;
+    # without --no-progress, tqdm's bar
     main([*common, "--video-every", "1", "--out", str(tmp_path / "c")])
+    assert "PPO:" in capsys.readouterr().err
     frames = iio.imread(tmp_path / "c" / "videos" / "update_00001.mp4")
     assert frames.shape[0] > 1 and frames.shape[1:] == (360, 2 * 480 + 2, 3)
     assert not (tmp_path / "c" / "videos" / "final.mp4").exists()
