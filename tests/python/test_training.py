@@ -306,7 +306,35 @@ def test_training_cli_interrupted_in_process_marks_its_summary(tmp_path, capsys)
     t.join()
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["interrupted"] is True and summary["eval_episodes"] == 2 and summary["env_steps"] >= 32
-    assert f"2 worlds, budget 0.5 min, output in {tmp_path}\n" in capsys.readouterr().out  # no step budget
+    out = capsys.readouterr().out
+    assert f"2 worlds, budget 0.5 min, output in {tmp_path}\n" in out  # no step budget
+    assert (f"interrupted after {summary['env_steps']} env steps: {tmp_path / 'final.pt'} and the curve are written; "
+            "evaluating (Ctrl-C again to skip)\n") in out
+
+
+def test_training_cli_ctrl_c_during_the_evaluation_skips_it(tmp_path, capsys, monkeypatch):
+    """A second Ctrl-C, during the evaluation (injected: the evaluation raises
+    KeyboardInterrupt as SIGINT would): the CLI prints "evaluation skipped" and writes a
+    summary of the training alone, from the last progress row, marked interrupted."""
+    import csv
+    import json
+
+    from ncpgym.train import __main__ as cli
+
+    def ctrl_c(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_evaluate", ctrl_c)
+    cli.main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "2", "--steps", "64", "--threads", "1",
+              "--rollout-steps", "16", "--hidden", "8", "--no-progress", "--out", str(tmp_path)])
+    assert capsys.readouterr().out.endswith("evaluation skipped\n")
+    with open(tmp_path / "progress.csv", newline="") as f:
+        last = list(csv.DictReader(f))[-1]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert set(summary) == {"env", "env_steps", "minutes", "steps_per_s", "interrupted"}
+    assert summary["env"] == "ncpgym/InvertedPendulum-v0" and summary["env_steps"] == 64 and summary["interrupted"]
+    assert summary["minutes"] == pytest.approx(float(last["time_s"]) / 60, rel=1e-3, abs=1e-4)
+    assert summary["steps_per_s"] == pytest.approx(float(last["steps_per_s"]), rel=1e-3)
 
 
 def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
