@@ -100,7 +100,7 @@ def test_learn_stops_on_its_time_budget_and_writes_progress_csv(tmp_path, monkey
         agent.learn()
 
 
-def test_training_cli_without_ray_writes_its_outputs(tmp_path):
+def test_training_cli_without_ray_writes_its_outputs(tmp_path, capsys):
     """The README's main path at tiny scale: the step budget ends the run (never the wall
     clock), and config.json, progress.csv, final.pt, learning_curve.png and summary.json
     hold what was asked for."""
@@ -126,6 +126,12 @@ def test_training_cli_without_ray_writes_its_outputs(tmp_path):
     # evaluation: two episodes each, returns >= 0 (1 per upright step); random ones topple fast
     assert 0.0 <= summary["eval_return_random"] < 100.0 and summary["eval_return_trained"] >= 0.0
     assert summary["eval_return_trained_sampled"] >= 0.0  # the policy's sampled actions, also evaluated
+    # the closing lines (no success rates: the pendulum defines no success)
+    assert capsys.readouterr().out.endswith(
+        f"256 env steps in {summary['minutes']:.1f} min ({summary['steps_per_s']} steps/s incl. learning)\n"
+        f"evaluation over 2 episodes: trained {summary['eval_return_trained']:.1f} (mean action; sampled actions "
+        f"{summary['eval_return_trained_sampled']:.1f}), random {summary['eval_return_random']:.1f}\n"
+        f"learning curve: {tmp_path / 'learning_curve.png'}; CSV: {tmp_path / 'progress.csv'}\n")
 
 
 def test_progress_reports_the_success_rate_of_tasks_that_define_it():
@@ -516,7 +522,9 @@ def test_play_takes_the_task_from_the_run_and_reports_returns_and_success(tmp_pa
     train(["--env", "ncpgym/YuMiDrawer-v0", "--env-kwargs", '{"max_episode_steps": 4}', "--num-envs", "2",
            "--steps", "16", "--threads", "1", "--rollout-steps", "8", "--hidden", "8", "--eval-episodes", "2",
            "--no-progress", "--out", str(run)])
-    capsys.readouterr()
+    trained = json.loads((run / "summary.json").read_text())  # the CLI's closing line names the success rates
+    assert (f"random {trained['eval_return_random']:.1f}; success rate trained {trained['eval_success_trained']:.2f}, "
+            f"random {trained['eval_success_random']:.2f}\n") in capsys.readouterr().out
     play(["--policy", str(run / "final.pt"), "--episodes", "2", "--seed", "5", "--json", str(tmp_path / "p.json")])
     printed = capsys.readouterr().out
     assert "ncpgym/YuMiDrawer-v0: 2 episode(s)" in printed and "success 0/2 (0 %)" in printed
