@@ -524,7 +524,7 @@ def report(work: Path, modules: list[str]) -> dict:
             status[m.group(1)] = m.group(2).strip()
     rows, survivors = [], {}
     for mod in modules:
-        prefix = "ncpgym." + mod + "."
+        prefix = "ncpgym." + MODULES[mod][0][:-3].replace("/", ".") + "."  # train.cli is train/__main__.py
         mine = {k: v for k, v in status.items() if k.startswith(prefix)}
         count = lambda *names: sum(v in names for v in mine.values())  # noqa: E731
         killed, survived = count("killed"), count("survived")
