@@ -444,6 +444,12 @@ EQUIVALENT = {
                         "another parking place 1 m up, clear of the table and of the other parked objects (the "
                         "test's conditions): where a welded object waits changes nothing"),
         _AG + "spaces__mutmut_20": "gymnasium's Box defaults to float32",
+        _AGF + "scripted_actions__mutmut_14": "+ ORIGIN[:2] instead of -: the palm's origin is at x = y = 0",
+        _AG + "reset_states__mutmut_17": "uniform's high left out: its default is 1.0",
+        _AG + "reset_states__mutmut_22": "min(floor(u k), k + 1) instead of k - 1: u < 1, so floor(u k) <= k - 1 already",
+        **dict.fromkeys([_AG + f"reset_states__mutmut_{k}" for k in (70, 71)],
+                        "the clip of the open hand (closure 0): the synergy at 0 is inside every joint range"),
+        _AG + "reset_states__mutmut_83": "every equality instead of the parking welds: the world has no others (neq = 8)",
     },
     "tasks.yumi_drawer": {
         _YD + "render_scene__mutmut_10": "elevation dropped: Camera's default is the same -20 degrees",

@@ -207,7 +207,7 @@ def test_grasp_reset_draws_observation_entries_and_scripted_pinch_by_hand():
     lo, hi = mj.jnt_range[[mj.joint(n).id for n in allegro.FINGER_JOINTS]].T
     fq = [mj.jnt_qposadr[mj.joint(n).id] for n in allegro.FINGER_JOINTS]
     np.testing.assert_allclose(b.q[:, fq], np.tile(np.clip(allegro.grasp_synergy(0.0), lo, hi), (4, 1)))
-    assert np.all(b.u == 0.0) and np.all(task.closure == 0.0)
+    assert np.all(b.u == 0.0) and np.all(task.closure == 0.0) and task.held.tolist() == [0] * 4
     # observation on a state set by hand
     rng = np.random.default_rng(3)
     q4 = rng.normal(size=(4, 4))
@@ -249,6 +249,11 @@ def test_grasp_reset_draws_observation_entries_and_scripted_pinch_by_hand():
         goal = np.c_[xy_goal, z]
         want = np.c_[np.clip((goal - start) / 0.01, -1, 1), np.full(4, close)]
         np.testing.assert_allclose(ag.scripted_actions(task, b, step), want, atol=1e-12, err_msg=str(step))
+    # the lift's height, seen within one step's reach: 5 mm at step 54, 12 cm from step 77 on
+    for step, z in ((54, down + 0.005), (60, down + 0.035), (100, down + 0.12)):
+        task.wrist_target[:] = np.c_[start[:, :2], z - 0.003]
+        want = np.tile([0.0, 0.0, 0.3, 1.0], (4, 1))
+        np.testing.assert_allclose(ag.scripted_actions(task, b, step), want, atol=1e-9, err_msg=str(step))
     env.close()
 
 
@@ -262,6 +267,7 @@ def test_grasp_world_object_sets_table_parking_spaces_and_reward_options():
     restarts when the object drops below 10 cm; info carries lift_height and object."""
     from ncpgym.wrappers import RewardTerm
 
+    ag._named_world.cache_clear()  # built here, not taken from an earlier test's cache
     for name, seed in (("train", 0), ("test", 1)):
         want = ob.object_set(8, seed, kinds=ag.GRASP_KINDS)
         got = ag.object_list(name)
@@ -276,7 +282,7 @@ def test_grasp_world_object_sets_table_parking_spaces_and_reward_options():
         assert str(e.value) == message
     seen = []
     env = gym.make_vec("ncpgym/AllegroGrasp-v0", num_envs=2, num_threads=1,
-                       reward_weights={"touch": 3.0, "failed": -1.0},
+                       reward_weights={"reach": 3.0, "failed": -1.0},
                        extra_reward_terms=[RewardTerm("dt", lambda c: seen.append(c.dt) or np.zeros(2), 1.0)]).unwrapped
     env.reset(seed=2)
     task, b, mj = env.task, env.batch, env.task.mj
@@ -298,8 +304,9 @@ def test_grasp_world_object_sets_table_parking_spaces_and_reward_options():
     a = np.zeros((2, 4), np.float32)
     _, reward, _, _, info = env.step(a)
     t = info["reward_terms"]
-    np.testing.assert_allclose(reward, 0.5 * t["reach"] + 3.0 * t["touch"] + 2 * t["lift"] + 2 * t["hold"]
+    np.testing.assert_allclose(reward, 3.0 * t["reach"] + 0.5 * t["touch"] + 2 * t["lift"] + 2 * t["hold"]
                                - 0.01 * t["action"] - 1.0 * t["failed"], atol=1e-12)
+    assert np.all(t["reach"] > 0.01)
     assert seen[-1] == pytest.approx(4 * 0.0083)
     np.testing.assert_array_equal(info["object"], task.current)
     rows = np.arange(2)
