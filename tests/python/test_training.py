@@ -160,9 +160,13 @@ def test_progress_reports_the_success_rate_of_tasks_that_define_it():
     assert np.isnan(rows[-1]["success_rate"])
 
 
-def test_training_cli_validates_its_arguments(capsys):
+def test_training_cli_validates_its_arguments(capsys, tmp_path):
     from ncpgym.train.__main__ import main
 
+    # each would-be run is tiny (--steps 8 in a temporary folder): a check that stopped refusing
+    # fails at once instead of training for the default 10 minutes
+    tiny = ["--steps", "8", "--rollout-steps", "4", "--num-envs", "2", "--threads", "1", "--eval-episodes", "1",
+            "--no-progress", "--out", str(tmp_path)]
     for argv, message in (([], "error: the following arguments are required: --env (or --resume DIR)\n"),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "0"],
                                                     "--num-envs: must be > 0"),
@@ -176,7 +180,7 @@ def test_training_cli_validates_its_arguments(capsys):
                                                         "ncpgym/Humanoid-v0, ncpgym/HumanoidFlagrun-v0, "),
                           (["--env", "ncpgym/InvertedPendulum-v0", "--gamma", "1.5"], "--gamma must be in")):
         with pytest.raises(SystemExit) as e:
-            main(argv)
+            main(tiny + argv if argv else argv)
         assert e.value.code == 2
         assert message in capsys.readouterr().err
     with pytest.raises(SystemExit):
