@@ -251,8 +251,10 @@ EQUIVALENT = {
             "the fallback for an option without help text: every option has one",
         "ncpgym.train.__main__.x__evaluate__mutmut_28":
             "the evaluation env's thread count: results are bitwise the same on any number of threads",
-        **dict.fromkeys([f"ncpgym.train.__main__.x_parser__mutmut_{k}" for k in (60, 72, 145)],
+        **dict.fromkeys([f"ncpgym.train.__main__.x_parser__mutmut_{k}" for k in (60, 72, 145, 343)],
                         "default=None left out: argparse's default is None"),
+        **dict.fromkeys([f"ncpgym.train.__main__.x_main__mutmut_{k}" for k in (96, 97)],
+                        "config.json's out written from the arguments' own Path (json's default=str): the same string"),
         **dict.fromkeys([f"ncpgym.train.__main__.x__evaluate__mutmut_{k}" for k in (134, 136, 137)],
                         "summary.json's indentation: the same JSON"),
         **dict.fromkeys([f"ncpgym.train.__main__.x_main__mutmut_{k}" for k in (108, 111, 113, 251, 253, 254)],
