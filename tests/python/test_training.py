@@ -1,6 +1,9 @@
 """Evidence of learning: ncpgym's PPO trains the inverted pendulum to clearly beat a random
 policy within the CI budget, and Stable-Baselines3 runs on the same vector env."""
 
+import csv
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -10,6 +13,18 @@ import ncpgym  # noqa: F401  (registers the tasks)
 torch = pytest.importorskip("torch")
 
 from ncpgym.train import PPO, PPOConfig, evaluate  # noqa: E402
+
+
+def progress_rows(out) -> list[dict]:
+    """OUT/progress.csv as written: one dict of strings per update."""
+    with open(Path(out) / "progress.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def assert_summary_times_are_the_last_rows(summary: dict, last: dict) -> None:
+    """summary.json's minutes and steps/s are the last progress row's (rounded there)."""
+    assert summary["minutes"] == pytest.approx(float(last["time_s"]) / 60, rel=1e-3, abs=1e-4)
+    assert summary["steps_per_s"] == pytest.approx(float(last["steps_per_s"]), rel=1e-3)
 
 
 def test_ppo_learns_the_inverted_pendulum(tmp_path):
@@ -65,8 +80,6 @@ def test_learn_stops_on_its_time_budget_and_writes_progress_csv(tmp_path, monkey
     lr * (1 - elapsed / seconds); progress.csv holds the returned rows. On the inverted
     pendulum (reward 1 per step, 0 on the terminating one; no episode reaches the 1000-step
     truncation here) every episode's return is its length - 1."""
-    import csv
-
     import ncpgym.train.ppo as ppo_mod
 
     now = [1000.0]
@@ -84,8 +97,7 @@ def test_learn_stops_on_its_time_budget_and_writes_progress_csv(tmp_path, monkey
     assert [r["env_steps"] for r in rows] == [64, 128, 192]
     assert [r["time_s"] for r in rows] == [0.0, 10.0, 20.0]
     np.testing.assert_allclose(lrs, [3e-4, 3e-4 * 0.6, 3e-4 * 0.2], rtol=1e-12)
-    with open(tmp_path / "progress.csv", newline="") as f:
-        table = list(csv.DictReader(f))
+    table = progress_rows(tmp_path)
     assert len(table) == 3 and set(table[0]) >= {"update", "env_steps", "time_s", "episode_return", "episode_length",
                                                  "episodes"}
     for row, line in zip(rows, table):
@@ -104,7 +116,6 @@ def test_training_cli_without_ray_writes_its_outputs(tmp_path, capsys):
     """The README's main path at tiny scale: the step budget ends the run (never the wall
     clock), and config.json, progress.csv, final.pt, learning_curve.png and summary.json
     hold what was asked for."""
-    import csv
     import json
 
     from ncpgym.train.__main__ import main
@@ -114,12 +125,9 @@ def test_training_cli_without_ray_writes_its_outputs(tmp_path, capsys):
           "--out", str(tmp_path)])
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["env"] == "ncpgym/InvertedPendulum-v0" and summary["env_steps"] == 256  # 2 updates of 4 x 32
-    with open(tmp_path / "progress.csv", newline="") as f:
-        table = list(csv.DictReader(f))
+    table = progress_rows(tmp_path)
     assert [int(r["env_steps"]) for r in table] == [128, 256]
-    # the summary's time and speed are the last progress row's
-    assert summary["minutes"] == pytest.approx(float(table[-1]["time_s"]) / 60, rel=1e-3, abs=1e-4)
-    assert summary["steps_per_s"] == pytest.approx(float(table[-1]["steps_per_s"]), rel=1e-3)
+    assert_summary_times_are_the_last_rows(summary, table[-1])
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["num_envs"] == 4 and config["ppo"]["rollout_steps"] == 32 and list(config["ppo"]["hidden"]) == [16]
     assert (tmp_path / "final.pt").exists() and (tmp_path / "learning_curve.png").exists()
@@ -187,7 +195,6 @@ def test_training_cli_validates_its_arguments(capsys, tmp_path):
         main(["--help"])
     assert "(default: 256)" in capsys.readouterr().out  # every option shows its default
     import re
-    from pathlib import Path
 
     from ncpgym.train.__main__ import parser
 
@@ -326,7 +333,6 @@ def test_training_cli_ctrl_c_during_the_evaluation_skips_it(tmp_path, capsys, mo
     """A second Ctrl-C, during the evaluation (injected: the evaluation raises
     KeyboardInterrupt as SIGINT would): the CLI prints "evaluation skipped" and writes a
     summary of the training alone, from the last progress row, marked interrupted."""
-    import csv
     import json
 
     from ncpgym.train import __main__ as cli
@@ -338,13 +344,10 @@ def test_training_cli_ctrl_c_during_the_evaluation_skips_it(tmp_path, capsys, mo
     cli.main(["--env", "ncpgym/InvertedPendulum-v0", "--num-envs", "2", "--steps", "64", "--threads", "1",
               "--rollout-steps", "16", "--hidden", "8", "--no-progress", "--out", str(tmp_path)])
     assert capsys.readouterr().out.endswith("evaluation skipped\n")
-    with open(tmp_path / "progress.csv", newline="") as f:
-        last = list(csv.DictReader(f))[-1]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert set(summary) == {"env", "env_steps", "minutes", "steps_per_s", "interrupted"}
     assert summary["env"] == "ncpgym/InvertedPendulum-v0" and summary["env_steps"] == 64 and summary["interrupted"]
-    assert summary["minutes"] == pytest.approx(float(last["time_s"]) / 60, rel=1e-3, abs=1e-4)
-    assert summary["steps_per_s"] == pytest.approx(float(last["steps_per_s"]), rel=1e-3)
+    assert_summary_times_are_the_last_rows(summary, progress_rows(tmp_path)[-1])
 
 
 def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
@@ -403,11 +406,8 @@ def _tiny_agent(seed=0):
     return PPO(envs, PPOConfig(rollout_steps=16, hidden=(8,), seed=seed, torch_threads=1, epochs=2, minibatches=2))
 
 
-def _rows_without_clock(path):
-    import csv
-
-    with open(path, newline="") as f:
-        return [{k: v for k, v in r.items() if k not in ("time_s", "steps_per_s")} for r in csv.DictReader(f)]
+def _rows_without_clock(out):
+    return [{k: v for k, v in r.items() if k not in ("time_s", "steps_per_s")} for r in progress_rows(out)]
 
 
 def test_a_resumed_run_is_bitwise_the_uninterrupted_one(tmp_path):
@@ -436,7 +436,7 @@ def test_a_resumed_run_is_bitwise_the_uninterrupted_one(tmp_path):
     np.testing.assert_array_equal(straight.obs_rms.mean, second.obs_rms.mean)
     assert straight.ret_rms.var == second.ret_rms.var
     assert straight.finished_returns == second.finished_returns
-    assert _rows_without_clock(tmp_path / "a" / "progress.csv") == _rows_without_clock(tmp_path / "b" / "progress.csv")
+    assert _rows_without_clock(tmp_path / "a") == _rows_without_clock(tmp_path / "b")
 
 
 def test_a_checkpoint_written_inside_a_rollout_is_not_resumable(tmp_path):
@@ -470,7 +470,6 @@ def test_training_cli_resumes_a_run_and_keeps_checkpoints_as_asked(tmp_path, cap
     """--checkpoint-every 1 writes a checkpoint per update; --resume DIR --steps N continues
     that run (its task, worlds and settings from DIR/config.json) to N env steps in all,
     appending to its progress.csv; --resume of a folder that holds no run is an argparse error."""
-    import csv
     import json
     import re
 
@@ -485,8 +484,7 @@ def test_training_cli_resumes_a_run_and_keeps_checkpoints_as_asked(tmp_path, cap
     assert trained and float(trained.group(1)) < 1.0  # seconds of training, in minutes
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["out"] == str(tmp_path) and config["resume"] is None and config["steps"] == 128
-    with open(tmp_path / "progress.csv", newline="") as f:
-        table = list(csv.DictReader(f))
+    table = progress_rows(tmp_path)
     assert [int(r["update"]) for r in table] == [1, 2, 3, 4]
     assert [int(r["env_steps"]) for r in table] == [32, 64, 96, 128]
     assert len(list(tmp_path.glob("checkpoint_*.pt"))) == 4  # the run's own --checkpoint-every carries over
@@ -501,8 +499,7 @@ def test_training_cli_resumes_a_run_and_keeps_checkpoints_as_asked(tmp_path, cap
     assert (args.minutes, args.steps) == (None, 200)
     main(["--resume", str(tmp_path), *common])
     assert "budget 10.0 min / 128 steps" in capsys.readouterr().out
-    with open(tmp_path / "progress.csv", newline="") as f:
-        assert [int(r["env_steps"]) for r in csv.DictReader(f)] == [32, 64, 96, 128]
+    assert [int(r["env_steps"]) for r in progress_rows(tmp_path)] == [32, 64, 96, 128]
     for argv, message in ((["--resume", str(tmp_path / "empty")], "no config.json"),
                           (["--resume", str(tmp_path), "--env", "ncpgym/Humanoid-v0"], "that run trains"),
                           ([], "--env (or --resume DIR)")):

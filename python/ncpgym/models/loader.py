@@ -257,12 +257,16 @@ def _add_equality(b, mjm, e: int, unsupported: list[str]) -> None:
         unsupported.append(f"{who}: {kind.name} constraint")
 
 
+def _can_collide(mjm: mujoco.MjModel, g: int) -> bool:
+    """Geom g takes part in collisions (a contact bit set: MuJoCo's filter can pair it)."""
+    return bool(mjm.geom_contype[g] or mjm.geom_conaffinity[g])
+
+
 def _mesh_parts(b, mjm, g: int, meshes: dict, mode: str, threshold: float) -> list[int]:
     """ncpgym mesh ids for mesh geom g: its mesh as one convex hull, or its convex parts
     when it can collide and ``mode`` asks for them (added once per mesh and choice)."""
     mid = int(mjm.geom_dataid[g])
-    collides = bool(mjm.geom_contype[g] or mjm.geom_conaffinity[g])
-    key = (mid, collides and decompose.wanted(mjm, mid, mode))
+    key = (mid, _can_collide(mjm, g) and decompose.wanted(mjm, mid, mode))
     if key not in meshes:
         name = _name(mjm, mujoco.mjtObj.mjOBJ_MESH, mid)
         vertices, faces = decompose.mesh_arrays(mjm, mid)
@@ -296,7 +300,7 @@ def _contact_frictions(mjm: mujoco.MjModel, unsupported: list[str]) -> np.ndarra
     (torsional and rolling friction), geom priorities that differ (MuJoCo then takes the
     higher priority geom's friction, not the max) and explicit contact pairs."""
     friction = np.array(mjm.geom_friction, dtype=float)
-    collides = np.flatnonzero((mjm.geom_contype != 0) | (mjm.geom_conaffinity != 0))
+    collides = [g for g in range(mjm.ngeom) if _can_collide(mjm, g)]
     name = lambda g: _name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g)  # noqa: E731
     for g in collides:
         if mjm.geom_condim[g] in (4, 6):
