@@ -1,5 +1,6 @@
 #include "ncpgym/builder/builder.hpp"
 #include "ncpgym/builder/hull.hpp"
+#include "ncpgym/collision/broadphase.hpp"
 
 #include "ncpgym/soft/components.hpp"
 #include "ncpgym/soft/surface.hpp"
@@ -538,6 +539,8 @@ std::shared_ptr<const Model> Builder::build() const {
   for (int b = 0; b < m->nbody; ++b) m->body_rot[b] = m->body_quat[b].toRotationMatrix();
   m->site_rot.resize(m->nsite);
   for (int s = 0; s < m->nsite; ++s) m->site_rot[s] = m->site_quat[s].toRotationMatrix();
+  m->geom_rot.resize(m->ngeom);
+  for (int g = 0; g < m->ngeom; ++g) m->geom_rot[g] = m->geom_quat[g].toRotationMatrix();
 
   // IIM buffer slots. Inward, a body accumulates into the block of its highest-index
   // child (whose subtree is swept first); outward, a body's last child updates the
@@ -582,6 +585,7 @@ std::shared_ptr<const Model> Builder::build() const {
   unique(m->eq_name, "equality");
   build_soft_surfaces(*m);
   build_particle_components(*m);
+  list_geom_pairs(*m);  // after body_lastdof: the filter reads which bodies are static
   return m;
 }
 

@@ -93,11 +93,14 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
     return p;
   }();
   thread_local std::vector<std::pair<int, int>> pairs;  // per-thread scratch, grows once
-  candidate_pairs(m, d, opt.margin, sweep, pairs);
+  thread_local std::vector<GeomPose> pose;                // every geom's, once per call
+  if (pose.size() < static_cast<size_t>(m.ngeom)) pose.resize(m.ngeom);
+  for (int g = 0; g < m.ngeom; ++g) pose[g] = geom_pose(m, d, g);
+  candidate_pairs(m, pose.data(), opt.margin, sweep, pairs);
   for (const auto& [g1, g2] : pairs) {
     int a = g1, b = g2;
     if (rank(m.geom_type[a]) > rank(m.geom_type[b])) std::swap(a, b);
-    const GeomPose pa = geom_pose(m, d, a), pb = geom_pose(m, d, b);
+    const GeomPose &pa = pose[a], &pb = pose[b];
     const double margin = opt.margin + (sweep ? sweep[a] + sweep[b] : 0.0);
     // bounding spheres (planes always pass): what the narrow phase would reject anyway
     if (m.geom_type[b] != GeomType::Plane &&

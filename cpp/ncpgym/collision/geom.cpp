@@ -9,7 +9,7 @@ namespace ncpgym {
 
 GeomPose geom_pose(const Model& m, const Data& d, int g) {
   const int b = m.geom_body[g];
-  return GeomPose{d.xpos[b] + d.xmat[b] * m.geom_pos[g], d.xmat[b] * m.geom_quat[g].toRotationMatrix()};
+  return GeomPose{d.xpos[b] + d.xmat[b] * m.geom_pos[g], d.xmat[b] * m.geom_rot[g]};
 }
 
 collision::Shape geom_shape(const Model& m, int g, const GeomPose& p) {

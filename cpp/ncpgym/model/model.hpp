@@ -80,6 +80,7 @@ struct Model {
   std::vector<int> geom_body, geom_mesh;
   std::vector<Vec3> geom_pos, geom_size, geom_friction;
   std::vector<Quat> geom_quat;
+  std::vector<Mat3> geom_rot;  // geom_quat as a rotation matrix
   std::vector<int> geom_contype, geom_conaffinity;
   std::vector<std::string> geom_name;
 
@@ -212,6 +213,11 @@ struct Model {
   std::vector<std::string> eq_name;
   // Body pairs that never collide (MJCF <contact><exclude>), as (min, max) body ids.
   std::vector<std::array<int, 2>> exclude_pairs;
+  // The geom pairs (g1 < g2, sorted) the filtering rules let collide (collision/filter.hpp),
+  // listed at build when they are few (collision/broadphase.hpp, list_geom_pairs): the
+  // broad phase then tests just these. geom_pairs_listed = 0: too many, sweep and prune.
+  std::vector<std::array<int, 2>> geom_pairs;
+  int geom_pairs_listed = 0;
 
   Vec3 gravity = Vec3(0, 0, -9.81);
   // The medium around particles (dismech-rods-shells.txt §5; per world in a Batch):

@@ -10,7 +10,8 @@ namespace ncpgym {
 namespace {
 
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
-constexpr std::uint32_t kVersion = 4;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp
+constexpr std::uint32_t kVersion = 5;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
+                                        // 5: geom rotations and listed geom pairs
 
 // Writing: values appended to a string.
 struct Out {
@@ -128,7 +129,7 @@ void model_fields(Ar& ar, M& m) {
   ar(m.act_ctrlrange), ar(m.act_name);
   // geoms and meshes
   ar(m.geom_type), ar(m.geom_body), ar(m.geom_mesh), ar(m.geom_pos), ar(m.geom_size), ar(m.geom_friction);
-  ar(m.geom_quat), ar(m.geom_contype), ar(m.geom_conaffinity), ar(m.geom_name);
+  ar(m.geom_quat), ar(m.geom_rot), ar(m.geom_contype), ar(m.geom_conaffinity), ar(m.geom_name);
   ar(m.mesh_vert), ar(m.mesh_name), ar(m.mesh_hull), ar(m.geom_hull);
   // sites
   ar(m.site_body), ar(m.site_pos), ar(m.site_quat), ar(m.site_rot), ar(m.site_name);
@@ -155,6 +156,7 @@ void model_fields(Ar& ar, M& m) {
   ar(m.nmocap), ar(m.body_mocapid), ar(m.body_gravcomp);
   ar(m.neq), ar(m.eq_type), ar(m.eq_obj1), ar(m.eq_obj2), ar(m.eq_anchor1), ar(m.eq_anchor2), ar(m.eq_relquat);
   ar(m.eq_polycoef), ar(m.eq_compliance), ar(m.eq_active), ar(m.eq_name), ar(m.exclude_pairs);
+  ar(m.geom_pairs), ar(m.geom_pairs_listed);
   // options
   ar(m.gravity), ar(m.timestep), ar(m.newton_iterations), ar(m.linear_iterations);
   ar(m.medium_density), ar(m.drag_coefficient), ar(m.viscosity);
@@ -162,7 +164,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 3160,
+static_assert(sizeof(Model) == 3216,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -205,7 +207,7 @@ void check_sizes(const Model& m) {
   for (auto [got, name] : {std::pair{m.geom_type.size(), "geom_type"}, {m.geom_body.size(), "geom_body"},
                            {m.geom_mesh.size(), "geom_mesh"}, {m.geom_pos.size(), "geom_pos"},
                            {m.geom_size.size(), "geom_size"}, {m.geom_friction.size(), "geom_friction"},
-                           {m.geom_quat.size(), "geom_quat"}, {m.geom_contype.size(), "geom_contype"},
+                           {m.geom_quat.size(), "geom_quat"}, {m.geom_rot.size(), "geom_rot"}, {m.geom_contype.size(), "geom_contype"},
                            {m.geom_conaffinity.size(), "geom_conaffinity"}, {m.geom_name.size(), "geom_name"},
                            {m.geom_hull.size(), "geom_hull"}})
     need(got, ng, name);
@@ -262,6 +264,8 @@ void check_sizes(const Model& m) {
   need(m.soft_vertex_start.size(), m.nsoft + 1, "soft_vertex_start");
   need(m.soft_tri_start.size(), m.nsoft + 1, "soft_tri_start");
   need(m.soft_exclude.size(), static_cast<long>(m.nsoft) * m.nsoft, "soft_exclude");
+  for (const auto& [g1, g2] : m.geom_pairs)
+    if (g1 < 0 || g2 <= g1 || g2 >= ng) throw std::invalid_argument("model bytes corrupt: geom_pairs out of range");
 }
 
 }  // namespace
