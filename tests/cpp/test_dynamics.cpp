@@ -244,6 +244,41 @@ TEST_P(RandomTrees, BodyVelocitiesMatchFiniteDifferencesOfPoses) {
   }
 }
 
+TEST_P(RandomTrees, PosesOfFlaggedBodiesEqualAFullPassAndOthersAreUntouched) {
+  // kinematics(..., bodies): the constraint rows pose only the bodies they read and their
+  // parents; those must come out bitwise as in a full pass, the rest untouched.
+  auto [nb, floating] = GetParam();
+  auto m = random_tree(nb, 60 + nb, floating);
+  Data full(*m), part(*m), copy(*m);
+  std::mt19937 rng(nb + 9);
+  VecX q, u;
+  random_state(*m, rng, q, u);
+  kinematics(*m, full, q.data(), false);
+  std::vector<unsigned char> flag(m->nbody, 0);
+  for (int b = 1; b < m->nbody; ++b) flag[b] = rng() % 3 == 0;
+  for (int b = m->nbody - 1; b > 0; --b)
+    if (flag[b]) flag[m->body_parent[b]] = 1;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int b = 1; b < m->nbody; ++b) part.xpos[b].setConstant(nan);  // the world stays at its origin
+  part.cdof.setConstant(nan);
+  kinematics(*m, part, q.data(), false, flag.data());
+  for (int b = 1; b < m->nbody; ++b) {
+    if (!flag[b]) {
+      EXPECT_TRUE(part.xpos[b].hasNaN()) << "body " << b << " was posed though not flagged";
+      continue;
+    }
+    EXPECT_TRUE((part.xpos[b].array() == full.xpos[b].array()).all()) << "body " << b;
+    EXPECT_TRUE((part.xmat[b].array() == full.xmat[b].array()).all()) << "body " << b;
+    for (int dof = m->body_dofadr[b]; dof < m->body_dofadr[b] + m->body_dofnum[b]; ++dof)
+      EXPECT_TRUE((part.cdof.col(dof).array() == full.cdof.col(dof).array()).all()) << "dof " << dof;
+  }
+  for (int s = 0; s < m->nsite; ++s)
+    if (flag[m->site_body[s]]) EXPECT_TRUE((part.site_xpos[s].array() == full.site_xpos[s].array()).all());
+  copy_poses(full, copy);
+  for (int b = 0; b < m->nbody; ++b) EXPECT_TRUE((copy.xmat[b].array() == full.xmat[b].array()).all());
+  EXPECT_TRUE((copy.cdof.array() == full.cdof.array()).all());
+}
+
 INSTANTIATE_TEST_SUITE_P(Trees, RandomTrees,
                          ::testing::Combine(::testing::Values(1, 3, 8, 20), ::testing::Bool()));
 

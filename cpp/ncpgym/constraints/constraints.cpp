@@ -19,7 +19,7 @@ void grow(V& v, Eigen::Index n) {  // capacity only grows: a smaller system reus
 }  // namespace
 
 Constraints::Constraints(const Model& m, bool springs_folded, double thickness)
-    : m_(m), springs_(m, springs_folded), thickness_(thickness) {
+    : m_(m), springs_(m, springs_folded), thickness_(thickness), posed_(m.nbody, 0) {
   fixed_ = springs_.count() + distance_row_count(m) + attachment_row_count(m) + equality_row_count(m) +
            rod_frame_row_count(m) + stretch_row_count(m) + rod_bend_row_count(m) +
            shell_row_count(m) + element_row_count(m);
@@ -45,10 +45,34 @@ int Constraints::layout(const std::vector<Contact>& contacts, const LimitSet& li
 
 void Constraints::begin_step(const State& s) { springs_.set_targets(m_, s.ctrl); }
 
+bool Constraints::flag_posed_bodies(const std::vector<Contact>& contacts) {
+  std::fill(posed_.begin(), posed_.end(), 0);
+  bool any = false;
+  auto flag = [&](int b) {
+    if (b < 0) return;
+    posed_[b] = 1;
+    any = true;
+  };
+  for (const Contact& k : contacts) {
+    if (k.n1 == 0) flag(k.body1);  // a body side (soft sides are particles)
+    if (k.n2 == 0) flag(k.body2);
+  }
+  for (int a = 0; a < m_.nattach; ++a) flag(m_.att_body[a]);
+  for (int e = 0; e < m_.neq; ++e)
+    if (m_.eq_type[e] != EqualityType::Joint) {  // joint couplings read q alone
+      flag(m_.eq_obj1[e]);
+      flag(m_.eq_obj2[e]);
+    }
+  for (int b = m_.nbody - 1; b > 0; --b)  // parents come first (parent < child)
+    if (posed_[b]) posed_[m_.body_parent[b]] = 1;
+  return any;
+}
+
 void Constraints::evaluate(Data& d, const VecX& q, const VecX& x, const std::vector<Contact>& contacts,
-                           const LimitSet& limits, const VecX& act, Rows& rows) const {
-  // poses and twists at the iterate (limit, spring and joint-coupling rows read q alone)
-  if (!contacts.empty() || m_.nattach > 0 || m_.neq > 0) kinematics(m_, d, q.data(), false);
+                           const LimitSet& limits, const VecX& act, Rows& rows) {
+  // Poses and twists at the iterate, of the bodies the rows read: a humanoid on its feet
+  // leaves its arms out (4 of 13 bodies). Limit, spring and joint-coupling rows read q.
+  if (flag_posed_bodies(contacts)) kinematics(m_, d, q.data(), false, posed_.data());
   rows.J.clear();
   contact_rows(m_, d, x, contacts, thickness_, rows);
   limit_rows(m_, q, limits, rows);

@@ -30,15 +30,21 @@ class Constraints {
   int layout(const std::vector<Contact>& contacts, const LimitSet& limits, Rows& rows) const;
   // The step's control-dependent data (servo targets of springs kept as rows).
   void begin_step(const State& s);
-  // Every row at (q, x): d receives the kinematics at q when a kind needs body poses.
+  // Every row at (q, x): d receives the kinematics at q of the bodies the rows read (and
+  // their parents) when a kind needs body poses; other bodies' poses in d are left stale.
   void evaluate(Data& d, const VecX& q, const VecX& x, const std::vector<Contact>& contacts, const LimitSet& limits,
-                const VecX& act, Rows& rows) const;
+                const VecX& act, Rows& rows);
 
  private:
+  // Flags in posed_ the bodies the contact, attachment and equality rows read, and their
+  // parents; false when there are none.
+  bool flag_posed_bodies(const std::vector<Contact>& contacts);
+
   const Model& m_;
   SpringRows springs_;
   double thickness_;
   int fixed_ = 0;
+  std::vector<unsigned char> posed_;  // nbody flags (flag_posed_bodies)
 };
 
 }  // namespace ncpgym

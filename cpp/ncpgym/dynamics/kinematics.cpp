@@ -18,8 +18,9 @@ inline Vec6 translation_twist(const Vec3& axis) {
 
 // Orientations are carried as rotation matrices (one conversion per quaternion joint);
 // a hinge multiplies by the matrix of its axis-angle rotation.
-void kinematics(const Model& m, Data& d, const double* q, bool inertia) {
+void kinematics(const Model& m, Data& d, const double* q, bool inertia, const unsigned char* bodies) {
   for (int b = 1; b < m.nbody; ++b) {
+    if (bodies && !bodies[b]) continue;
     const int p = m.body_parent[b];
     const int j0 = m.body_jntadr[b], nj = m.body_jntnum[b];
     Vec3 pos;
@@ -77,9 +78,20 @@ void kinematics(const Model& m, Data& d, const double* q, bool inertia) {
   }
   for (int s = 0; s < m.nsite; ++s) {
     const int b = m.site_body[s];
+    if (bodies && !bodies[b]) continue;
     d.site_xpos[s] = d.xpos[b] + d.xmat[b] * m.site_pos[s];
     d.site_xmat[s] = d.xmat[b] * m.site_rot[s];
   }
+}
+
+void copy_poses(const Data& from, Data& to) {
+  to.xpos = from.xpos;
+  to.xmat = from.xmat;
+  to.xipos = from.xipos;
+  to.xanchor = from.xanchor;
+  to.site_xpos = from.site_xpos;
+  to.site_xmat = from.site_xmat;
+  to.cdof = from.cdof;
 }
 
 void velocities(const Model& m, Data& d, const double* u) {

@@ -10,8 +10,14 @@ namespace ncpgym {
 
 // Body and site poses, joint anchors, the world twists cdof (6 x nv) and body inertias
 // cinert about the world origin (unless `inertia` is false: poses and twists only, what
-// constraint rows need), at configuration q (nq).
-void kinematics(const Model& m, Data& d, const double* q, bool inertia = true);
+// constraint rows need), at configuration q (nq). With `bodies` (nbody flags, closed under
+// parents: a flagged body's parent is flagged), only the flagged bodies, their joints'
+// dofs and their sites are computed, bitwise as in a full pass; the rest keep old values.
+void kinematics(const Model& m, Data& d, const double* q, bool inertia = true,
+                const unsigned char* bodies = nullptr);
+
+// What kinematics(inertia = false) writes, copied from a Data that holds it (no allocation).
+void copy_poses(const Data& from, Data& to);
 
 // Body spatial velocities cvel, velocity-product accelerations cbias (the F-dot q-dot
 // term of eq. 12) and their running sum cacc0, at velocity u (nv). Needs kinematics().

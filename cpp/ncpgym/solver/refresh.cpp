@@ -46,7 +46,7 @@ bool Stepper::refresh_contacts(const State& s, double h) {
   }
   if (contacts_.size() == before) return false;
   // the new contacts' dist at the start of the step, as every other contact's
-  kinematics(m, dk_, s.q.data(), false);
+  copy_poses(dH_, dk_);  // the bodies at q-, as free_velocity left them
   for (size_t c = before; c < contacts_.size(); ++c) {
     Contact& k = contacts_[c];
     Vec3 a, b;

@@ -151,7 +151,7 @@ void Stepper::detect(const State& s, double h) {
   // the start and the unconstrained one bound the sweep: a contact elsewhere may push a
   // geom along its current velocity rather than u~.
   const Model& m = *m_;
-  kinematics(m, dk_, s.q.data(), false);
+  copy_poses(dH_, dk_);  // free_velocity's forward dynamics posed the bodies at q- already
   for (int pass = 0; pass < 2; ++pass) {
     velocities(m, dk_, pass == 0 ? u_tilde_.data() : s.u.data());
     for (int g = 0; g < m.ngeom; ++g) {
