@@ -390,3 +390,69 @@ TEST(Solver, SpringsFoldedIntoHMatchSpringsAsCompliantRows) {
 
 }  // namespace
 }  // namespace ncpgym
+
+namespace ncpgym {
+namespace {
+
+TEST(Solver, PosesKeptFromTheRefreshGiveBitwiseTheSameStepsAsFreshOnes) {
+  // A step's contact refresh poses every body at the step's result; the next step and the
+  // Batch's observations reuse them (Stepper::poses_at) only for that exact q. A stepper that
+  // reuses them and fresh steppers (nothing kept) must agree bit for bit, step after step.
+  // a box with a swinging capsule arm tumbling on a floor: contacts come and go
+  GeomSpec plane;
+  plane.type = GeomType::Plane;
+  Builder fb;
+  const int body = fb.add_body(0, Vec3(0, 0, 0.3), Quat::Identity(), 1.0, Vec3::Zero(), Mat3::Identity() * 0.02);
+  JointSpec free;
+  free.type = JointType::Free;
+  fb.add_joint(body, free);
+  GeomSpec box;
+  box.type = GeomType::Box;
+  box.size = Vec3(0.1, 0.15, 0.05);
+  fb.add_geom(body, box);
+  const int arm = fb.add_body(body, Vec3(0.1, 0, 0), Quat::Identity(), 0.3, Vec3(0.1, 0, 0), Mat3::Identity() * 0.005);
+  JointSpec hinge;
+  hinge.type = JointType::Hinge;
+  hinge.axis = Vec3(0, 1, 0);
+  fb.add_joint(arm, hinge);
+  GeomSpec cap;
+  cap.type = GeomType::Capsule;
+  cap.size = Vec3(0.03, 0.1, 0);
+  cap.quat = Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitY()));
+  cap.pos = Vec3(0.1, 0, 0);
+  fb.add_geom(arm, cap);
+  fb.add_geom(0, plane);
+  fb.set_timestep(0.01);
+  auto world = fb.build();
+  SolverOptions o;
+  Stepper kept(world, o);
+  State s(*world), fresh_state(*world);
+  s.q.segment<4>(3) = Vec4(0.95, 0.2, 0.1, 0.05).normalized();
+  s.u << 0.5, 0, 0, 1.0, -2.0, 0.5, 3.0;
+  fresh_state = s;
+  int reused = 0;
+  for (int k = 0; k < 150; ++k) {
+    if (kept.poses_at(s.q)) {
+      ++reused;
+      Data d(*world);
+      kinematics(*world, d, s.q.data(), false);
+      const Data& p = *kept.poses_at(s.q);
+      for (int bb = 0; bb < world->nbody; ++bb) {
+        ASSERT_TRUE((p.xpos[bb].array() == d.xpos[bb].array()).all());
+        ASSERT_TRUE((p.xmat[bb].array() == d.xmat[bb].array()).all());
+      }
+      VecX other = s.q;
+      other[0] += 1e-12;
+      EXPECT_EQ(kept.poses_at(other), nullptr);
+    }
+    kept.step(s);
+    Stepper fresh(world, o);  // nothing kept from earlier steps
+    fresh.step(fresh_state);
+    ASSERT_TRUE((s.q.array() == fresh_state.q.array()).all()) << "step " << k;
+    ASSERT_TRUE((s.u.array() == fresh_state.u.array()).all()) << "step " << k;
+  }
+  EXPECT_GT(reused, 100);
+}
+
+}  // namespace
+}  // namespace ncpgym

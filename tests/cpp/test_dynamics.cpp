@@ -272,8 +272,10 @@ TEST_P(RandomTrees, PosesOfFlaggedBodiesEqualAFullPassAndOthersAreUntouched) {
     for (int dof = m->body_dofadr[b]; dof < m->body_dofadr[b] + m->body_dofnum[b]; ++dof)
       EXPECT_TRUE((part.cdof.col(dof).array() == full.cdof.col(dof).array()).all()) << "dof " << dof;
   }
-  for (int s = 0; s < m->nsite; ++s)
-    if (flag[m->site_body[s]]) EXPECT_TRUE((part.site_xpos[s].array() == full.site_xpos[s].array()).all());
+  for (int s = 0; s < m->nsite; ++s) {
+    if (!flag[m->site_body[s]]) continue;
+    EXPECT_TRUE((part.site_xpos[s].array() == full.site_xpos[s].array()).all()) << "site " << s;
+  }
   copy_poses(full, copy);
   for (int b = 0; b < m->nbody; ++b) EXPECT_TRUE((copy.xmat[b].array() == full.xmat[b].array()).all());
   EXPECT_TRUE((copy.cdof.array() == full.cdof.array()).all());

@@ -172,7 +172,10 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
   Data& d = w.data;
   const State& s = w.state;
   const size_t I = static_cast<size_t>(i);
-  kinematics(m, d, s.q.data(), false);  // com quantities are formed below
+  if (const Data* posed = w.stepper->poses_at(s.q))  // the step's refresh posed the bodies here
+    copy_poses(*posed, d);
+  else
+    kinematics(m, d, s.q.data(), false);  // com quantities are formed below
   velocities(m, d, s.u.data());
   // centre of mass of each tree (MuJoCo's subtree_com of the root), kept in cfrc as scratch
   std::vector<Vec6>& acc = w.cfrc;

@@ -55,8 +55,13 @@ void factorize(const Model& m, Data& d, const double* q, const double* extra_arm
 
 void aba(const Model& m, Data& d, const double* q, const double* u, const double* tau,
          Passive passive, const double* extra_armature) {
-  // First recursion (eq. 8): poses, twists and velocities.
   kinematics(m, d, q);
+  aba_posed(m, d, q, u, tau, passive, extra_armature);
+}
+
+void aba_posed(const Model& m, Data& d, const double* q, const double* u, const double* tau,
+               Passive passive, const double* extra_armature) {
+  // First recursion (eq. 8): poses and twists (in d already), velocities.
   velocities(m, d, u);
   d.tau = Eigen::Map<const VecX>(tau, m.nv);
   if (passive == Passive::All) {

@@ -28,6 +28,9 @@ enum class Passive { All, None, GravcompOnly };
 // for H = M + h B, implicit joint damping.
 void aba(const Model& m, Data& d, const double* q, const double* u, const double* tau,
          Passive passive = Passive::All, const double* extra_armature = nullptr);
+// The same when d holds kinematics(q) with inertias already (q is read for the springs).
+void aba_posed(const Model& m, Data& d, const double* q, const double* u, const double* tau,
+               Passive passive = Passive::All, const double* extra_armature = nullptr);
 
 // Only the configuration-dependent part of aba (kinematics + articulated inertias):
 // what minv_times needs.

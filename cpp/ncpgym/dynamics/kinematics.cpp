@@ -16,6 +16,17 @@ inline Vec6 translation_twist(const Vec3& axis) {
 }
 }  // namespace
 
+namespace {
+inline void body_inertia(const Model& m, Data& d, int b) {
+  const Mat3& R = d.xmat[b];
+  d.cinert[b] = spatial_inertia(m.body_mass[b], d.xipos[b], R * m.body_inertia[b] * R.transpose());
+}
+}  // namespace
+
+void body_inertias(const Model& m, Data& d) {
+  for (int b = 1; b < m.nbody; ++b) body_inertia(m, d, b);
+}
+
 // Orientations are carried as rotation matrices (one conversion per quaternion joint);
 // a hinge multiplies by the matrix of its axis-angle rotation.
 void kinematics(const Model& m, Data& d, const double* q, bool inertia, const unsigned char* bodies) {
@@ -74,7 +85,7 @@ void kinematics(const Model& m, Data& d, const double* q, bool inertia, const un
     d.xpos[b] = pos;
     d.xmat[b] = R;
     d.xipos[b] = pos + R * m.body_com[b];
-    if (inertia) d.cinert[b] = spatial_inertia(m.body_mass[b], d.xipos[b], R * m.body_inertia[b] * R.transpose());
+    if (inertia) body_inertia(m, d, b);
   }
   for (int s = 0; s < m.nsite; ++s) {
     const int b = m.site_body[s];

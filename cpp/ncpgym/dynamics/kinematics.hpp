@@ -18,6 +18,8 @@ void kinematics(const Model& m, Data& d, const double* q, bool inertia = true,
 
 // What kinematics(inertia = false) writes, copied from a Data that holds it (no allocation).
 void copy_poses(const Data& from, Data& to);
+// The body inertias cinert at d's poses: with copy_poses, kinematics(inertia = true).
+void body_inertias(const Model& m, Data& d);
 
 // Body spatial velocities cvel, velocity-product accelerations cbias (the F-dot q-dot
 // term of eq. 12) and their running sum cacc0, at velocity u (nv). Needs kinematics().

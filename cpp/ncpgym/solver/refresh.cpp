@@ -27,6 +27,7 @@ bool Stepper::refresh_contacts(const State& s, double h) {
   if (opt_.refresh_depth <= 0 || m.nbody <= 1) return false;
   integrate(m, s.q.data(), u_.data(), h, qn_.data());
   kinematics(m, dk_, qn_.data(), false);
+  posed_q_ = qn_;  // every body at the step's result, unless contacts join below
   CollisionOptions coll = opt_.collision;
   coll.margin = opt_.thickness;  // touching or deeper only
   detect_contacts(m, dk_, coll, fresh_, nullptr);
@@ -44,7 +45,8 @@ bool Stepper::refresh_contacts(const State& s, double h) {
     }
     if (!covered) contacts_.push_back(f);
   }
-  if (contacts_.size() == before) return false;
+  posed_valid_ = contacts_.size() == before;
+  if (posed_valid_) return false;
   // the new contacts' dist at the start of the step, as every other contact's
   copy_poses(dH_, dk_);  // the bodies at q-, as free_velocity left them
   for (size_t c = before; c < contacts_.size(); ++c) {

@@ -58,6 +58,10 @@ class Stepper {
   // Per contact: normal force and the two friction forces (lambda, in N; impulse h lambda).
   Eigen::Map<const VecX> contact_forces() const { return {contact_force_.data(), nforce_}; }
   const SolverStats& stats() const { return stats_; }
+  // The body poses (kinematics without inertias) at q when the solver holds them: after a
+  // step whose contact refresh posed the bodies at the result (no mocap bodies, whose poses
+  // change between steps), for q equal to that result bit for bit; else nullptr.
+  const Data* poses_at(const VecX& q) const;
   // Collision detection and constraint rows at `s` (as at the start of a step).
   ConstraintRows constraint_rows(const State& s);
   // The same rows (contacts kept from the last constraint_rows/step) at other (q, x).
@@ -81,6 +85,7 @@ class Stepper {
   void reserve_rows(int nrow);                   // grow the per-row buffers
   bool unconstrained_solves(const State& s, double h, int nrow);  // is (u~, 0) the solution?
   void evaluate_rows(const VecX& q, const VecX& x) {
+    posed_valid_ = false;  // dk_ gets the poses of some bodies at q
     cons_.evaluate(dk_, q, x, contacts_, limits_, act_, rows_);
   }
   void newton(const State& s, double h, int nrow);
@@ -138,6 +143,10 @@ class Stepper {
   std::shared_ptr<const Model> m_;
   SolverOptions opt_;               // resolved (options.hpp)
   Data dH_, dk_;  // factorisation of H at q-; kinematics at the Newton iterate
+  // dk_ holds every body's pose at posed_q_ (refresh_contacts at a step's result): the next
+  // step's forward dynamics and the Batch's observations copy them (poses_at).
+  VecX posed_q_;
+  bool posed_valid_ = false;
   std::vector<Contact> contacts_, previous_, fresh_;
   VecX previous_force_;
   LimitSet limits_;                 // limits within reach this step
