@@ -116,6 +116,7 @@ _AGF = "ncpgym.tasks.allegro_grasp.x_"
 _SO2 = "ncpgym.tasks.yumi_drawer.xǁScriptedOpenerǁ"
 _DC = "ncpgym.models.decompose.x_"
 _HU = "ncpgym.models.hull.x_"
+_LD = "ncpgym.models.loader.x_"
 _PP = "ncpgym.train.ppo.xǁPPOǁ"
 EQUIVALENT = {
     "wrappers": {
@@ -205,6 +206,22 @@ EQUIVALENT = {
                         "without one are refused by the compiler first (the coplanar case is tested)"),
         **dict.fromkeys([_HU + f"hull_triangles__mutmut_{k}" for k in (24, 26)],
                         "dtype=np.int32 dropped: mesh_graph is int32 already"),
+    },
+    "models.loader": {
+        _LD + "compile_urdf__mutmut_11": "every element searched for <visual>/<collision> children, not only links: "
+                                         "MuJoCo's URDF parser reads them only in links (others are Gazebo extensions)",
+        _LD + "compile_urdf__mutmut_39": "a mesh without a filename resolved as 'XXXX' instead of '': no .stl/.obj/.msh "
+                                         "name either way, so it is dropped with the same log line",
+        **dict.fromkeys([_LD + f"compile_urdf__mutmut_{k}" for k in (92, 94)],
+                        "ET.tostring's default us-ascii bytes: non-ASCII text as character references, which MuJoCo's "
+                        "XML parser decodes (tried with accented link, joint and mesh path names)"),
+        _LD + "_resolve_mesh__mutmut_11": "urdf.parent / an absolute filename is that filename (pathlib)",
+        **dict.fromkeys([_LD + f"_contact_frictions__mutmut_{k}" for k in (3, 5)],
+                        "dtype=float dropped: geom_friction is float64 and np.array copies it either way"),
+        **dict.fromkeys([_LD + f"mujoco_builder__mutmut_{k}" for k in (33, 35)],
+                        "dtype=float dropped: opt.gravity is float64 already"),
+        _LD + "mujoco_builder__mutmut_178": "a refused ball limit's flag None instead of False: only read as a truth value",
+        _LD + "mujoco_builder__mutmut_252": "the motor's type left out: add_actuator's default type is 'motor'",
     },
     "train.ppo": {
         _PP + "learn__mutmut_3": "a log line every 31 s instead of 30 (no test waits half a minute)",

@@ -302,6 +302,33 @@ def test_soft_equalities_map_or_are_refused():
     assert sim2.q[2] == pytest.approx(-mass * 9.81 / 2000, rel=0.02)
 
 
+def test_inactive_flags_come_from_mujoco_for_every_kind_and_a_zero_solref_is_refused():
+    """MuJoCo's active="false" (eq_active0) on a weld, a joint coupling and a connect is each
+    row's initial switch in ncpgym, next to active ones of the same kinds. A solref of
+    (0, 0) is MuJoCo's direct format with no stiffness and no damping: refused by name, not
+    read as a compliance of 1/0. Catches (mutmut survivors): a weld's or a coupling's
+    active flag dropped (switched on), solref[0] = 0 taken as a stiffness."""
+    xml = """<mujoco><worldbody>
+      <body name="a" pos="0 0 1"><joint name="ja" type="hinge"/><geom size="0.1" mass="1"/></body>
+      <body name="b" pos="1 0 1"><joint name="jb" type="hinge"/><geom size="0.1" mass="1"/></body>
+      <body name="c" pos="2 0 1"><freejoint/><geom size="0.1" mass="1"/></body></worldbody>
+      <equality><weld name="w_off" body1="c" active="false"/><weld name="w_on" body1="b"/>
+        <joint name="j_off" joint1="ja" joint2="jb" active="false"/><joint name="j_on" joint1="jb"/>
+        <connect name="c_off" body1="a" body2="c" anchor="0.5 0 0" active="false"/></equality></mujoco>"""
+    mj = mujoco.MjModel.from_xml_string(xml)
+    m = from_mujoco(mj)
+    assert list(m.eq_name) == ["w_off", "w_on", "j_off", "j_on", "c_off"]
+    assert list(m.eq_type) == ["weld", "weld", "joint", "joint", "connect"]
+    np.testing.assert_array_equal(m.eq_active, mj.eq_active0)
+    assert list(mj.eq_active0) == [0, 1, 0, 1, 0]
+    zero = """<mujoco><worldbody><body name="a"><freejoint/><geom size="0.1"/></body></worldbody>
+      <equality><connect name="z" body1="a" body2="world" anchor="0 0 0" solref="0 0"/></equality></mujoco>"""
+    with pytest.raises(UnsupportedFeatureError) as e:
+        from_mujoco(mujoco.MjModel.from_xml_string(zero))
+    (line,) = str(e.value).splitlines()[1:]
+    assert line.startswith("  equality 'z' (mjEQ_CONNECT): solref (0.0, 0.0) "), line
+
+
 def test_bad_equality_input_raises_clear_errors():
     b = ncpgym.Builder()
     a = b.add_body(0, mass=1.0, inertia=np.eye(3))

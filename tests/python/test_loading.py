@@ -224,6 +224,79 @@ def test_load_model_takes_mjcf_text_and_compiled_models():
         ncpgym.load_model("<mujoco><worldbody><geom type='nope'/></worldbody></mujoco>")
 
 
+NAMED_MJCF = """<mujoco><compiler angle="radian"/>
+ <worldbody>
+  <geom name="floor" type="plane" size="1 1 0.1"/>
+  <body name="base" pos="0.3 0.2 1"><freejoint name="root"/>
+   <geom name="torso" type="box" size="0.1 0.1 0.1" mass="2"/>
+   <body name="upper" pos="0.1 0 0"><joint name="shoulder" type="ball"/>
+    <geom name="upper_arm" type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.5"/>
+    <body name="fore" pos="0.2 0 0">
+     <joint name="elbow" type="hinge" axis="0 1 0" pos="0.05 0 0.02" ref="0.2" stiffness="1" springref="0.3"/>
+     <geom name="hand" type="sphere" size="0.03" pos="0.1 0 0" mass="0.3"/>
+    </body>
+   </body>
+  </body>
+ </worldbody>
+ <actuator>
+  <motor name="elbow_motor" joint="elbow" gear="3"/>
+  <position name="elbow_servo" joint="elbow" kp="20" kv="1" gear="2"/>
+ </actuator>
+</mujoco>"""
+
+
+def test_loaded_model_keeps_mujocos_names_joint_frames_and_geared_servo():
+    """Against MuJoCo's compile of the file written here: every body, joint, geom and
+    actuator keeps MuJoCo's name; a hinge placed off its body's origin (pos) moves the
+    body as MuJoCo's does (its pos, and the accelerations under gravity and its spring at
+    a random state); a position servo with gear 2 pushes with MuJoCo's force (gear times
+    kp (ctrl - gear q) - kv gear qdot, as qfrc_actuator); primitives have no mesh (MuJoCo's
+    geom_dataid -1). MuJoCo's ref and springref exist for hinge and slide joints only: a
+    free or ball joint's are 0 (Builder.add_joint's default), not its first qpos0 entry.
+    Catches (mutmut survivors): a body's or an actuator's name dropped, the joint position
+    dropped, a servo's gear dropped, a mesh id on a sphere, a free joint's ref taken from
+    its qpos0 (the body's x) or set to 1."""
+    from ncpgym.models import from_mujoco
+
+    mj = mujoco.MjModel.from_xml_string(NAMED_MJCF)
+    m = from_mujoco(mj)
+
+    def names(obj, n):
+        return [mujoco.mj_id2name(mj, obj, i) or "" for i in range(n)]
+
+    assert list(m.body_names) == names(mujoco.mjtObj.mjOBJ_BODY, mj.nbody)
+    assert list(m.joint_names) == names(mujoco.mjtObj.mjOBJ_JOINT, mj.njnt) == ["root", "shoulder", "elbow"]
+    assert list(m.geom_names) == names(mujoco.mjtObj.mjOBJ_GEOM, mj.ngeom)
+    assert list(m.actuator_names) == names(mujoco.mjtObj.mjOBJ_ACTUATOR, mj.nu) == ["elbow_motor", "elbow_servo"]
+    np.testing.assert_array_equal(m.geom_mesh, mj.geom_dataid)
+    np.testing.assert_allclose(m.jnt_pos, mj.jnt_pos, atol=1e-12)
+    elbow = mj.jnt_qposadr[2]
+    np.testing.assert_allclose(m.jnt_ref, [0, 0, mj.qpos0[elbow]], atol=1e-12)
+    np.testing.assert_allclose(m.jnt_springref, [0, 0, mj.qpos_spring[elbow]], atol=1e-12)
+    assert mj.qpos0[0] == 0.3 and mj.qpos0[3] == 1  # what a ref taken from qpos0 would read
+    rng = np.random.default_rng(3)
+    q = mj.qpos0.copy()
+    q[3:7] = rng.normal(size=4)
+    q[7:11] = rng.normal(size=4)
+    q[3:7] /= np.linalg.norm(q[3:7])
+    q[7:11] /= np.linalg.norm(q[7:11])
+    q[11] = 0.7
+    u, ctrl = rng.normal(size=mj.nv), np.array([0.4, -0.3])
+    d = mujoco.MjData(mj)
+    d.qpos[:], d.qvel[:], d.ctrl[:] = q, u, ctrl
+    mujoco.mj_forward(mj, d)
+    expect = np.zeros((1, mj.nv))
+    mujoco.mj_solveM(mj, d, expect, (d.qfrc_passive - d.qfrc_bias)[None])
+    np.testing.assert_allclose(ncpgym.dynamics.forward(m, q, u), expect[0], rtol=1e-9, atol=1e-9)
+    b = ncpgym.Batch(m, 1)
+    b.q[0], b.u[0], b.ctrl[0] = q, u, ctrl
+    b.forward()
+    np.testing.assert_allclose(b.qfrc_actuator[0], d.qfrc_actuator, rtol=1e-9, atol=1e-9)
+    g, kp, kv = 2.0, 20.0, 1.0  # the servo by hand: gear g on the elbow (dof 9)
+    servo = g * (kp * (ctrl[1] - g * q[11]) - kv * g * u[9])
+    assert d.qfrc_actuator[9] == pytest.approx(3 * ctrl[0] + servo, rel=1e-12)
+
+
 SHAPES_MJCF = """<mujoco><worldbody>
  <geom type="plane" size="0 0 1"/>
  <body name="mixed" pos="0 0 1"><freejoint/>
@@ -545,6 +618,35 @@ def test_load_model_names_its_source_in_refusals_and_notes_for_every_kind_of_inp
         ncpgym.load_model("<mujoco><worldbody><geom type='sphere'/></worldbody></mujoco>")
     with pytest.raises(ValueError, match=r"decompose_geoms: 'nope' is not a mesh geom of <MJCF text>"):
         ncpgym.load_model(FRICTIONLOSS_MJCF, strict=False, decompose_geoms=["nope"])
+    with pytest.raises(ValueError) as e:  # a file's decompose_geoms reach the converter too
+        ncpgym.load_model(path, strict=False, decompose_geoms=["nope"])
+    assert str(e.value) == f"decompose_geoms: 'nope' is not a mesh geom of {path}"
+
+
+def test_from_mujoco_and_mujoco_builder_default_to_strict_and_builder_errors_name_the_source():
+    """from_mujoco and mujoco_builder given a compiled model alone: strict (a refusal, not a
+    warning) and about '<MjModel>'; mujoco_builder's default options are valid (its Builder
+    builds). A compiled model that MuJoCo accepted but the Builder refuses (a moving body's
+    mass and inertia set to 0 after compiling: a singular mass matrix) is a ModelError that
+    names its source, then the Builder's reason. Catches (mutmut survivors): the default
+    source changed, strict=False by default, invalid default options, the source or the
+    whole message of a Builder error lost."""
+    from ncpgym.models import from_mujoco, loader
+
+    mj = mujoco.MjModel.from_xml_string(FRICTIONLOSS_MJCF)
+    for convert in (from_mujoco, loader.mujoco_builder):
+        with pytest.raises(UnsupportedFeatureError) as e:
+            convert(mj)
+        assert str(e.value).startswith("<MjModel>: features ncpgym does not support yet"), str(e.value)
+    ok = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body name='a'><joint name='h' type='hinge'/>"
+                                        "<geom size='0.1' mass='1'/></body></worldbody></mujoco>")
+    assert loader.mujoco_builder(ok).build().nv == 1
+    ok.body_mass[1] = 0.0
+    ok.body_inertia[1] = 0.0
+    for kw, source in (({}, "<MjModel>"), ({"source": "robot.xml"}, "robot.xml")):
+        with pytest.raises(ModelError) as e:
+            from_mujoco(ok, **kw)
+        assert str(e.value).startswith(f"{source}: body 1 ('a'): zero mass"), str(e.value)
 
 
 REFUSED_MJCF = """<mujoco>
@@ -565,6 +667,7 @@ REFUSED_MJCF = """<mujoco>
     <general name="filt" joint="h" dyntype="filter" dynprm="0.1"/>
     <motor name="lim" joint="h" forcelimited="true" forcerange="-1 1"/>
     <general name="odd" joint="h" biastype="affine" biasprm="1 0 0"/>
+    <general name="odd2" joint="h" biastype="affine" gainprm="3" biasprm="0 -5 0"/>
   </actuator>
 </mujoco>"""
 
@@ -572,11 +675,12 @@ REFUSED_MJCF = """<mujoco>
 def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog):
     """Each feature the loader cannot simulate is named in the refusal, one line each, in
     the loader's words: dry friction, stiffness on a ball joint, limits on a ball joint, a
-    tendon transmission, activation dynamics, a force range, an affine bias that is not a
-    position servo, an ellipsoid geom, a driven tendon; a passive tendon is an INFO note.
-    With strict=False each is a WARNING and the rest loads: sites on their bodies with
-    their names, positions and orientations (world frames equal MuJoCo's after forward),
-    and the excluded body pairs, by body id."""
+    tendon transmission, activation dynamics, a force range, two affine biases that are not
+    a position servo (a bias offset; 3 ctrl - 5 q, whose q term is not -gain), an ellipsoid
+    geom, a driven tendon; a passive tendon is an INFO note, exactly. With strict=False
+    each is a WARNING and the rest loads: the geoms after the ellipsoid, the ball joint
+    without its limits, sites on their bodies with their names, positions and orientations
+    (world frames equal MuJoCo's after forward), and the excluded body pairs, by body id."""
     import logging
 
     with pytest.raises(UnsupportedFeatureError) as e:
@@ -584,13 +688,14 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
     lines = str(e.value).splitlines()
     assert lines[0] == ("<MJCF text>: features ncpgym does not support yet (load with strict=False to drop "
                         "them):")
-    wanted = ["joint 'fl': frictionloss", "joint 'bs': stiffness on a ball joint", "joint 'bl': limits on a ball joint",
+    wanted = ["joint 'fl': frictionloss=0.2 (dry joint friction)", "joint 'bs': stiffness on a ball joint",
+              "joint 'bl': limits on a ball joint",
               "actuator 'tm': transmission type mjTRN_TENDON", "actuator 'filt': activation dynamics",
               "actuator 'lim': forcerange", "actuator 'odd': gain/bias combination",
-              "geom 'ge': type mjGEOM_ELLIPSOID",
+              "actuator 'odd2': gain/bias combination", "geom 'ge': type mjGEOM_ELLIPSOID",
               "tendon 'driven': stiffness, damping, limits, friction or actuation on tendons"]
     for w in wanted:
-        assert sum(line.startswith("  " + w) for line in lines[1:]) == 1, (w, lines)
+        assert sum(line == "  " + w for line in lines[1:]) == 1, (w, lines)
     assert len(lines) == 1 + len(wanted)
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="ncpgym"):
@@ -598,7 +703,10 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warned) == len(wanted)
     assert all(msg.startswith("<MJCF text>: dropped unsupported feature: ") for msg in warned)
-    assert "<MJCF text>: tendon 'passive' has no effect on the dynamics and is ignored" in caplog.text
+    notes = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert notes == ["<MJCF text>: tendon 'passive' has no effect on the dynamics and is ignored"]
+    assert list(m.geom_names) == ["ga", "gb", "gd"]  # the ellipsoid dropped, the geom after it kept
+    assert list(m.joint_names) == ["fl", "bs", "bl", "h"] and list(m.jnt_limited) == [0, 0, 0, 0]
     mj = mujoco.MjModel.from_xml_string(REFUSED_MJCF)
     assert list(m.site_names) == ["s_a", "s_c", "s_d1", "s_d2"]
     np.testing.assert_array_equal(m.site_body, mj.site_bodyid)
@@ -622,12 +730,97 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
     np.testing.assert_allclose(batch.site_xmat[0].reshape(-1, 9), d.site_xmat, atol=1e-12)
 
 
+PER_DOF_MJCF = """<mujoco><worldbody>
+  <body name="fb" pos="0 0 1"><freejoint name="f"/><geom size="0.1" mass="1"/>
+    <body name="bb" pos="0 0 0.3"><joint name="b" type="ball" damping="0.2"/><geom size="0.05" mass="0.5"/></body>
+  </body>
+  <body name="hb" pos="1 0 1" gravcomp="1"><joint name="h" type="hinge" actuatorgravcomp="true"/>
+    <geom size="0.1" mass="1"/></body>
+</worldbody></mujoco>"""
+
+
+def test_per_dof_damping_or_armature_and_actuator_gravcomp_are_refused_and_free_joints_never_limited():
+    """MuJoCo keeps damping and armature per dof (a compiled model can give a ball or free
+    joint's dofs different values), ncpgym one per joint: a ball joint whose third dof's
+    damping differs, a free joint whose fifth dof's armature differs, each refused by name,
+    as is actuatorgravcomp, in exactly these words. MuJoCo ignores limits on free joints
+    (no limit row however far the body is outside the range): the loader loads one that a
+    compiled model marks limited as unlimited. Catches (mutmut survivors): every joint read
+    as one dof, the free or ball joint's dof count lost, damping and armature both required
+    to differ, a refusal text replaced (None, XX, case), a free joint's limit kept."""
+    from ncpgym.models import from_mujoco
+
+    mj = mujoco.MjModel.from_xml_string(PER_DOF_MJCF)
+    f, b = (mj.joint(n).dofadr[0] for n in ("f", "b"))
+    mj.dof_damping[b + 2] = 0.5
+    mj.dof_armature[f + 4] = 0.1
+    with pytest.raises(UnsupportedFeatureError) as e:
+        from_mujoco(mj)
+    assert str(e.value).splitlines()[1:] == [
+        "  joint 'f': per-dof damping/armature differ within the joint",
+        "  joint 'b': per-dof damping/armature differ within the joint",
+        "  joint 'h': actuatorgravcomp (gravity compensation through the actuators, clamped by their force range)"]
+    free = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body pos='0 0 1'><freejoint/>"
+                                          "<geom size='0.1' mass='1'/></body></worldbody></mujoco>")
+    free.jnt_limited[0] = 1
+    free.jnt_range[0] = [-1e-3, 1e-3]
+    d = mujoco.MjData(free)
+    d.qpos[:3] = [2, 3, 4]
+    mujoco.mj_forward(free, d)
+    assert d.nefc == 0 and d.qacc[2] == pytest.approx(-9.81)  # MuJoCo: no limit on the free joint
+    m = from_mujoco(free)
+    assert list(m.jnt_limited) == [0]
+
+
+TENDONS_MJCF = """<mujoco><worldbody>
+  <body name="a"><joint name="ja" type="hinge"/><geom size="0.1" mass="1"/></body>
+  <body name="b" pos="1 0 0"><joint name="jb" type="hinge"/><geom size="0.1" mass="1"/></body>
+  <body name="c" pos="2 0 0"><joint name="jc" type="hinge"/><geom size="0.1" mass="1"/></body></worldbody>
+  <tendon>
+    <fixed name="passive"><joint joint="ja" coef="1"/></fixed>
+    <fixed name="ranged" limited="true" range="-1 1"><joint joint="jb" coef="1"/></fixed>
+    <fixed name="damped" damping="0.5"><joint joint="jc" coef="1"/></fixed>
+    <fixed name="idle"><joint joint="jc" coef="2"/></fixed>
+    <fixed name="coupled"><joint joint="ja" coef="1"/><joint joint="jb" coef="-1"/></fixed>
+  </tendon>
+  <equality><weld name="w" body1="c"/><tendon name="teq" tendon1="coupled"/></equality></mujoco>"""
+
+
+def test_tendons_that_act_are_refused_one_by_one_and_idle_ones_noted(caplog):
+    """A tendon changes the dynamics when it has a limit (and nothing else), damping (and
+    nothing else), or a tendon equality on it: each refused by name, with the equality; two
+    tendons without any of these are INFO notes, exactly. The weld on body 3 (c) is not a
+    tendon equality, although tendon 3 (idle) has the same id. Catches (mutmut survivors):
+    limits or damping counted only together with another property, the tendon equality's
+    tendon not marked (or every other equality's object marked instead), the note's text."""
+    import logging
+
+    expected = ["  tendon 'ranged': stiffness, damping, limits, friction or actuation on tendons",
+                "  tendon 'damped': stiffness, damping, limits, friction or actuation on tendons",
+                "  tendon 'coupled': stiffness, damping, limits, friction or actuation on tendons",
+                "  equality 'teq' (mjEQ_TENDON): mjEQ_TENDON constraint"]
+    mj = mujoco.MjModel.from_xml_string(TENDONS_MJCF)
+    assert mj.eq_obj1id[0] == mj.tendon("idle").id == 3  # the weld's body id is an idle tendon's id
+    with caplog.at_level(logging.INFO, logger="ncpgym"), pytest.raises(UnsupportedFeatureError) as e:
+        ncpgym.load_model(TENDONS_MJCF)
+    assert str(e.value).splitlines()[1:] == expected
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.INFO] == [
+        f"<MJCF text>: tendon '{t}' has no effect on the dynamics and is ignored" for t in ("passive", "idle")]
+    m = ncpgym.load_model(TENDONS_MJCF, strict=False)
+    assert list(m.eq_name) == ["w"]
+
+
 def test_decomposed_mesh_parts_are_named_shared_and_placed_after_mujocos_geoms(tmp_path, monkeypatch, caplog):
     """One concave mesh (the L) on three geoms under convex_decomposition="all": two that
     collide share one set of convex parts (CoACD runs once), a visual-only one keeps the
     whole mesh as one hull. The first part keeps its geom's id and MuJoCo's name + "/part0";
     the other parts follow all of MuJoCo's geoms, geom by geom, with the geom's body, pose,
-    friction and collision bits. The parts together span the L."""
+    friction and collision bits. The parts together span the L. The model carries the mesh
+    names (its bytes: Builder errors name meshes by them): the parts' "L/part<k>". A second
+    load reads the parts from the cache ("cache hit"), and each log line's time is at most
+    the load's own."""
+    import time
+
     from concave_meshes import _fmt, l_mesh
 
     monkeypatch.setenv("NCPGYM_CACHE_DIR", str(tmp_path / "cache"))
@@ -641,11 +834,22 @@ def test_decomposed_mesh_parts_are_named_shared_and_placed_after_mujocos_geoms(t
           <geom name="c" type="mesh" mesh="L" contype="2" conaffinity="4"/></body>
       </worldbody></mujoco>"""
     mj = mujoco.MjModel.from_xml_string(xml)
-    with caplog.at_level(logging.INFO, logger="ncpgym"):
-        m = ncpgym.load_model(xml, convex_decomposition="all")
-    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("mesh 'L'")]
-    k = int(line.split(": ")[1].split()[0])
-    assert k >= 2 and "cache miss" in line
+    lines = []
+    for cache in ("miss", "hit"):
+        caplog.clear()
+        start = time.perf_counter()
+        with caplog.at_level(logging.INFO, logger="ncpgym"):
+            m = ncpgym.load_model(xml, convex_decomposition="all")
+        elapsed = time.perf_counter() - start
+        (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("mesh 'L'")]
+        k = int(line.split(": ")[1].split()[0])
+        seconds = float(line.split("(")[1].split(" s,")[0])
+        assert line == f"mesh 'L': {k} convex parts ({seconds:.2f} s, cache {cache})"
+        assert 0 <= seconds <= elapsed + 0.005, (line, elapsed)  # %.2f rounds up by at most 0.005
+        lines.append(line)
+    assert k >= 2 and lines[0].split("(")[0] == lines[1].split("(")[0]
+    saved = m.to_bytes()
+    assert all(f"L/part{i}".encode() in saved for i in range(k)) and f"L/part{k}".encode() not in saved
     names, mesh = list(m.geom_names), np.asarray(m.geom_mesh)
     assert m.ngeom == mj.ngeom + 2 * (k - 1) and m.nmesh == k + 1
     assert names[:mj.ngeom] == ["floor", "a/part0", "seen", "c/part0"]
@@ -663,6 +867,134 @@ def test_decomposed_mesh_parts_are_named_shared_and_placed_after_mujocos_geoms(t
     # MuJoCo moves a mesh to its principal frame of inertia: compare in that frame
     allv = np.vstack([m.mesh_vertices(int(i)) for i in a_parts])
     np.testing.assert_allclose([allv.min(0), allv.max(0)], [mj.mesh_vert.min(0), mj.mesh_vert.max(0)], atol=1e-6)
+
+
+def _prism(profile, depth):
+    """A closed prism: a profile in the x-z plane (star-shaped about its first corner)
+    extruded along y, as concave_meshes.l_mesh builds the L."""
+    n = len(profile)
+    v = [(x, y, z) for y in (-depth / 2, depth / 2) for x, z in profile]
+    f = []
+    for i in range(n):
+        j = (i + 1) % n
+        f += [(i, n + j, j), (i, n + i, n + j)]
+    for k in range(1, n - 1):
+        f += [(0, k, k + 1), (n, n + k + 1, n + k)]
+    return np.array(v, float), np.array(f, np.int32)
+
+
+def test_decomposition_options_reach_the_converter_from_text_files_and_compiled_models(tmp_path, monkeypatch,
+                                                                                      caplog):
+    """The L (concave) given as MJCF text, as a file and as a compiled model: split into two
+    or more parts by default (auto, CoACD's threshold 0.05); convex_decomposition="hull"
+    keeps the whole mesh as one geom without running CoACD; coacd_threshold=1 gives one
+    part (CoACD stops when the concavity is below the threshold; the L's is below 1).
+    Catches (mutmut survivors): either option dropped on its way from load_model or
+    from_mujoco to the converter, or the mode lost inside it."""
+    import logging
+
+    from concave_meshes import _fmt, l_mesh
+
+    monkeypatch.setenv("NCPGYM_CACHE_DIR", str(tmp_path / "cache"))
+    v, f = l_mesh()
+    xml = f"""<mujoco><asset><mesh name="L" vertex="{_fmt(v)}" face="{_fmt(f)}"/></asset>
+      <worldbody><body name="one" pos="0 0 1"><freejoint/><geom name="a" type="mesh" mesh="L"/></body>
+      </worldbody></mujoco>"""
+    path = tmp_path / "l.xml"
+    path.write_text(xml)
+    mj = mujoco.MjModel.from_xml_string(xml)
+    assert ncpgym.load_model(xml).ngeom >= 2
+    for given in (xml, path, mj):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="ncpgym"):
+            hull = ncpgym.load_model(given, convex_decomposition="hull")
+            one = ncpgym.load_model(given, coacd_threshold=1.0)
+        assert list(hull.geom_names) == list(one.geom_names) == ["a"], given
+        np.testing.assert_allclose(hull.mesh_vertices(0), mj.mesh_vert, atol=1e-12)  # the whole mesh
+        assert [r.getMessage().split(" (")[0] for r in caplog.records
+                if r.getMessage().startswith("mesh 'L'")] == ["mesh 'L': 1 convex parts"], given
+
+
+# a 0.3 x 0.2 block (x-z), 0.1 deep, with a 5 cm square notch cut out of one corner: closed,
+# it encloses (0.06 - 0.0025) / (0.06 - 0.00125) = 97.9 % of its hull's volume, so "auto"
+# keeps its hull; CoACD splits it at the default threshold
+NOTCHED = [(0, 0), (0.3, 0), (0.3, 0.15), (0.25, 0.15), (0.25, 0.2), (0, 0.2)]
+
+
+def test_decompose_geoms_splits_the_named_geoms_whatever_the_mode(tmp_path, monkeypatch):
+    """The notched block as a world geom (geom 0, 'n') and on a free body ('m', the last
+    geom): "auto" keeps both whole (97.9 % of the hull); decompose_geoms=['n'] splits n into
+    two or more parts under "hull" and "auto" alike (its first part keeps id 0, the others
+    follow MuJoCo's geoms) and leaves m whole; a name that is no geom, or a sphere's, is
+    refused by name. Catches (mutmut survivors): geom 0 refused, the forced mode ignored or
+    misspelt (which falls back to the 90 % rule), a missing name passed when the last geom
+    is a mesh, the mesh test inverted."""
+    from concave_meshes import _fmt
+
+    monkeypatch.setenv("NCPGYM_CACHE_DIR", str(tmp_path / "cache"))
+    v, f = _prism(NOTCHED, 0.1)
+    xml = f"""<mujoco><asset><mesh name="N" vertex="{_fmt(v)}" face="{_fmt(f)}"/></asset><worldbody>
+      <geom name="n" type="mesh" mesh="N"/>
+      <body name="b" pos="1 0 1"><freejoint/><geom name="ball" type="sphere" size="0.05"/>
+        <geom name="m" type="mesh" mesh="N"/></body></worldbody></mujoco>"""
+    mj = mujoco.MjModel.from_xml_string(xml)
+    assert mj.geom("n").id == 0 and mj.geom_type[-1] == mujoco.mjtGeom.mjGEOM_MESH
+    assert list(ncpgym.load_model(xml).geom_names) == ["n", "ball", "m"]
+    for mode in ("hull", "auto"):
+        m = ncpgym.load_model(xml, convex_decomposition=mode, decompose_geoms=["n"])
+        k = m.ngeom - 2
+        assert k >= 2 and list(m.geom_names) == ["n/part0", "ball", "m"] + [f"n/part{i}" for i in range(1, k)], mode
+        assert m.geom_body[0] == 0 and all(m.geom_body[g] == 0 for g in range(3, m.ngeom))
+    for name in ("nope", "ball"):
+        with pytest.raises(ValueError) as e:
+            ncpgym.load_model(xml, decompose_geoms=[name])
+        assert str(e.value) == f"decompose_geoms: {name!r} is not a mesh geom of <MJCF text>"
+
+
+def _mujoco_hull_points(mj, mesh):
+    """The mesh's vertices on MuJoCo's convex hull, read from mesh_graph (per mesh: numvert,
+    numface, vert_edgeadr[numvert], vert_globalid[numvert], ...)."""
+    adr = int(mj.mesh_graphadr[mesh])
+    nv = int(mj.mesh_graph[adr])
+    return mj.mesh_vert[mj.mesh_vertadr[mesh] + mj.mesh_graph[adr + 2 + nv:adr + 2 + 2 * nv]]
+
+
+def _sorted_rows(a):
+    a = np.asarray(a, float)
+    return a[np.lexsort(a.T)]
+
+
+def test_mesh_hulls_are_mujocos_own_reduced_ones_or_computed_when_mujoco_made_none():
+    """80 points on a sphere as a mesh. With maxhullvert="8" MuJoCo collides it as a hull of
+    8 of them: ncpgym's hull has the same 8 vertices. MuJoCo 3 (the package allows
+    mujoco>=3.1) compiles no hull for a mesh that no geom collides with (mesh_graphadr -1),
+    MuJoCo 4 always does: a compiled model with the hull taken away as MuJoCo 3 leaves it
+    gets one from MuJoCo's compiler, all 80 points (in general position on the sphere) and
+    2 * 80 - 4 triangles (Euler's formula). Catches (mutmut survivors): MuJoCo's hull
+    replaced by one of all the vertices, the missing hull left to the Builder (which refuses
+    more than 64 vertices) or computed from None."""
+    from concave_meshes import _fmt
+    from ncpgym.models import from_mujoco
+
+    p = np.random.default_rng(0).normal(size=(80, 3))
+    p = 0.1 * p / np.linalg.norm(p, axis=1, keepdims=True)
+    xml = """<mujoco><asset><mesh name="cloud" vertex="{v}" {extra}/></asset><worldbody>
+      <body name="b" pos="0 0 1"><freejoint/><geom name="g" type="mesh" mesh="cloud" contype="{c}" conaffinity="{c}"/>
+        <geom name="s" type="sphere" size="0.01"/></body></worldbody></mujoco>"""
+    mj = mujoco.MjModel.from_xml_string(xml.format(v=_fmt(p), extra='maxhullvert="8"', c=1))
+    reduced = _mujoco_hull_points(mj, 0)
+    assert len(reduced) == 8
+    m = from_mujoco(mj)
+    assert m.ngeom == 2
+    np.testing.assert_allclose(_sorted_rows(m.mesh_hull(int(m.geom_mesh[0]))["vertices"]), _sorted_rows(reduced),
+                               atol=1e-12)
+    mj3 = mujoco.MjModel.from_xml_string(xml.format(v=_fmt(p), extra="", c=0))
+    full = _mujoco_hull_points(mj3, 0)
+    assert len(full) == 80
+    mj3.mesh_graphadr[0] = -1
+    hull = from_mujoco(mj3).mesh_hull(0)
+    assert len(hull["faces"]) == 2 * 80 - 4
+    np.testing.assert_allclose(_sorted_rows(hull["vertices"]), _sorted_rows(full), atol=1e-12)
 
 
 EQUALITIES = """<mujoco><worldbody>
@@ -769,6 +1101,103 @@ def test_urdf_refusals_name_the_file_and_odd_collision_entries_load_or_drop(tmp_
     assert str(e.value).startswith(f"{broken}: MuJoCo could not compile the URDF: ")
 
 
+def _box_msh(path, size):
+    """A box [0, a] x [0, b] x [0, c] as MuJoCo's legacy binary MSH file (XMLreference,
+    'Legacy MSH file format': int32 nvertex, nnormal, ntexcoord, nface, then float32
+    positions and int32 face indices)."""
+    import struct
+
+    from concave_meshes import box_mesh
+
+    v, f = box_mesh(*size)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(struct.pack("<4i", len(v), 0, 0, len(f)) + v.astype("<f4").tobytes() + f.astype("<i4").tobytes())
+
+
+MSH_URDF = """<robot name="m">
+  <mujoco><compiler discardvisual="false" strippath="true"/></mujoco>
+  <link name="base">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="../meshes/missing.dae"/></geometry></visual>
+    <visual><geometry><box size="1 1 1"/></geometry></visual>
+    <collision><geometry><mesh filename="../meshes/block.msh"/></geometry></collision>
+  </link>
+  <link name="arm">
+    <inertial><mass value="0.5"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><mesh filename="package://pkg/meshes/long.obj"/></geometry></collision>
+  </link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+def test_urdf_msh_meshes_load_and_visuals_and_strippath_are_the_loaders_whatever_the_file_says(tmp_path):
+    """A URDF whose own <mujoco><compiler> asks MuJoCo to keep visuals (discardvisual=false:
+    MuJoCo would then load the missing .dae and the 1 m box) and to strip mesh paths to
+    their file names (strippath=true: MuJoCo would then look for block.msh in the working
+    directory). compile_urdf drops the visuals and keeps the resolved paths whole, as
+    load_model documents: the two collision meshes load, MuJoCo's legacy .msh format
+    among them (its extents 0.1 x 0.2 x 0.3 m), and without floating_base the root link
+    stays welded (one hinge: nq = 1). Catches (mutmut survivors): visuals kept, the .msh
+    extension misspelt (the mesh dropped), strippath not overridden, floating_base on by
+    default."""
+    from ncpgym.models import loader
+
+    root = tmp_path / "pkg"
+    _box_msh(root / "meshes" / "block.msh", (0.1, 0.2, 0.3))
+    _box_obj(root / "meshes" / "long.obj", (0.3, 0.02, 0.02))
+    urdf = root / "urdf" / "m.urdf"
+    urdf.parent.mkdir(parents=True)
+    urdf.write_text(MSH_URDF)
+    mj = loader.compile_urdf(urdf)
+    assert (mj.nq, mj.njnt, mj.ngeom, mj.nmesh) == (1, 1, 2, 2)
+    assert all(t == mujoco.mjtGeom.mjGEOM_MESH for t in mj.geom_type)
+    # each mesh's extents along MuJoCo's principal axes (it rotates meshes into them), sorted
+    extents = sorted(sorted(np.round(np.ptp(mj.mesh_vert[mj.mesh_vertadr[m]:mj.mesh_vertadr[m] + mj.mesh_vertnum[m]],
+                                            axis=0).astype(float), 6).tolist()) for m in range(mj.nmesh))
+    assert extents == [[0.04, 0.04, 0.6], [0.1, 0.2, 0.3]]
+
+
+def test_urdf_inertia_that_a_repair_does_not_fix_is_a_model_error_after_one_warning(tmp_path, caplog):
+    """A link with ixx = inf: MuJoCo refuses its inertia ('mass and inertia of moving
+    bodies') with boundmass and boundinertia too. The loader tries the repair once (one
+    WARNING) and then raises a ModelError with the file and MuJoCo's reason, rather than
+    applying the same repair again. (A logging filter stops the test after three warnings:
+    a loop that retried the repair would otherwise never end.) Catches (mutmut survivor):
+    a repair already applied counted as new."""
+    import logging
+
+    from ncpgym.models import loader
+
+    urdf = tmp_path / "inf.urdf"
+    urdf.write_text('<robot name="r"><link name="base"/><link name="tip"><inertial><mass value="1"/>'
+                    '<inertia ixx="inf" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+                    '<joint name="j" type="revolute"><parent link="base"/><child link="tip"/><axis xyz="0 0 1"/>'
+                    '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>')
+
+    class StopAfterThreeWarnings(logging.Filter):
+        count = 0
+
+        def filter(self, record):
+            self.count += record.levelno >= logging.WARNING
+            if self.count > 3:
+                raise RuntimeError("the loader keeps repairing")
+            return True
+
+    guard = StopAfterThreeWarnings()
+    logger = logging.getLogger("ncpgym")
+    logger.addFilter(guard)
+    try:
+        with caplog.at_level(logging.WARNING, logger="ncpgym"), pytest.raises(ModelError) as e:
+            loader.compile_urdf(urdf)
+    finally:
+        logger.removeFilter(guard)
+    assert str(e.value).startswith(f"{urdf}: MuJoCo could not compile the URDF: ")
+    assert "mass and inertia of moving bodies" in str(e.value)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and warnings[0].endswith("compiling with MuJoCo's boundmass=1e-6, boundinertia=1e-9")
+
+
 def _incline(box_condim: int, slope_condim: int, box_mu: float = 1.0, slope_mu: float = 1.0, extra: str = "") -> str:
     """A 10 cm box resting on a plane tilted 20 degrees about y (its contact normal
     (sin 20, 0, cos 20), downhill (cos 20, 0, -sin 20))."""
@@ -790,8 +1219,10 @@ def test_condim_1_contacts_are_frictionless_and_torsional_friction_is_refused():
     takes the larger mu, a coefficient of 0 on the geom would take the other's), geom
     priorities that differ, explicit contact pairs."""
     downhill = np.array([np.cos(np.radians(20)), 0.0, -np.sin(np.radians(20))])
-    for box, slope, slides in ((1, 1, True), (1, 3, False), (3, 3, False), (3, 1, False)):
-        sim = ncpgym.Simulator(ncpgym.load_model(_incline(box, slope)))
+    for box, slope, slides, mu in ((1, 1, True, 1.0), (1, 1, True, 1.2), (1, 3, False, 1.0), (3, 3, False, 1.0),
+                                   (3, 1, False, 1.0)):
+        # (a condim-1 box with mu 1.2 on a condim-1 slope: frictionless still, accepted)
+        sim = ncpgym.Simulator(ncpgym.load_model(_incline(box, slope, box_mu=mu)))
         start = np.array(sim.q[:3])
         for _ in range(100):
             sim.step()
@@ -800,14 +1231,54 @@ def test_condim_1_contacts_are_frictionless_and_torsional_friction_is_refused():
             assert s == pytest.approx(9.81 * np.sin(np.radians(20)) * 0.005**2 * 100 * 101 / 2, rel=1e-3)
         else:
             assert abs(s) < 1e-4, (box, slope, s)
-    for xml, match in ((_incline(4, 3), r"geom 'cube': condim 4 \(torsional friction\)"),
-                       (_incline(3, 6), r"geom 'slope': condim 6 \(torsional and rolling friction\)"),
-                       (_incline(1, 3, box_mu=1.2), r"geom 'cube': condim 1 with friction 1.2 above that of geom "
-                                                    r"'slope' \(1\), which it can touch"),
-                       (_incline(3, 3).replace('name="slope"', 'name="slope" priority="1"'),
-                        "geom priorities that differ"),
-                       (_incline(3, 3, extra='<contact><pair geom1="cube" geom2="slope"/></contact>'),
-                        r"1 explicit contact pair\(s\)")):
-        with pytest.raises(UnsupportedFeatureError, match=match):
+    for xml, line in ((_incline(4, 3), "geom 'cube': condim 4 (torsional friction)"),
+                      (_incline(3, 6), "geom 'slope': condim 6 (torsional and rolling friction)"),
+                      (_incline(1, 3, box_mu=1.2), ("geom 'cube': condim 1 with friction 1.2 above that of geom "
+                                                    "'slope' (1), which it can touch (MuJoCo's contact takes the "
+                                                    "larger)")),
+                      (_incline(3, 3).replace('name="slope"', 'name="slope" priority="1"'),
+                       "geom priorities that differ (the higher priority geom's contact parameters)"),
+                      (_incline(3, 3, extra='<contact><pair geom1="cube" geom2="slope"/></contact>'),
+                       "1 explicit contact pair(s) (<contact><pair>)")):
+        with pytest.raises(UnsupportedFeatureError) as e:
             ncpgym.load_model(xml)
+        assert str(e.value).splitlines()[1:] == ["  " + line]
     ncpgym.load_model(_incline(1, 3, box_mu=0.9))  # a smaller mu than the slope's: exact, accepted
+
+
+def _mujoco_contacts(xml):
+    """MuJoCo's contacts of the incline with the box pushed 1 mm into the slope:
+    (dim, friction) of each."""
+    mj = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(mj)
+    d.qpos[:3] -= 0.001 * np.array([np.sin(np.radians(20)), 0.0, np.cos(np.radians(20))])
+    mujoco.mj_forward(mj, d)
+    return [(int(c.dim), float(c.friction[0])) for c in d.contact[:d.ncon]]
+
+
+def test_condim_checks_pair_geoms_by_mujocos_contact_filter():
+    """MuJoCo pairs two geoms when contype of either shares a bit with conaffinity of the
+    other; a geom with a contype but no conaffinity still collides. Each case is first
+    checked on MuJoCo's own contacts: a condim-4 box with contype 1, conaffinity 0 touches
+    the slope (dim 4), refused; a condim-1 box with mu 1.2 that reaches a condim-3 slope
+    through one direction of the filter only (MuJoCo's contact: dim 3, mu 1.2), refused;
+    the same box with a slope whose bits it shares in neither direction (no contact),
+    accepted. Catches (mutmut survivors): 'can collide' requiring both bits, 'can touch'
+    requiring both directions, | for & in either direction."""
+    one_way = ' contype="1" conaffinity="0"'
+    torsional = _incline(4, 3).replace('name="cube"', 'name="cube"' + one_way)
+    assert _mujoco_contacts(torsional) and {dim for dim, _ in _mujoco_contacts(torsional)} == {4}
+    with pytest.raises(UnsupportedFeatureError) as e:
+        ncpgym.load_model(torsional)
+    assert str(e.value).splitlines()[1:] == ["  geom 'cube': condim 4 (torsional friction)"]
+    reached = (_incline(1, 3, box_mu=1.2).replace('name="cube"', 'name="cube"' + one_way)
+               .replace('name="slope"', 'name="slope" contype="2" conaffinity="1"'))
+    assert _mujoco_contacts(reached) and set(_mujoco_contacts(reached)) == {(3, 1.2)}
+    with pytest.raises(UnsupportedFeatureError) as e:
+        ncpgym.load_model(reached)
+    assert str(e.value).splitlines()[1:] == [
+        ("  geom 'cube': condim 1 with friction 1.2 above that of geom 'slope' (1), which it can touch "
+         "(MuJoCo's contact takes the larger)")]
+    apart = _incline(1, 3, box_mu=1.2).replace('name="slope"', 'name="slope" contype="2" conaffinity="2"')
+    assert _mujoco_contacts(apart) == []
+    assert ncpgym.load_model(apart).ngeom == 2
