@@ -26,6 +26,8 @@ def yumi_with(weights, collide=False, actuator_gravcomp=False):
         for g in spec.geoms:
             if not collide:
                 g.contype = g.conaffinity = 0
+        for j in spec.joints:  # the URDF's effort limits (no actuators here to clamp)
+            j.actfrclimited = mujoco.mjtLimited.mjLIMITED_FALSE
         if actuator_gravcomp:
             spec.joints[0].actgravcomp = True
 

@@ -693,7 +693,7 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
               "actuator 'tm': transmission type mjTRN_TENDON", "actuator 'filt': activation dynamics",
               "actuator 'lim': forcerange", "actuator 'odd': gain/bias combination",
               "actuator 'odd2': gain/bias combination", "geom 'ge': type mjGEOM_ELLIPSOID",
-              "tendon 'driven': stiffness, damping, limits, friction or actuation on tendons"]
+              "tendon 'driven': stiffness, damping, limits, friction, force range or actuation on tendons"]
     for w in wanted:
         assert sum(line == "  " + w for line in lines[1:]) == 1, (w, lines)
     assert len(lines) == 1 + len(wanted)
@@ -795,9 +795,9 @@ def test_tendons_that_act_are_refused_one_by_one_and_idle_ones_noted(caplog):
     tendon not marked (or every other equality's object marked instead), the note's text."""
     import logging
 
-    expected = ["  tendon 'ranged': stiffness, damping, limits, friction or actuation on tendons",
-                "  tendon 'damped': stiffness, damping, limits, friction or actuation on tendons",
-                "  tendon 'coupled': stiffness, damping, limits, friction or actuation on tendons",
+    expected = ["  tendon 'ranged': stiffness, damping, limits, friction, force range or actuation on tendons",
+                "  tendon 'damped': stiffness, damping, limits, friction, force range or actuation on tendons",
+                "  tendon 'coupled': stiffness, damping, limits, friction, force range or actuation on tendons",
                 "  equality 'teq' (mjEQ_TENDON): mjEQ_TENDON constraint"]
     mj = mujoco.MjModel.from_xml_string(TENDONS_MJCF)
     assert mj.eq_obj1id[0] == mj.tendon("idle").id == 3  # the weld's body id is an idle tendon's id
@@ -1282,3 +1282,89 @@ def test_condim_checks_pair_geoms_by_mujocos_contact_filter():
     apart = _incline(1, 3, box_mu=1.2).replace('name="slope"', 'name="slope" contype="2" conaffinity="2"')
     assert _mujoco_contacts(apart) == []
     assert ncpgym.load_model(apart).ngeom == 2
+
+
+ACTUATED_MJCF = """<mujoco><option density="{density}" wind="{wind}"/><worldbody>
+  <body name="a"><joint name="ja" type="hinge" axis="0 1 0" {frc}/><geom size="0.1" mass="1"/></body>
+  <body name="b" pos="1 0 0"><joint name="jb" type="hinge" axis="0 1 0" actuatorfrcrange="-1 1"/>
+    <geom size="0.1" mass="1"/></body></worldbody>
+  <actuator><motor name="m" joint="ja" gear="2"/></actuator></mujoco>"""
+
+
+def test_force_clamps_and_mujoco4_joint_and_actuator_terms_are_refused_where_they_act():
+    """Features that change the dynamics are refused, never dropped: a joint's
+    actuatorfrcrange clamps the actuators' total force on it (MuJoCo's URDF import makes
+    every effort limit one), so it is refused on a joint an actuator drives ('ja') and
+    loads where none does ('jb': MuJoCo clamps nothing there, checked); MuJoCo 4's
+    polynomial joint damping and stiffness, actuator damping and armature, and control
+    delay are refused by name (set on the compiled model, as MuJoCo 4 keeps them). Wind
+    alone loads (MuJoCo applies no fluid force without density or viscosity: checked);
+    with a density it is refused. Catches: the clamp, a polynomial term or a MuJoCo 4
+    actuator term silently dropped; the clamp refused on a joint no actuator drives; wind
+    refused without a medium."""
+    from ncpgym.models import from_mujoco
+
+    def compiled(frc="", density=0, wind="0 0 0"):
+        return mujoco.MjModel.from_xml_string(ACTUATED_MJCF.format(frc=frc, density=density, wind=wind))
+
+    plain = compiled()
+    d = mujoco.MjData(plain)
+    d.ctrl[0] = 3.0
+    mujoco.mj_forward(plain, d)
+    assert d.qfrc_actuator[plain.joint("jb").dofadr[0]] == 0  # nothing to clamp on jb
+    m = from_mujoco(plain)  # jb's range acts on nothing
+    assert m.nu == 1 and list(m.actuator_gear) == [2.0]
+
+    with pytest.raises(UnsupportedFeatureError) as e:
+        from_mujoco(compiled(frc='actuatorfrcrange="-1 1"'))
+    assert str(e.value).splitlines()[1:] == [
+        "  joint 'ja': actuatorfrcrange (the actuators' total force on the joint clamped)"]
+
+    poly = [("dof_dampingpoly", "joint 'ja': polynomial damping or stiffness (MuJoCo 4)"),
+            ("jnt_stiffnesspoly", "joint 'ja': polynomial damping or stiffness (MuJoCo 4)"),
+            ("actuator_damping", "actuator 'm': damping or armature of the actuator (MuJoCo 4)"),
+            ("actuator_dampingpoly", "actuator 'm': damping or armature of the actuator (MuJoCo 4)"),
+            ("actuator_armature", "actuator 'm': damping or armature of the actuator (MuJoCo 4)"),
+            ("actuator_delay", "actuator 'm': control delay (MuJoCo 4)")]
+    for field, line in poly:
+        mj = compiled()
+        if not hasattr(mj, field):
+            continue  # MuJoCo 3: no such term
+        values = getattr(mj, field)
+        values.reshape(-1)[0] = 0.5
+        with pytest.raises(UnsupportedFeatureError) as e:
+            from_mujoco(mj)
+        assert str(e.value).splitlines()[1:] == ["  " + line], field
+
+    windy = compiled(wind="5 0 0")
+    d = mujoco.MjData(windy)
+    mujoco.mj_forward(windy, d)
+    assert not d.qfrc_passive.any()  # wind without a medium pushes nothing
+    assert from_mujoco(windy).nv == 2
+    with pytest.raises(UnsupportedFeatureError, match=r"option density=1.2, viscosity=0, wind=\(5.0, 0.0, 0.0\): "
+                                                      "fluid forces"):
+        from_mujoco(compiled(density=1.2, wind="5 0 0"))
+
+
+def test_urdf_meshes_are_found_in_the_urdfs_own_meshdir_as_mujoco_finds_them(tmp_path):
+    """A URDF whose <mujoco><compiler meshdir="assets"/> names the mesh folder: MuJoCo
+    loads box.obj from urdf_dir/assets; so does compile_urdf (before: dropped as missing,
+    leaving a link without collision). Also with a path in the name (strippath, MuJoCo's
+    URDF default, looks up its last part) and with assetdir. Catches: meshdir ignored
+    (the mesh dropped), the wrong base directory."""
+    from ncpgym.models import loader
+
+    _box_obj(tmp_path / "assets" / "box.obj", (0.1, 0.2, 0.3))
+    body = """<link name="base"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"
+      ixy="0" ixz="0" iyz="0"/></inertial><collision><geometry><mesh filename="{name}"/></geometry>
+      </collision></link>"""
+    for attr, name in (("meshdir", "box.obj"), ("meshdir", "some/where/box.obj"), ("assetdir", "box.obj")):
+        text = f'<robot name="r"><mujoco><compiler {attr}="assets"/></mujoco>{body.format(name=name)}</robot>'
+        urdf = tmp_path / f"{attr}.urdf"
+        urdf.write_text(text)
+        if name == "box.obj":
+            assert mujoco.MjModel.from_xml_path(str(urdf)).nmesh == 1  # MuJoCo finds it there
+        mj = loader.compile_urdf(urdf)
+        assert mj.nmesh == 1, (attr, name)
+        half = np.ptp(mj.mesh_vert[:mj.mesh_vertnum[0]], axis=0).max() / 2
+        assert half == pytest.approx(0.3), (attr, name)

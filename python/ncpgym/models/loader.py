@@ -144,7 +144,11 @@ def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None
     if root.tag != "robot":
         raise ModelError(f"{path}: not a URDF file (root element <{root.tag}>, expected <robot>)")
     # Visual meshes are never simulated; collision meshes are kept when their files exist
-    # (package:// URIs resolved against the directories above the URDF).
+    # (package:// URIs resolved against the directories above the URDF; relative names in
+    # the URDF's own <mujoco><compiler meshdir> (or assetdir), as MuJoCo looks, then beside
+    # the URDF).
+    own = root.find("mujoco/compiler")
+    meshdir = None if own is None else own.get("meshdir", own.get("assetdir"))
     for link in root.iter("link"):
         for vis in link.findall("visual"):
             link.remove(vis)
@@ -152,7 +156,7 @@ def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None
             mesh = col.find("geometry/mesh")
             if mesh is None:
                 continue
-            resolved = _resolve_mesh(path, mesh.get("filename", ""))
+            resolved = _resolve_mesh(path, mesh.get("filename", ""), meshdir)
             if resolved is None or not resolved.lower().endswith((".stl", ".obj", ".msh")):
                 log.info("%s: dropping collision mesh %s of link '%s' (MuJoCo cannot read it)",
                          path, mesh.get("filename"), link.get("name"))
@@ -201,11 +205,23 @@ def _mujoco_compiler_element(root: ET.Element) -> ET.Element:
     return comp
 
 
-def _resolve_mesh(urdf: Path, filename: str) -> str | None:
+def _nonzero(mjm: mujoco.MjModel, field: str, index) -> bool:
+    """Whether the model's ``field`` (absent in older MuJoCo: False) is nonzero at index."""
+    values = getattr(mjm, field, None)
+    return values is not None and bool(np.any(np.asarray(values)[index] != 0))
+
+
+def _resolve_mesh(urdf: Path, filename: str, meshdir: str | None = None) -> str | None:
     m = re.match(r"package://(.*)", filename)
     if m is None:
-        cand = (urdf.parent / filename) if not os.path.isabs(filename) else Path(filename)
-        return str(cand) if cand.is_file() else None
+        if os.path.isabs(filename):
+            return filename if Path(filename).is_file() else None
+        # MuJoCo reads a relative name in meshdir (the whole name, or with strippath, the
+        # default for URDF, its last part); ncpgym also finds it beside the URDF
+        cands = [] if meshdir is None else [urdf.parent / meshdir / filename,
+                                            urdf.parent / meshdir / Path(filename).name]
+        cand = next((c for c in cands + [urdf.parent / filename] if c.is_file()), None)
+        return None if cand is None else str(cand)
     rel = m.group(1)
     for base in urdf.resolve().parents:  # the package root is some directory above the URDF
         cand = base / rel
@@ -301,7 +317,7 @@ def _contact_frictions(mjm: mujoco.MjModel, unsupported: list[str]) -> np.ndarra
     higher priority geom's friction, not the max) and explicit contact pairs."""
     friction = np.array(mjm.geom_friction, dtype=float)
     collides = [g for g in range(mjm.ngeom) if _can_collide(mjm, g)]
-    name = lambda g: _name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g)  # noqa: E731
+    name = lambda g: _name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g)
     for g in collides:
         if mjm.geom_condim[g] in (4, 6):
             unsupported.append(f"geom '{name(g)}': condim {mjm.geom_condim[g]} (torsional"
@@ -384,9 +400,11 @@ def mujoco_builder(
     b = _core.Builder()
     b.set_gravity(np.array(mjm.opt.gravity, dtype=float))
     b.set_timestep(float(mjm.opt.timestep))
-    if mjm.opt.density != 0 or mjm.opt.viscosity != 0 or np.any(mjm.opt.wind != 0):
-        unsupported.append(f"option density={mjm.opt.density}, viscosity={mjm.opt.viscosity}, "
-                           f"wind={tuple(mjm.opt.wind)}: fluid forces")
+    # wind acts only through the medium's density and viscosity (without them MuJoCo
+    # applies no fluid force however strong the wind)
+    if mjm.opt.density != 0 or mjm.opt.viscosity != 0:
+        unsupported.append(f"option density={mjm.opt.density:g}, viscosity={mjm.opt.viscosity:g}, "
+                           f"wind={tuple(float(w) for w in mjm.opt.wind)}: fluid forces")
 
     # bodies (MuJoCo's body order is topological: parent id < child id)
     for i in range(1, mjm.nbody):
@@ -403,7 +421,9 @@ def mujoco_builder(
         if mjm.body_gravcomp[i] != 0:
             b.set_gravcomp(bid, float(mjm.body_gravcomp[i]))
 
-    # joints
+    # joints (MuJoCo's URDF import turns every joint's effort limit into an actuatorfrcrange)
+    actuated = {int(mjm.actuator_trnid[a, 0]) for a in range(mjm.nu)
+                if mjm.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT}
     for j in range(mjm.njnt):
         name = _name(mjm, ob.mjOBJ_JOINT, j)
         jtype = _JOINT_TYPES[int(mjm.jnt_type[j])]
@@ -416,6 +436,11 @@ def mujoco_builder(
         if np.any(mjm.dof_frictionloss[da:da + ndof] != 0):
             unsupported.append(f"joint '{name}': frictionloss={mjm.dof_frictionloss[da]} "
                                "(dry joint friction)")
+        if _nonzero(mjm, "jnt_actfrclimited", j) and j in actuated:  # no actuator: no clamp
+            unsupported.append(f"joint '{name}': actuatorfrcrange (the actuators' total force on "
+                               "the joint clamped)")
+        if _nonzero(mjm, "dof_dampingpoly", slice(da, da + ndof)) or _nonzero(mjm, "jnt_stiffnesspoly", j):
+            unsupported.append(f"joint '{name}': polynomial damping or stiffness (MuJoCo 4)")
         stiffness = float(mjm.jnt_stiffness[j])
         if stiffness != 0 and not scalar:
             unsupported.append(f"joint '{name}': stiffness on a {jtype} joint")
@@ -447,6 +472,10 @@ def mujoco_builder(
             continue
         if mjm.actuator_forcelimited[a]:
             unsupported.append(f"actuator '{name}': forcerange")
+        if any(_nonzero(mjm, f, a) for f in ("actuator_damping", "actuator_dampingpoly", "actuator_armature")):
+            unsupported.append(f"actuator '{name}': damping or armature of the actuator (MuJoCo 4)")
+        if _nonzero(mjm, "actuator_delay", a):
+            unsupported.append(f"actuator '{name}': control delay (MuJoCo 4)")
         gain, bias = mjm.actuator_gainprm[a], mjm.actuator_biasprm[a]
         ctrlrange = tuple(mjm.actuator_ctrlrange[a]) if mjm.actuator_ctrllimited[a] else None
         joint = int(mjm.actuator_trnid[a, 0])
@@ -497,10 +526,12 @@ def mujoco_builder(
     for t in range(mjm.ntendon):
         name = _name(mjm, ob.mjOBJ_TENDON, t)
         active = (mjm.tendon_stiffness[t] != 0 or mjm.tendon_damping[t] != 0
-                  or mjm.tendon_limited[t] or mjm.tendon_frictionloss[t] != 0 or t in used)
+                  or mjm.tendon_limited[t] or mjm.tendon_frictionloss[t] != 0 or t in used
+                  or _nonzero(mjm, "tendon_actfrclimited", t) or _nonzero(mjm, "tendon_dampingpoly", t)
+                  or _nonzero(mjm, "tendon_stiffnesspoly", t))
         if active:
-            unsupported.append(f"tendon '{name}': stiffness, damping, limits, friction or "
-                               "actuation on tendons")
+            unsupported.append(f"tendon '{name}': stiffness, damping, limits, friction, force "
+                               "range or actuation on tendons")
         else:
             notes.append(f"tendon '{name}' has no effect on the dynamics and is ignored")
     for e in range(mjm.neq):

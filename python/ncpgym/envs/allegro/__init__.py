@@ -20,8 +20,11 @@ What this module adds (written for ncpgym):
   constants of seconds on links of 10-65 g) is replaced by 0.05 N m s/rad: with it a
   finger takes seconds to close. Its dry joint friction (5-12 N m, ten times what the
   servos can apply: the fingers would never move) is dropped; ncpgym has no joint
-  friction rows (the loader refuses it). Friction mu = 0.8 on every hand geom (the seed's DexNet
-  value).
+  friction rows (the loader refuses it). Its effort limits (15 N m per finger joint, which
+  MuJoCo's URDF import turns into each joint's actuatorfrcrange) are dropped too: they never
+  bind (the servos reach kp x 2 rad = 6 N m at the joint ranges' ends), and ncpgym does not
+  clamp actuator forces (the loader refuses it). Friction mu = 0.8 on every hand geom (the
+  seed's DexNet value).
 - The palm and the thumb's second link do not collide: their URDF boxes overlap by up to
   7.5 mm near the thumb's lower joint limit (starting there, the step that resolves it
   throws the hand about).
@@ -106,6 +109,7 @@ def _edit(spec: mujoco.MjSpec, timestep: float, R: np.ndarray, origin: np.ndarra
         if j.name in FINGER_JOINTS:
             j.damping = [FINGER_DAMPING, 0.0, 0.0]
             j.frictionloss = 0.0
+            j.actfrclimited = mujoco.mjtLimited.mjLIMITED_FALSE  # the URDF's effort: never binds
     for name in FINGER_JOINTS:
         _servo(spec, name, FINGER_KP, FINGER_KV)
     # the URDF's palm box and the thumb's second link overlap by up to 7.5 mm near the

@@ -20,7 +20,11 @@ What this module adds (written for ncpgym):
   kv/kp = 0.1 s, overdamped for the arm's 0.1-0.5 kg m^2); the driven finger of each
   gripper kp = 1000 N/m, kv = 10 N s/m (the other follows through the coupling; 10 N of
   squeeze per cm of closing left). tests/python/test_yumi.py checks tracking without
-  overshoot at h = 1/120 and holding still.
+  overshoot at h = 1/120 and holding still. The URDF's effort limits (300 N m on the arm
+  joints, 20 N on the fingers; MuJoCo's URDF import makes them each joint's
+  actuatorfrcrange, clamping the servos' force) are dropped: ncpgym does not clamp actuator
+  forces (the loader refuses it), so a servo far from its target pushes harder than the
+  real arm could.
 - A cabinet (a mocap body, so its pose can differ per world) of 0.40 x 0.50 x 0.40 m
   (depth, width, height) on the floor in front of the right arm, with a drawer on a slide
   joint (0 to 0.4 m out, damping 3 N s/m, 1.5 kg) and a bar handle (capsule, radius 1 cm,
@@ -102,6 +106,8 @@ def _edit(spec: mujoco.MjSpec, timestep: float) -> None:
     for body in spec.bodies[1:]:
         if body.name.startswith(("yumi_", "gripper_")):
             body.gravcomp = 1.0
+    for j in spec.joints:  # the URDF's effort limits: no force clamp in ncpgym (docstring)
+        j.actfrclimited = mujoco.mjtLimited.mjLIMITED_FALSE
     spec.worldbody.add_light(pos=[0.5, -0.5, 2.5], dir=[0, 0.2, -1], diffuse=[0.8, 0.8, 0.8])
     for side in ("r", "l"):
         # the grip point: between the fingers, half-way along them (link 7 frame)
