@@ -141,4 +141,18 @@ void velocities(const Model& m, Data& d, const double* u) {
   }
 }
 
+void body_velocities(const Model& m, Data& d, const double* u) {
+  // velocities()' sums in its order, without the bias terms
+  for (int b = 1; b < m.nbody; ++b) {
+    Vec6 v = d.cvel[m.body_parent[b]];
+    const int j0 = m.body_jntadr[b], nj = m.body_jntnum[b];
+    for (int j = j0; j < j0 + nj; ++j) {
+      const int da = m.jnt_dofadr[j];
+      const int nd = joint_nv(m.jnt_type[j]);
+      for (int r = da; r < da + nd; ++r) v += d.cdof.col(r) * u[r];
+    }
+    d.cvel[b] = v;
+  }
+}
+
 }  // namespace ncpgym

@@ -24,5 +24,7 @@ void body_inertias(const Model& m, Data& d);
 // Body spatial velocities cvel, velocity-product accelerations cbias (the F-dot q-dot
 // term of eq. 12) and their running sum cacc0, at velocity u (nv). Needs kinematics().
 void velocities(const Model& m, Data& d, const double* u);
+// Only cvel (bitwise as velocities() gives it): what bounds a geom's sweep over a step.
+void body_velocities(const Model& m, Data& d, const double* u);
 
 }  // namespace ncpgym

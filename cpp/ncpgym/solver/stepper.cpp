@@ -162,7 +162,7 @@ void Stepper::detect(const State& s, double h) {
   posed_valid_ = false;
   copy_poses(dH_, dk_);  // free_velocity's forward dynamics posed the bodies at q- already
   for (int pass = 0; pass < 2; ++pass) {
-    velocities(m, dk_, pass == 0 ? u_tilde_.data() : s.u.data());
+    body_velocities(m, dk_, pass == 0 ? u_tilde_.data() : s.u.data());
     for (int g = 0; g < m.ngeom; ++g) {
       const int b = m.geom_body[g];
       const Vec6& v = dk_.cvel[b];
