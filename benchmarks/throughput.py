@@ -262,7 +262,10 @@ def main() -> None:
         print(k, {a: (None if b is None else round(b, 2)) for a, b in v.items()})
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"rows": rows, "summary": summary}, indent=1))
+        # the robot-task and YuMi rows (--robot-tasks, --yumi) are kept
+        kept = json.loads(args.json.read_text()) if args.json.exists() else {}
+        kept.update({"rows": rows, "summary": summary})
+        args.json.write_text(json.dumps(kept, indent=1))
         print("wrote", args.json)
 
 

@@ -1368,3 +1368,64 @@ def test_urdf_meshes_are_found_in_the_urdfs_own_meshdir_as_mujoco_finds_them(tmp
         assert mj.nmesh == 1, (attr, name)
         half = np.ptp(mj.mesh_vert[:mj.mesh_vertnum[0]], axis=0).max() / 2
         assert half == pytest.approx(0.3), (attr, name)
+
+
+TWO_OF_EACH_MJCF = """<mujoco><worldbody>
+  <body name="a"><joint name="ja" type="hinge" axis="0 1 0"/><geom size="0.1" mass="1"/></body>
+  <body name="b" pos="1 0 0"><joint name="jb" type="hinge" axis="0 1 0"/><geom size="0.1" mass="1"/></body></worldbody>
+  <tendon><fixed name="t1"><joint joint="ja" coef="1"/></fixed><fixed name="t2"><joint joint="jb" coef="1"/></fixed></tendon>
+  <actuator><motor name="m1" joint="ja"/><motor name="m2" joint="jb"/></actuator></mujoco>"""
+
+
+def test_each_refusal_names_only_the_element_that_has_the_feature():
+    """Per-element MuJoCo 4 terms set on the second joint, actuator or tendon only (the last
+    dof, so a slice that runs short or past its joint shows): exactly that element is named.
+    Tendon force ranges and polynomial terms make an otherwise idle tendon active. And the
+    field lookup tolerates an older MuJoCo without the field (nothing to refuse). Catches:
+    the dof range of a joint empty or running into later joints, a term read across all
+    actuators or tendons, a tendon term dropped."""
+    from ncpgym.models import from_mujoco
+    from ncpgym.models.loader import _nonzero
+
+    cases = [("dof_dampingpoly", 1, "joint 'jb': polynomial damping or stiffness (MuJoCo 4)"),
+             ("jnt_stiffnesspoly", 1, "joint 'jb': polynomial damping or stiffness (MuJoCo 4)"),
+             ("actuator_damping", 1, "actuator 'm2': damping or armature of the actuator (MuJoCo 4)"),
+             ("actuator_delay", 1, "actuator 'm2': control delay (MuJoCo 4)"),
+             ("tendon_actfrclimited", 1, "tendon 't2': stiffness, damping, limits, friction, force range "
+                                         "or actuation on tendons"),
+             ("tendon_dampingpoly", 1, "tendon 't2': stiffness, damping, limits, friction, force range "
+                                       "or actuation on tendons"),
+             ("tendon_stiffnesspoly", 1, "tendon 't2': stiffness, damping, limits, friction, force range "
+                                         "or actuation on tendons")]
+    for field, index, line in cases:
+        mj = mujoco.MjModel.from_xml_string(TWO_OF_EACH_MJCF)
+        if not hasattr(mj, field):
+            continue  # an older MuJoCo without the term
+        values = getattr(mj, field)
+        values[index] = 1 if values.dtype == bool else 0.5
+        with pytest.raises(UnsupportedFeatureError) as e:
+            from_mujoco(mj)
+        assert str(e.value).splitlines()[1:] == ["  " + line], field
+
+    class OldModel:  # what MuJoCo 3.1 offers: no MuJoCo 4 terms at all
+        pass
+
+    assert _nonzero(OldModel(), "dof_dampingpoly", 0) is False
+
+
+def test_urdf_mesh_at_a_missing_absolute_path_is_dropped_with_a_log_line(tmp_path, caplog):
+    """A collision mesh named by an absolute path that does not exist is dropped (logged),
+    as a missing relative one is, and the rest of the URDF loads. Catches: a missing
+    absolute file kept (MuJoCo would then refuse the whole URDF)."""
+    from ncpgym.models import loader
+
+    missing = tmp_path / "nowhere" / "gone.stl"
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(f'<robot name="r"><link name="base"><inertial><mass value="1"/><inertia ixx="0.01" '
+                    f'iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial><collision><geometry>'
+                    f'<mesh filename="{missing}"/></geometry></collision><collision><geometry><sphere '
+                    f'radius="0.1"/></geometry></collision></link></robot>')
+    with caplog.at_level(logging.INFO, logger="ncpgym"):
+        mj = loader.compile_urdf(urdf)
+    assert (mj.nmesh, mj.ngeom) == (0, 1)
+    assert f"dropping collision mesh {missing} of link 'base' (MuJoCo cannot read it)" in caplog.text
