@@ -16,6 +16,9 @@ from ncpgym.tasks.inverted_pendulum import InvertedPendulumTask
 from ncpgym.vector import NcpVectorEnv, env_classes
 
 
+# gymnasium.logger.warn's text (colour codes around "WARN: " + the message), matched whole
+RENDER_WARNING = r"WARN: render\(\) needs render_mode='rgb_array' when making the env(\x1b\[0m)?$"
+
 
 def _classes():
     # made inside each test: made once at import, mutmut's forked runs could not switch
@@ -80,7 +83,7 @@ def test_the_single_env_returns_gymnasium_types_and_refuses_misuse():
     with pytest.raises(RuntimeError, match=r"^call reset\(\) before step\(\)$"):
         s.step(np.zeros(1, np.float32))
     s.reset(seed=0)
-    with pytest.warns(UserWarning, match=r"render\(\) needs render_mode='rgb_array' when making the env"):
+    with pytest.warns(UserWarning, match=RENDER_WARNING):
         assert s.render() is None
     obs, reward, terminated, truncated, info = s.step(np.ones(1, np.float32))
     assert obs.shape == (4,) and type(reward) is float
@@ -92,9 +95,13 @@ def test_the_single_env_returns_gymnasium_types_and_refuses_misuse():
         if terminated:
             break
     assert terminated is True and truncated is False
+    s.reset(seed=0)
+    s.batch.u[0, 0] = np.nan  # the world diverges: truncated (not terminated), reward 0
+    _, reward, terminated, truncated, info = s.step(np.zeros(1, np.float32))
+    assert (reward, terminated, truncated, info["diverged"]) == (0.0, False, True, True)
     s.close()
     s.close()  # twice is fine
-    with pytest.raises(RuntimeError, match="closed"):
+    with pytest.raises(RuntimeError, match=r"^this environment is closed; make a new one$"):
         s.reset()
     r = One(render_mode="rgb_array", width=16, height=12)
     with pytest.raises(RuntimeError, match=r"^call reset\(\) before render\(\): the world has no state yet$"):
@@ -110,7 +117,7 @@ def test_vector_render_errors_repr_and_pickling():
 
     v = InvertedPendulumVectorEnv(2)
     v.reset(seed=0)
-    with pytest.warns(UserWarning, match=r"render\(\) needs render_mode='rgb_array' when making the env"):
+    with pytest.warns(UserWarning, match=RENDER_WARNING):
         assert v.render() is None
     r = InvertedPendulumVectorEnv(2, render_mode="rgb_array", width=16, height=12)
     with pytest.raises(RuntimeError, match=r"^call reset\(\) before render\(\): the worlds have no state yet$"):
@@ -152,6 +159,15 @@ def test_set_state_copies_what_it_is_given():
     for x, y in zip(a.step(act)[:4], b.step(act)[:4]):
         np.testing.assert_array_equal(x, y)
     np.testing.assert_array_equal(a.reset()[0], b.reset()[0])  # seeded travelled: same streams kept
+    # the last observations are copied too: a partial reset returns the other worlds' rows
+    # as the state had them, not as the dict says after set_state
+    d = Vec(3, num_threads=1)
+    state = a.get_state()
+    saved = state["obs"].copy()
+    d.set_state(state)
+    state["obs"][:] = 99.0
+    kept, _ = d.reset(options={"reset_mask": np.array([True, False, False])})
+    np.testing.assert_array_equal(kept[1:], saved[1:])
     c = Vec(3)
     c.set_state(Vec(3).get_state())  # taken before any reset
     with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
@@ -313,7 +329,8 @@ def test_a_copy_is_made_with_every_argument_and_continues_the_state():
     for x, y in zip(w.step(a)[:4], v.step(a)[:4]):
         np.testing.assert_array_equal(x, y)
     assert w.step(a)[1][0] == 2.0  # the task kwarg (reward weight) travelled
-    plain = Vec(3, num_threads=1, render_mode="rgb_array", render_worlds=[2], width=24, height=16)
+    # the same worlds (world_offset too): only the camera differs
+    plain = Vec(3, num_threads=1, world_offset=2, render_mode="rgb_array", render_worlds=[2], width=24, height=16)
     plain.reset(seed=3)
     v.reset(seed=3)
     assert not np.array_equal(plain.render(), v.render())  # the given camera draws
@@ -324,3 +341,201 @@ def test_a_copy_is_made_with_every_argument_and_continues_the_state():
     assert not np.array_equal(s.render(), t.render())
     for e in (v, w, plain, s, t):
         e.close()
+
+
+class _Float32Obs(InvertedPendulumTask):
+    """InvertedPendulum observed in float32 (Gymnasium's default Box dtype)."""
+
+    def spaces(self, model):
+        obs, act = super().spaces(model)
+        return gym.spaces.Box(-np.inf, np.inf, obs.shape, np.float32), act
+
+    def observe(self, batch):
+        return super().observe(batch).astype(np.float32)
+
+
+class _Recorded(InvertedPendulumTask):
+    """InvertedPendulum whose after_reset hook records what it was called with."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def after_reset(self, batch, worlds):
+        self.calls.append((batch, np.asarray(worlds).tolist()))
+
+
+class _Unbuildable(InvertedPendulumTask):
+    def build_model(self):
+        raise AssertionError("the model was built")
+
+
+def test_direct_constructors_default_to_one_world_all_cores_and_world_0():
+    """NcpVectorEnv(task) without arguments: one world, every core (num_threads 0: the
+    Batch's default team), world numbering from 0 (world i seeded from (seed, i): the rows
+    of a 2-world env are worlds 0 and 1, row 1 is a 1-world env at world_offset 1), the
+    class metadata kept (render_modes) beside autoreset_mode and render_fps. NcpEnv(task):
+    one thread, world 0 of the same seeding."""
+    from ncpgym.vector import NcpEnv
+
+    model = InvertedPendulumTask().build_model()
+    v = NcpVectorEnv(InvertedPendulumTask())
+    assert v.num_envs == 1 and v.num_threads == ncpgym.Batch(model, 1).num_threads
+    assert v.metadata["render_modes"] == ["rgb_array"]
+    assert v.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert v.metadata["render_fps"] == pytest.approx(1.0 / v.dt)
+    two, _ = NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=1).reset(seed=3)
+    second, _ = NcpVectorEnv(InvertedPendulumTask(), 1, num_threads=1, world_offset=1).reset(seed=3)
+    assert not np.array_equal(two[0], two[1])
+    np.testing.assert_array_equal(second[0], two[1])
+    s = NcpEnv(InvertedPendulumTask())
+    assert s.batch.num_threads == 1
+    np.testing.assert_array_equal(s.reset(seed=3)[0], two[0])
+
+
+def test_constructor_and_reset_arguments_are_refused_with_their_messages():
+    """The refusals' whole texts: unknown task kwargs (sorted), world_offset, max_episode_steps
+    (1 is allowed: every step truncates), autoreset_mode (the AutoresetMode's own value
+    'SameStep' is accepted, 'Disabled' is not), render_mode (refused before the task's model
+    is built), a negative seed."""
+    from ncpgym.vector import NcpEnv, Task
+
+    class Bare(Task):
+        pass
+
+    with pytest.raises(TypeError, match=r"^Bare got unexpected arguments: \['alpha', 'zeta'\]$"):
+        Bare(zeta=1, alpha=2)
+    for bad in (-1, 1.5):
+        with pytest.raises(ValueError, match=rf"^world_offset must be a non-negative integer, got {bad}$"):
+            NcpVectorEnv(InvertedPendulumTask(), 2, world_offset=bad)
+    with pytest.raises(ValueError, match=r"^max_episode_steps must be >= 1 or None, got 0$"):
+        NcpVectorEnv(InvertedPendulumTask(), 2, max_episode_steps=0)
+    one = NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=1, max_episode_steps=1)
+    one.reset(seed=0)
+    assert one.step(np.zeros((2, 1), np.float32))[3].tolist() == [True, True]
+    v = NcpVectorEnv(InvertedPendulumTask(), 2, autoreset_mode="SameStep")
+    assert v.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    for bad in ("Disabled", "never"):
+        with pytest.raises(ValueError, match=r"^autoreset_mode must be 'next_step' or 'same_step' "
+                                             rf"\(or the AutoresetMode\), got '{bad}'$"):
+            NcpVectorEnv(InvertedPendulumTask(), 2, autoreset_mode=bad)
+    msg = r"^render_mode 'human' is not supported; supported: \['rgb_array'\] or None$"
+    with pytest.raises(ValueError, match=msg):
+        NcpVectorEnv(_Unbuildable(), 2, render_mode="human")
+    with pytest.raises(ValueError, match=msg):
+        NcpEnv(_Unbuildable(), render_mode="human")
+    with pytest.raises(ValueError, match=r"^seed must be a non-negative integer or one per world, got -1$"):
+        v.reset(seed=-1)
+    v.reset(seed=0)
+    v.close()
+    with pytest.raises(RuntimeError, match=r"^this environment is closed; make a new one$"):
+        v.step(np.zeros((2, 1), np.float32))
+
+
+def test_a_refused_construction_leaves_nothing_that_fails_to_close(monkeypatch):
+    """A constructor that raises leaves a half-made VectorEnv, which Gymnasium's __del__
+    closes: that close must not fail (it would print 'Exception ignored in ... __del__')."""
+    import gc
+    import sys
+
+    raised = []
+    monkeypatch.setattr(sys, "unraisablehook", raised.append)
+
+    def make(**kwargs):
+        try:
+            NcpVectorEnv(InvertedPendulumTask(), **kwargs)
+        except ValueError:
+            return
+        raise AssertionError(f"{kwargs} was accepted")
+
+    for bad in (dict(autoreset_mode="never"), dict(num_envs=0), dict(num_envs=2, render_worlds=[5]),
+                dict(num_envs=2, max_episode_steps=0)):
+        make(**bad)
+        gc.collect()
+    assert [str(r.exc_value) for r in raised] == []
+
+
+def test_close_releases_the_renderer():
+    """close() frees the renderer's OpenGL context (MuJoCo's Renderer.close), for the
+    vector and the single env, once; closing twice is fine."""
+    from ncpgym.vector import NcpEnv
+
+    for env in (NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=1, render_mode="rgb_array", width=8, height=6),
+                NcpEnv(InvertedPendulumTask(), render_mode="rgb_array", width=8, height=6)):
+        env.reset(seed=0)
+        env.render()
+        held = env._render
+        gl = held._r._renderer
+        assert gl._gl_context is not None
+        env.close()
+        assert held._r is None and gl._gl_context is None and gl._mjr_context is None
+        env.close()
+
+
+def test_reset_observations_keep_the_spaces_dtype():
+    """A task observed in float32: the reset observations are float32 and inside the
+    observation space (Gymnasium's contains checks the dtype), as the steps' are."""
+    v = NcpVectorEnv(_Float32Obs(), 2, num_threads=1)
+    obs, _ = v.reset(seed=0)
+    assert obs.dtype == np.float32 and v.observation_space.contains(obs)
+    obs, *_ = v.step(np.zeros((2, 1), np.float32))
+    assert obs.dtype == np.float32 and v.observation_space.contains(obs)
+
+
+def test_reset_without_a_seed_draws_a_fresh_one_and_reset_step_is_a_mask():
+    """Gymnasium: reset(seed=None) on a new env seeds from fresh entropy, so two new envs
+    start differently; reset_step (the worlds a step only reset) is a boolean mask, all False
+    before any step, usable as an index."""
+    a, b = NcpVectorEnv(InvertedPendulumTask(), 2), NcpVectorEnv(InvertedPendulumTask(), 2)
+    oa, _ = a.reset()
+    ob, _ = b.reset()
+    assert not np.array_equal(oa, ob)
+    assert a.reset_step.dtype == bool and not a.reset_step.any()
+    assert oa[a.reset_step].shape == (0, 4)
+
+
+def test_per_world_seeds_follow_the_world_offset_and_keep_all_64_bits():
+    """reset(seed=[s0, s1]) seeds world offset + i from (s_i, offset + i): a 2-world env at
+    offset 1 is rows 1-2 of a 3-world env given the same seeds there; a seed above 2**63 is
+    used whole (world i of seed=[s, ...] is world i of seed=s)."""
+    shard, _ = NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=1, world_offset=1).reset(seed=[5, 6])
+    full, _ = NcpVectorEnv(InvertedPendulumTask(), 3, num_threads=1).reset(seed=[4, 5, 6])
+    np.testing.assert_array_equal(shard, full[1:])
+    big = 2**63 + 1
+    mixed, _ = NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=1).reset(seed=[big, 7])
+    alone, _ = NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=1).reset(seed=big)
+    seven, _ = NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=1).reset(seed=7)
+    near, _ = NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=1).reset(seed=2**63)
+    np.testing.assert_array_equal(mixed[0], alone[0])
+    np.testing.assert_array_equal(mixed[1], seven[1])
+    assert not np.array_equal(alone[0], near[0])  # the last bit counts
+
+
+def test_reset_hooks_see_the_batch_and_the_reset_worlds_before_the_observation():
+    """The task's after_reset and every callable in reset_hooks get (batch, indices of the
+    worlds reset): on reset (all, or the reset_mask's) and on a next-step autoreset; a hook
+    runs before the worlds' first observation (what it sets is observed)."""
+    task = _Recorded()
+    v = NcpVectorEnv(task, 3, num_threads=1)
+    seen = []
+
+    def hook(batch, worlds):
+        seen.append((batch, np.asarray(worlds).tolist()))
+        batch.q[worlds, 0] = 0.125  # the cart's position
+
+    v.reset_hooks.append(hook)
+    obs, _ = v.reset(seed=0)
+    np.testing.assert_array_equal(obs[:, 0], 0.125)
+    moved, *_ = v.step(np.full((3, 1), 0.5, np.float32))
+    obs, _ = v.reset(options={"reset_mask": np.array([True, False, True])})
+    assert obs[:, 0].tolist() == [0.125, moved[1, 0], 0.125] and moved[1, 0] != 0.125
+    assert [(b is v.batch, w) for b, w in seen] == [(True, [0, 1, 2]), (True, [0, 2])]
+    assert [(b is v.batch, w) for b, w in task.calls] == [(True, [0, 1, 2]), (True, [0, 2])]
+    end = NcpVectorEnv(task, 3, num_threads=1, max_episode_steps=1)
+    end.reset_hooks.append(hook)
+    end.reset(seed=0)
+    seen.clear()
+    task.calls.clear()
+    end.step(np.zeros((3, 1), np.float32))  # truncates every world
+    end.step(np.zeros((3, 1), np.float32))  # the reset step
+    assert [w for _, w in seen] == [[0, 1, 2]] and [w for _, w in task.calls] == [[0, 1, 2]]

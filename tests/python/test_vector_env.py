@@ -97,6 +97,15 @@ def test_same_step_autoreset_keeps_the_final_observation():
     assert info["final_obs"].shape == (2, 348)
     assert not np.array_equal(info["final_obs"], obs)  # obs is already the new episode's
     assert info["final_info"]["_x_velocity"].all()
+    # the finished worlds were reset within the step: obs is the reset state's observation
+    # (every coordinate within the reset noise, 0.01, of qpos0), and it is recorded as the
+    # last observation (a partial reset returns it for the world left alone)
+    b = envs.unwrapped.batch
+    assert np.all(np.abs(b.q - np.asarray(b.model.qpos0)) <= 0.01) and np.all(np.abs(b.u) <= 0.01)
+    np.testing.assert_array_equal(obs[:, :22], b.q[:, 2:])
+    np.testing.assert_array_equal(obs[:, 22:45], b.u)
+    again, _ = envs.reset(options={"reset_mask": np.array([True, False])})
+    np.testing.assert_array_equal(again[1], obs[1])
 
 
 def test_reset_mask_resets_only_the_masked_worlds(envs):
@@ -244,6 +253,111 @@ def test_bad_sizes_and_thread_counts_are_refused_clearly():
         oa, *_ = a.step(act)
         ob, *_ = b.step(act)
     assert np.array_equal(oa, ob)
+
+
+def test_thread_warning_names_the_count_and_only_above_the_cores(monkeypatch):
+    """As many threads as cores: no warning; one more: the warning's whole text; a platform
+    that does not say its core count (os.cpu_count() is None) counts as one core."""
+    import os
+    import warnings
+
+    from ncpgym.tasks.inverted_pendulum import InvertedPendulumTask
+    from ncpgym.vector import NcpVectorEnv
+
+    cores = os.cpu_count()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=cores).close()
+    assert not [w for w in caught if "more than this machine" in str(w.message)]
+    text = (rf"^num_threads={cores + 1} is more than this machine's {cores} cores: the threads share them "
+            r"\(slower; results are the same\)$")
+    with pytest.warns(UserWarning, match=text):
+        NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=cores + 1).close()
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    with pytest.warns(UserWarning, match=r"^num_threads=2 is more than this machine's 1 cores"):
+        NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=2).close()
+
+
+def _sites_and_soft_body_model():
+    """Two hinged links with a sphere and a site each (a motor on the first hinge), a floor
+    plane, and a soft body of one tetrahedron: every count world_bytes reads is nonzero."""
+    b = ncpgym.Builder()
+    b.add_geom(0, "plane")
+    parent = 0
+    for k in range(2):
+        link = b.add_body(parent, pos=[0, 0, 1.0], mass=1.0, inertia=0.01 * np.eye(3))
+        j = b.add_joint(link, "hinge", axis=[0, 1, 0])
+        b.add_geom(link, "sphere", size=[0.1, 0, 0])
+        b.add_site(link, pos=[0, 0, -0.5])
+        if k == 0:
+            b.add_actuator(j)
+        parent = link
+    v = np.array([[0, 0, 2.0], [0.1, 0, 2.0], [0, 0.1, 2.0], [0, 0, 2.1]])
+    b.add_soft_body(v, np.array([[0, 1, 2, 3]], np.int32), 500.0, 1e5, 0.3)
+    return b.build()
+
+
+def test_world_bytes_counts_each_worlds_arrays():
+    """world_bytes: 8 bytes per double of one world's state and derived arrays: q (nq), three
+    nv-sized vectors, the controls (nu), particle position and velocity (6 per particle), per
+    body position 3 + quaternion 4 + centre of mass 3 + inertia 10 + two 6-vectors = 32,
+    per site 12 (position and rotation matrix), 2 per geom, 1 per soft body, 8 scalars."""
+    from ncpgym.tasks.inverted_pendulum import InvertedPendulumTask
+    from ncpgym.vector import world_bytes
+
+    m = _sites_and_soft_body_model()
+    counts = [m.nq, m.nv, m.nu, m.nparticle, m.nbody, m.nsite, m.ngeom, m.nsoft]
+    assert counts == [2, 2, 1, 4, 3, 2, 3, 1]
+    # 2 + 3*2 + 1 + 6*4 + 32*3 + 12*2 + 2*3 + 1 + 8 = 168 doubles
+    assert world_bytes(m) == 8 * 168 == 1344
+    # InvertedPendulum: nq 2, nv 2, nu 1, 3 bodies, 3 geoms: 2 + 6 + 1 + 96 + 6 + 8 = 119 doubles
+    assert world_bytes(InvertedPendulumTask().build_model()) == 8 * 119
+
+
+def test_the_memory_refusal_states_need_and_ram_in_gib(monkeypatch):
+    """num_envs at the batch's limit (2**31 - 1 InvertedPendulum worlds, 952 bytes each:
+    1904.0 GiB) is refused before allocating, with both sizes in GiB (the machine's from
+    /proc/meminfo); exactly as much memory as the worlds need is enough; a platform that does
+    not say its memory (physical_memory() 0) refuses nothing."""
+    import os
+    from pathlib import Path
+
+    from ncpgym import vector
+    from ncpgym.tasks.inverted_pendulum import InvertedPendulumTask
+
+    meminfo = Path("/proc/meminfo")
+    if not meminfo.exists():
+        pytest.skip("no /proc/meminfo")
+    ram = int(meminfo.read_text().split("MemTotal:")[1].split()[0]) * 1024
+    assert vector.physical_memory() == ram
+    if ram >= 952 * vector.MAX_WORLDS:
+        pytest.skip("this machine holds 2**31 - 1 pendulum worlds")
+    with pytest.raises(MemoryError, match=rf"^num_envs=2147483647: the worlds' state needs about 1904.0 GiB, "
+                                          rf"more than this machine's {ram / 2**30:.1f} GiB$"):
+        vector.NcpVectorEnv(InvertedPendulumTask(), vector.MAX_WORLDS)
+    monkeypatch.setattr(vector, "physical_memory", lambda: 3 * 952)
+    vector.NcpVectorEnv(InvertedPendulumTask(), 3, num_threads=1).close()
+    with pytest.raises(MemoryError, match=r"^num_envs=4: "):
+        vector.NcpVectorEnv(InvertedPendulumTask(), 4, num_threads=1)
+    monkeypatch.undo()
+
+    def no_sysconf(name):
+        raise ValueError(f"unknown configuration name {name}")
+
+    monkeypatch.setattr(os, "sysconf", no_sysconf)
+    assert vector.physical_memory() == 0
+    vector.NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=1).close()
+
+
+def test_the_single_env_names_world_0_for_any_bad_action_entry():
+    """A single env's NaN or inf action, wherever in the action vector, is world 0's."""
+    env = ncpgym.make("Humanoid-v0")
+    env.reset(seed=0)
+    a = np.zeros(17)
+    a[5] = np.inf
+    with pytest.raises(ValueError, match=r"^actions: NaN or inf in world\(s\) \[0\]$"):
+        env.step(a)
+    env.close()
 
 
 def test_reset_takes_one_seed_per_world_as_gymnasium_does():
