@@ -133,7 +133,7 @@ class RayVectorEnv(gym.vector.VectorEnv):
         self._check_open()
         per_world = isinstance(seed, (list, tuple, np.ndarray))
         if per_world and len(seed) != self.num_envs:
-            raise ValueError(f"seed: expected one non-negative integer per world ({self.num_envs}), got {seed!r}")
+            raise ValueError(f"seed: expected one integer in [0, 2**64) per world ({self.num_envs}), got {seed!r}")
         super().reset(seed=int(seed[0]) if per_world else seed)
         refs = []
         for w, (lo, hi) in zip(self._workers, self.ranges):

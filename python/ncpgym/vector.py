@@ -21,6 +21,7 @@ Contract, beyond Gymnasium's:
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from typing import Any
 
@@ -143,7 +144,18 @@ def check_num_threads(num_threads) -> None:
     cores = os.cpu_count() or 1
     if num_threads > cores:
         warnings.warn(f"num_threads={num_threads} is more than this machine's {cores} cores: the threads "
-                      "share them (slower; results are the same)", stacklevel=3)
+                      "share them (slower; results are the same)", stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """warnings.warn's stacklevel, for the function calling it, of the first frame outside
+    ncpgym and Gymnasium: the user's line, whether the env was made directly, through an env
+    class or by gymnasium.make_vec."""
+    ours = tuple(os.path.dirname(os.path.abspath(f)) + os.sep for f in (__file__, gym.__file__))
+    level, frame = 2, sys._getframe(2)  # level 1 is the function that warns, 2 its caller
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(ours):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def world_bytes(model) -> int:
@@ -167,7 +179,8 @@ def _first(v: np.ndarray):
 
 
 def _is_seed(s) -> bool:
-    return isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) and s >= 0
+    # the streams are keyed by 64-bit seeds (Batch.seed): larger ones are refused here
+    return isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) and 0 <= s < 2**64
 
 
 class _Core:
@@ -212,12 +225,12 @@ class _Core:
         if isinstance(seed, (list, tuple, np.ndarray)):
             seeds = list(seed)
             if len(seeds) != self.n or not all(_is_seed(s) for s in seeds):
-                raise ValueError(f"seed: expected one non-negative integer per world ({self.n}), got {seed!r}")
+                raise ValueError(f"seed: expected one integer in [0, 2**64) per world ({self.n}), got {seed!r}")
             self.batch.seed_worlds(np.array(seeds, np.uint64), self.world_offset)
         elif _is_seed(seed):
             self.batch.seed(int(seed), self.world_offset)
         else:
-            raise ValueError(f"seed must be a non-negative integer or one per world, got {seed!r}")
+            raise ValueError(f"seed must be an integer in [0, 2**64) or one per world, got {seed!r}")
         self.seeded = True
 
     def reset_worlds(self, mask: np.ndarray) -> None:

@@ -424,8 +424,15 @@ def test_constructor_and_reset_arguments_are_refused_with_their_messages():
         NcpVectorEnv(_Unbuildable(), 2, render_mode="human")
     with pytest.raises(ValueError, match=msg):
         NcpEnv(_Unbuildable(), render_mode="human")
-    with pytest.raises(ValueError, match=r"^seed must be a non-negative integer or one per world, got -1$"):
+    with pytest.raises(ValueError, match=r"^seed must be an integer in \[0, 2\*\*64\) or one per world, got -1$"):
         v.reset(seed=-1)
+    # the streams take 64-bit seeds: 2**64 is refused as a ValueError, not a binding error
+    with pytest.raises(ValueError, match=r"^seed must be an integer in \[0, 2\*\*64\) or one per world, got 18446744073709551616$"):
+        v.reset(seed=2**64)
+    with pytest.raises(ValueError, match=r"^seed: expected one integer in \[0, 2\*\*64\) per world \(2\), got \[0, 18446744073709551616\]$"):
+        v.reset(seed=[0, 2**64])
+    v.reset(seed=2**64 - 1)
+    v.reset(seed=[2**64 - 1, 0])
     v.reset(seed=0)
     v.close()
     with pytest.raises(RuntimeError, match=r"^this environment is closed; make a new one$"):

@@ -278,6 +278,30 @@ def test_thread_warning_names_the_count_and_only_above_the_cores(monkeypatch):
         NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=2).close()
 
 
+def test_thread_warning_points_at_the_users_line_however_the_env_is_made(monkeypatch):
+    """The warning is attributed to the caller's own line (this file), not to ncpgym's or
+    Gymnasium's internals, for an env made directly, through an env class and through
+    gymnasium.make_vec. Catches: a fixed stacklevel (right for one of the three at most)."""
+    import os
+    import warnings
+
+    import gymnasium as gym
+
+    from ncpgym.tasks.inverted_pendulum import InvertedPendulumTask, InvertedPendulumVectorEnv
+    from ncpgym.vector import NcpVectorEnv
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    makers = [lambda: NcpVectorEnv(InvertedPendulumTask(), 2, num_threads=2),
+              lambda: InvertedPendulumVectorEnv(num_envs=2, num_threads=2),
+              lambda: gym.make_vec("ncpgym/InvertedPendulum-v0", num_envs=2, num_threads=2)]
+    for make in makers:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            make().close()
+        ours = [w for w in caught if "more than this machine" in str(w.message)]
+        assert len(ours) == 1 and ours[0].filename == __file__, [(w.filename, w.lineno) for w in ours]
+
+
 def _sites_and_soft_body_model():
     """Two hinged links with a sphere and a site each (a motor on the first hinge), a floor
     plane, and a soft body of one tetrahedron: every count world_bytes reads is nonzero."""
@@ -381,7 +405,7 @@ def test_reset_takes_one_seed_per_world_as_gymnasium_does():
     assert np.array_equal(rollout(np.array([11, 12, 11])), mixed)
     envs = gym.make_vec("ncpgym/Humanoid-v0", num_envs=3)
     for bad in ([1, 2], [1, -2, 3], [1, 2.5, 3], [True, 1, 2]):
-        with pytest.raises(ValueError, match="one non-negative integer per world"):
+        with pytest.raises(ValueError, match=r"one integer in \[0, 2\*\*64\) per world"):
             envs.reset(seed=bad)
 
 
