@@ -86,7 +86,10 @@ MODULES = {
 }
 # tests left out of a module's runs (pytest -k): the parametrisations over every task take
 # minutes per mutant; the module's score is then a lower bound
-DESELECT = {"vector": "not every_task and not same_seed_is_bitwise and not saved_state_continues",
+DESELECT = {# points_at_the_users_line: mutmut's trampoline frames sit between the test's line and
+            # ncpgym's, so the warning is (rightly) attributed to them under mutation
+            "vector": "not every_task and not same_seed_is_bitwise and not saved_state_continues"
+                      " and not points_at_the_users_line",
             # the scripted pinch of five objects (100 s) and the integral controller's hold (20 s)
             "tasks.allegro_grasp": "not pinch_lifts_generated_objects",
             "tasks.allegro_squeeze": "not scripted_integral_controller",

@@ -279,8 +279,8 @@ def test_thread_warning_names_the_count_and_only_above_the_cores(monkeypatch):
 
 
 def test_thread_warning_points_at_the_users_line_however_the_env_is_made(monkeypatch):
-    """The warning is attributed to the caller's own line (this file), not to ncpgym's or
-    Gymnasium's internals, for an env made directly, through an env class and through
+    """The warning is attributed to the caller's own line (the line making the env in this
+    file), not to ncpgym's or Gymnasium's internals, for an env made directly, through an env class and through
     gymnasium.make_vec. Catches: a fixed stacklevel (right for one of the three at most)."""
     import os
     import warnings
@@ -299,7 +299,8 @@ def test_thread_warning_points_at_the_users_line_however_the_env_is_made(monkeyp
             warnings.simplefilter("always")
             make().close()
         ours = [w for w in caught if "more than this machine" in str(w.message)]
-        assert len(ours) == 1 and ours[0].filename == __file__, [(w.filename, w.lineno) for w in ours]
+        where = [(w.filename, w.lineno) for w in ours]
+        assert where == [(__file__, make.__code__.co_firstlineno)]  # the lambda's own line
 
 
 def _sites_and_soft_body_model():
