@@ -114,4 +114,19 @@ inline void random_state(const Model& m, std::mt19937& rng, VecX& q, VecX& u) {
   }
 }
 
+// A free-floating box (half sizes `half`) hanging from the world at pose (pos, quat), mass m
+// and rotational inertia `inertia` about its centre; returns its body id.
+inline int add_free_box(Builder& b, const Vec3& pos, const Quat& quat, double m, const Mat3& inertia,
+                        const Vec3& half) {
+  const int body = b.add_body(0, pos, quat, m, Vec3::Zero(), inertia);
+  JointSpec free;
+  free.type = JointType::Free;
+  b.add_joint(body, free);
+  GeomSpec box;
+  box.type = GeomType::Box;
+  box.size = half;
+  b.add_geom(body, box);
+  return body;
+}
+
 }  // namespace ncpgym::test

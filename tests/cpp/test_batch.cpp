@@ -21,17 +21,9 @@ std::shared_ptr<const Model> boxes(double incline = 0.0) {
   plane.type = GeomType::Plane;
   plane.quat = Quat(Eigen::AngleAxisd(incline, Vec3::UnitY()));
   b.add_geom(0, plane);
-  for (int k = 0; k < 3; ++k) {
-    const int body = b.add_body(0, Vec3(0.4 * k, 0, 0.2 + 0.1 * k), Quat(Eigen::AngleAxisd(0.2 * k, Vec3::UnitX())),
-                                1.0 + k, Vec3::Zero(), Mat3::Identity() * 0.01);
-    JointSpec free;
-    free.type = JointType::Free;
-    b.add_joint(body, free);
-    GeomSpec g;
-    g.type = GeomType::Box;
-    g.size = Vec3(0.1, 0.1, 0.05);
-    b.add_geom(body, g);
-  }
+  for (int k = 0; k < 3; ++k)
+    test::add_free_box(b, Vec3(0.4 * k, 0, 0.2 + 0.1 * k), Quat(Eigen::AngleAxisd(0.2 * k, Vec3::UnitX())), 1.0 + k,
+                       Mat3::Identity() * 0.01, Vec3(0.1, 0.1, 0.05));
   const int arm = b.add_body(0, Vec3(0, 1, 1), Quat::Identity(), 1.0, Vec3(0, 0, -0.3), Mat3::Identity() * 0.01);
   JointSpec hinge;
   hinge.axis = Vec3::UnitY();

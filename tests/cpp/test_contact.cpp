@@ -162,14 +162,7 @@ TEST(Solver, ContactRowsMatchFiniteDifferencesOfTheGap) {
   GeomSpec plane;
   plane.type = GeomType::Plane;
   b.add_geom(0, plane);
-  const int body = b.add_body(0, Vec3::Zero(), Quat::Identity(), 1.0, Vec3::Zero(), Mat3::Identity() * 0.1);
-  JointSpec f;
-  f.type = JointType::Free;
-  b.add_joint(body, f);
-  GeomSpec box;
-  box.type = GeomType::Box;
-  box.size = Vec3(0.1, 0.2, 0.3);
-  b.add_geom(body, box);
+  test::add_free_box(b, Vec3::Zero(), Quat::Identity(), 1.0, Mat3::Identity() * 0.1, Vec3(0.1, 0.2, 0.3));
   auto m = b.build();
   SolverOptions o;
   o.collision.margin = 1.0;
@@ -402,14 +395,8 @@ TEST(Solver, PosesKeptFromTheRefreshGiveBitwiseTheSameStepsAsFreshOnes) {
   GeomSpec plane;
   plane.type = GeomType::Plane;
   Builder fb;
-  const int body = fb.add_body(0, Vec3(0, 0, 0.3), Quat::Identity(), 1.0, Vec3::Zero(), Mat3::Identity() * 0.02);
-  JointSpec free;
-  free.type = JointType::Free;
-  fb.add_joint(body, free);
-  GeomSpec box;
-  box.type = GeomType::Box;
-  box.size = Vec3(0.1, 0.15, 0.05);
-  fb.add_geom(body, box);
+  const int body =
+      test::add_free_box(fb, Vec3(0, 0, 0.3), Quat::Identity(), 1.0, Mat3::Identity() * 0.02, Vec3(0.1, 0.15, 0.05));
   const int arm = fb.add_body(body, Vec3(0.1, 0, 0), Quat::Identity(), 0.3, Vec3(0.1, 0, 0), Mat3::Identity() * 0.005);
   JointSpec hinge;
   hinge.type = JointType::Hinge;
