@@ -14,9 +14,7 @@ inline Vec6 translation_twist(const Vec3& axis) {
   s << Vec3::Zero(), axis;
   return s;
 }
-}  // namespace
-
-namespace {
+// Body b's spatial inertia about the world origin at its pose in d.
 inline void body_inertia(const Model& m, Data& d, int b) {
   const Mat3& R = d.xmat[b];
   d.cinert[b] = spatial_inertia(m.body_mass[b], d.xipos[b], R * m.body_inertia[b] * R.transpose());
