@@ -45,7 +45,6 @@ Vec3 geom_half_extents(const Model& m, int g, const Mat3& R) {
 
 void list_geom_pairs(Model& m) {
   m.geom_pairs.clear();
-  m.geom_pairs_listed = 0;
   const long cap = 8L * m.ngeom;
   for (int g1 = 0; g1 < m.ngeom; ++g1)
     for (int g2 = g1 + 1; g2 < m.ngeom; ++g2) {
@@ -57,12 +56,11 @@ void list_geom_pairs(Model& m) {
       }
       m.geom_pairs.push_back({g1, g2});
     }
-  m.geom_pairs_listed = 1;
 }
 
 void candidate_pairs(const Model& m, const GeomPose* pose, double margin, const double* sweep,
                      std::vector<std::pair<int, int>>& pairs) {
-  if (m.geom_pairs_listed)
+  if (!m.geom_pairs.empty())
     candidate_pairs_listed(m, pose, margin, sweep, pairs);
   else
     candidate_pairs_sweep(m, pose, margin, sweep, pairs);

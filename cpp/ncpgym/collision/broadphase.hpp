@@ -26,8 +26,8 @@ void candidate_pairs_listed(const Model& m, const GeomPose* pose, double margin,
                             std::vector<std::pair<int, int>>& pairs);
 
 // At build: list the pairs geoms_may_collide admits in m.geom_pairs when there are at most
-// 8 per geom (Gymnasium's humanoid has 7: 127 pairs of 18 geoms; a pile of n free bodies
-// has n/2); geom_pairs_listed says whether they were.
+// 8 per geom (Gymnasium's humanoid has 7: 128 pairs of 18 geoms; a pile of n free bodies
+// has n/2); otherwise leave it empty.
 void list_geom_pairs(Model& m);
 
 // Half-extents of geom g's world box at rotation R (infinite for planes).

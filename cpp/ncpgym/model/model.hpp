@@ -215,9 +215,8 @@ struct Model {
   std::vector<std::array<int, 2>> exclude_pairs;
   // The geom pairs (g1 < g2, sorted) the filtering rules let collide (collision/filter.hpp),
   // listed at build when they are few (collision/broadphase.hpp, list_geom_pairs): the
-  // broad phase then tests just these. geom_pairs_listed = 0: too many, sweep and prune.
+  // broad phase then tests just these. Empty: too many (or none), sweep and prune.
   std::vector<std::array<int, 2>> geom_pairs;
-  int geom_pairs_listed = 0;
 
   Vec3 gravity = Vec3(0, 0, -9.81);
   // The medium around particles (dismech-rods-shells.txt §5; per world in a Batch):
