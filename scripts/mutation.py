@@ -515,7 +515,6 @@ EQUIVALENT = {
         _HT + "action_bounds__mutmut_7": "ctrlrange is float64 already",
         _HT + "action_bounds__mutmut_9": "ctrlrange is float64 already",
         _HT + "action_bounds__mutmut_11": "reshape(-2, 2): NumPy takes any negative size as 'infer'",
-        _HT + "_mass_centre__mutmut_6": "the mass centre's z is computed too, but only x and y are read",
     },
 }
 

@@ -71,8 +71,19 @@ status 1 until reset.
                              "The options every world runs with (resolved: see resolve_options), as a dict.")
       .def(
           "step",
-          [](Batch& b, py::object ctrl, int substeps) {
+          [](Batch& b, py::object ctrl, int substeps, py::object observation_out) {
             const Model& m = b.model();
+            double* out = nullptr;
+            if (!observation_out.is_none()) {
+              if (b.observation_dim() == 0) throw std::invalid_argument("observation_out: no observation is set (set_observation)");
+              auto o = observation_out.cast<py::array>();
+              const bool fits = o.dtype().is(py::dtype::of<double>()) && o.ndim() == 2 && o.shape(0) == b.size() &&
+                                o.shape(1) == b.observation_dim() && (o.flags() & py::array::c_style) && o.writeable();
+              if (!fits)
+                throw std::invalid_argument("observation_out: expected a writable C-contiguous float64 array of shape (" +
+                                            std::to_string(b.size()) + ", " + std::to_string(b.observation_dim()) + ")");
+              out = static_cast<double*>(o.mutable_data());
+            }
             if (!ctrl.is_none()) {
               auto c = ctrl.cast<Dbl>();
               if (c.ndim() != 2 || c.shape(0) != b.size() || c.shape(1) != m.nu)
@@ -88,12 +99,15 @@ status 1 until reset.
             constexpr int kChunk = 16;
             SignalCheck check;
             for (int done = 0; done < substeps; done += kChunk) {
-              b.step(std::min(kChunk, substeps - done));
+              const int k = std::min(kChunk, substeps - done);
+              b.step(k, done + k == substeps ? out : nullptr);
               check();
             }
           },
-          py::arg("ctrl") = py::none(), py::arg("substeps") = 1,
-          "Advance every world by `substeps` steps with ctrl [N, nu] held (None: keep the current ctrl).")
+          py::arg("ctrl") = py::none(), py::arg("substeps") = 1, py::arg("observation_out") = py::none(),
+          "Advance every world by `substeps` steps with ctrl [N, nu] held (None: keep the current ctrl). "
+          "observation_out: an [N, dim] float64 array that receives a copy of the fused observation "
+          "(Batch.observation), written by the threads that step the worlds.")
       .def(
           "forward",
           [](Batch& b, py::object mask) {
@@ -272,12 +286,20 @@ status 1 until reset.
     for (const ObsSegment& g : b.observation_segments()) out.append(py::make_tuple(obs_field_name(g.field), g.offset, g.length));
     return out;
   }, "the set_observation segments as (field, offset, length) tuples ([] when none is set)");
-  prop("observation", [](py::object s) {
-    auto& b = s.cast<Batch&>();
-    py::array_t<double> a = arr(s, b.observation(), {b.size(), S(b.observation_dim())});
-    a.attr("setflags")(py::arg("write") = false);  // the batch's to write
-    return a;
-  }, "[N, dim] the fused observation of set_observation (read-only view; dim 0 when none is set)");
+  c.def_property(
+      "observation",
+      [](py::object s) {
+        auto& b = s.cast<Batch&>();
+        py::array_t<double> a = arr(s, b.observation(), {b.size(), S(b.observation_dim())});
+        a.attr("setflags")(py::arg("write") = false);  // the batch's to write (assign to restore)
+        return a;
+      },
+      [](Batch& b, py::array a) { assign_array<double>(a, b.observation(), {b.size(), S(b.observation_dim())}, "observation"); },
+      "[N, dim] the fused observation of set_observation (read-only view; dim 0 when none is set). A world "
+      "whose step diverged keeps its last row. Assigning an [N, dim] float64 array replaces the rows "
+      "(restoring a saved environment).");
+  prop("mass_centre", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.mass_centre(), {b.size(), S(3)}); },
+       "[N, 3] centre of mass of all bodies (mjData.subtree_com of the world body; with mass_scale)");
   prop("ncontact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.ncontact(), {b.size()}); }, "[N] active contacts");
   prop("contact_depth", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.contact_depth(), {b.size()}); },
        "[N] deepest penetration (m) among the contacts the last step detected at its start (what the step before left)");

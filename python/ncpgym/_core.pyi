@@ -293,7 +293,7 @@ class Batch:
     mocap_pos: ArrayF
     mocap_quat: ArrayF
     eq_active: Any
-    def step(self, ctrl: ArrayF | None = None, substeps: int = 1) -> None: ...
+    def step(self, ctrl: ArrayF | None = None, substeps: int = 1, observation_out: ArrayF | None = None) -> None: ...
     def forward(self, mask: Any = None) -> None: ...
     def reset(self, mask: Any, q: ArrayF, u: ArrayF) -> None: ...
     def seed(self, seed: int, first_world: int = 0) -> None: ...
@@ -305,8 +305,7 @@ class Batch:
     def set_observation(self, segments: list[tuple[str, int, int]]) -> None: ...
     @property
     def observation_segments(self) -> list[tuple[str, int, int]]: ...
-    @property
-    def observation(self) -> ArrayF: ...
+    observation: ArrayF
     q: ArrayF
     u: ArrayF
     ctrl: ArrayF
@@ -337,6 +336,7 @@ class Batch:
     ncontact: Any
     contact_depth: ArrayF
     chamber_volume: ArrayF
+    mass_centre: ArrayF
 
 class Simulator:
     """One world stepped by the non-smooth Newton NCP solver."""

@@ -71,9 +71,18 @@ class Task:
         cannot say, such as moving a soft body's particles (``batch.x``) off their rest
         positions, or goals read from the reset state. Default: nothing."""
 
+    def observation_segments(self, model: _core.Model) -> list[tuple[str, int, int]] | None:
+        """The observation as slices of the batch's per-world arrays, ``[(field, offset,
+        length), ...]`` (``Batch.set_observation``), gathered in C++ by every step for the
+        worlds it touches; None (the default) when :meth:`observe` computes it."""
+        return None
+
     def observe(self, batch: _core.Batch) -> np.ndarray:
-        """Observations of every world, [N, obs_dim]."""
-        raise NotImplementedError
+        """Observations of every world, [N, obs_dim]. Default: a copy of the batch's fused
+        observation (:meth:`observation_segments`)."""
+        if self.observation_segments(batch.model) is None:
+            raise NotImplementedError(f"{type(self).__name__} defines neither observe() nor observation_segments()")
+        return np.array(batch.observation)
 
     def apply_action(self, batch: _core.Batch, action: np.ndarray, dt: float) -> np.ndarray:
         """The batch's controls [N, nu] for clipped actions [N, act_dim]; a task whose
@@ -205,7 +214,15 @@ class _Core:
         self.n = int(num_envs)
         self.single_observation_space, self.single_action_space = task.spaces(self.model)
         self.dt = self.batch.timestep * task.frame_skip
-        self.obs = np.zeros((self.n,) + self.single_observation_space.shape, dtype=self.single_observation_space.dtype)
+        segments = task.observation_segments(self.model)
+        if segments is not None:
+            self.batch.set_observation(segments)
+        # With the default observe() of a fused observation the batch's rows are the record
+        # of the last observations (a diverged world keeps its row): one copy per step.
+        self.fused = segments is not None and type(task).observe is Task.observe
+        self.stepped_obs = None
+        self.obs = None if self.fused else np.zeros((self.n,) + self.single_observation_space.shape,
+                                                    dtype=self.single_observation_space.dtype)
         self.seeded = False
         self.closed = False
         self.lo, self.hi = task.action_bounds(self.model)
@@ -248,7 +265,11 @@ class _Core:
         ctrl = np.clip(actions, self.lo, self.hi).astype(np.float64, copy=False)
         before = self.task.before_step(self.batch)
         controls = self.task.apply_action(self.batch, ctrl.reshape(self.n, -1), self.dt)
-        self.batch.step(np.ascontiguousarray(controls, dtype=np.float64).reshape(self.n, -1), self.task.frame_skip)
+        # a fused observation is copied out by the stepping threads (observe() then only
+        # fills in worlds reset since)
+        self.stepped_obs = np.empty(self.batch.observation.shape) if self.fused else None
+        self.batch.step(np.ascontiguousarray(controls, dtype=np.float64).reshape(self.n, -1), self.task.frame_skip,
+                        self.stepped_obs)
         reward, terminated, info = self.task.evaluate(self.batch, before, ctrl, self.dt)
         diverged = self.batch.status.astype(bool)
         if diverged.any():
@@ -257,14 +278,37 @@ class _Core:
             _zero_rows(info, diverged)
         return (self.observe(diverged) if observe else None), reward, terminated, diverged, info
 
-    def observe(self, stale: np.ndarray) -> np.ndarray:
+    def observe(self, stale: np.ndarray, reset: np.ndarray | None = None) -> np.ndarray:
         """The task's observation of every world, the `stale` rows (worlds whose step
-        diverged) kept at their last finite observation; recorded, and returned as a copy."""
+        diverged) kept at their last finite observation; recorded, and returned as a copy.
+        `reset`: the worlds reset since the step (a fused observation re-reads only those)."""
+        if self.fused:  # the batch kept the stale rows and holds the record
+            obs, self.stepped_obs = self.stepped_obs, None
+            if obs is None:
+                return self.task.observe(self.batch)
+            if reset is not None and reset.any():
+                obs[reset] = self.batch.observation[reset]
+            return obs
         obs = self.task.observe(self.batch)
         if stale.any():
             obs[stale] = self.obs[stale]
         self.obs = obs
         return obs.copy()
+
+    def last_obs(self) -> np.ndarray:
+        """A copy of the last observations recorded."""
+        return np.array(self.batch.observation) if self.fused else self.obs.copy()
+
+    def record_obs(self, mask: np.ndarray, fresh: np.ndarray) -> None:
+        """Record the `mask` rows of `fresh` (the task's observation after resets)."""
+        if not self.fused:
+            self.obs[mask] = fresh[mask]
+
+    def restore_obs(self, obs: np.ndarray) -> None:
+        if self.fused:
+            self.batch.observation = np.asarray(obs, dtype=np.float64)
+        else:
+            self.obs = np.array(obs, copy=True)
 
 
 def _with_masks(info: dict[str, Any], present: np.ndarray | None = None, n: int | None = None) -> dict[str, Any]:
@@ -411,7 +455,7 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         self._pending[mask] = False
         self._needs_reset = False
         info = self._c.task.reset_info(self._c.batch)
-        return self._c.obs.copy(), (_with_masks(info, mask, self.num_envs) if info else {})
+        return self._c.last_obs(), (_with_masks(info, mask, self.num_envs) if info else {})
 
     def step(self, actions):
         c = self._c
@@ -437,7 +481,7 @@ class NcpVectorEnv(gym.vector.VectorEnv):
             _zero_rows(info, pending)
         # one observation pass, after the resets (the other worlds' rows are the same
         # either way); diverged worlds keep their last finite observation
-        obs = c.observe(diverged & ~pending)
+        obs = c.observe(diverged & ~pending, pending)
         done = terminated | truncated
         infos = _with_masks(info, n=self.num_envs)
         if self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP:
@@ -460,7 +504,7 @@ class NcpVectorEnv(gym.vector.VectorEnv):
 
         c = self._c
         c.ensure_open()
-        return {"batch": batch_state(c.batch), "task": c.task.get_state(), "obs": c.obs.copy(),
+        return {"batch": batch_state(c.batch), "task": c.task.get_state(), "obs": c.last_obs(),
                 "elapsed": self._elapsed.copy(), "pending": self._pending.copy(),
                 "reset_step": self.reset_step.copy(), "needs_reset": self._needs_reset, "seeded": c.seeded}
 
@@ -472,7 +516,7 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         c.ensure_open()
         restore_batch(c.batch, state["batch"])
         c.task.set_state(state["task"])
-        c.obs = np.array(state["obs"], copy=True)
+        c.restore_obs(state["obs"])
         self._elapsed = np.array(state["elapsed"], copy=True)
         self._pending = np.array(state["pending"], copy=True)
         self.reset_step = np.array(state["reset_step"], copy=True)
@@ -504,7 +548,7 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         c = self._c
         self._reset_worlds(mask)
         fresh = c.task.observe(c.batch)
-        c.obs[mask] = fresh[mask]
+        c.record_obs(mask, fresh)
         return fresh
 
     @property
@@ -578,10 +622,11 @@ class NcpEnv(gym.Env):
         super().reset(seed=seed)
         self._c.seed(seed)
         self._c.reset_worlds(np.ones(1, bool))
-        self._c.obs = self._c.task.observe(self._c.batch)
+        obs = self._c.task.observe(self._c.batch)
+        self._c.record_obs(np.ones(1, bool), obs)
         self._needs_reset = False
         info = self._c.task.reset_info(self._c.batch)
-        return self._c.obs[0].copy(), {k: _first(v) for k, v in info.items()}
+        return obs[0].copy(), {k: _first(v) for k, v in info.items()}
 
     def step(self, action):
         self._c.ensure_open()

@@ -155,6 +155,60 @@ def test_fused_observation_gathers_the_named_slices_after_step_reset_and_forward
     assert b.observation_segments == segments  # a refused spec leaves the last one
 
 
+def test_step_copies_the_fused_observation_out_and_a_diverged_world_keeps_its_row(model):
+    b = ncpgym.Batch(model, 4, num_threads=2)
+    segments = [("q", 2, model.nq - 2), ("u", 0, model.nv), ("cfrc_ext", 6, 6 * (model.nbody - 1))]
+    with pytest.raises(ValueError, match="no observation is set"):
+        b.step(None, 1, np.zeros((4, 3)))
+    b.set_observation(segments)
+    dim = b.observation.shape[1]
+    rng = np.random.default_rng(1)
+    for _ in range(60):  # falling onto the floor: contact wrenches in the rows too
+        out = np.full((4, dim), np.nan)
+        b.step(rng.uniform(-0.4, 0.4, (4, model.nu)), 2, out)
+        assert np.array_equal(out, b.observation) and np.array_equal(out, _slices(b, segments))
+    last = b.observation.copy()
+    assert np.abs(last[:, -6 * (model.nbody - 1):]).max() > 0
+    b.u[1, 4] = np.nan  # world 1 diverges in the next step
+    out = np.full((4, dim), np.nan)
+    b.step(None, 2, out)
+    assert b.status.tolist() == [0, 1, 0, 0]
+    assert np.array_equal(out[1], last[1]) and np.array_equal(b.observation[1], last[1])  # its last row
+    assert np.array_equal(out[[0, 2, 3]], _slices(b, segments)[[0, 2, 3]])
+    assert not np.array_equal(out[0], last[0])
+    # restoring saved rows (an environment's set_state) by assignment, checked like mocap_pos
+    b.observation = last
+    assert np.array_equal(b.observation, last)
+    for bad in (np.zeros((4, dim + 1)), np.zeros((3, dim)), np.zeros((4, dim), np.float32),
+                np.zeros((4, dim))[:, ::-1], np.asfortranarray(np.zeros((4, dim))), np.zeros((8, dim))[::2]):
+        with pytest.raises(ValueError, match=r"observation_out: expected a writable C-contiguous float64 array of shape \(4, "):
+            b.step(None, 1, bad)
+    ro = np.zeros((4, dim))
+    ro.setflags(write=False)
+    with pytest.raises(ValueError, match="observation_out: expected a writable"):
+        b.step(None, 1, ro)
+
+
+def test_mass_centre_is_mujocos_subtree_com_of_the_world_body(model):
+    import mujoco
+
+    mj = mujoco.MjModel.from_xml_path(humanoid_xml())
+    d = mujoco.MjData(mj)
+    b = ncpgym.Batch(model, 3, num_threads=1)
+    rng = np.random.default_rng(2)
+    q = np.tile(model.qpos0, (3, 1))
+    q[:, :3] += rng.uniform(-1, 1, (3, 3))
+    q[:, 7:] += rng.uniform(-0.5, 0.5, (3, model.nq - 7))
+    b.reset(None, q, np.zeros((3, model.nv)))
+    b.mass_scale[2] = 3.0  # every mass scaled: the same centre
+    b.forward()
+    for i in range(3):
+        d.qpos[:] = q[i]
+        mujoco.mj_forward(mj, d)
+        np.testing.assert_allclose(b.mass_centre[i], d.subtree_com[0], atol=1e-12)
+    assert b.mass_centre.shape == (3, 3)
+
+
 def test_humanoid_observation_is_humanoid_v5s_layout(model):
     # Humanoid-v5's observation (gymnasium/envs/mujoco/humanoid_v5.py, _get_obs): qpos[2:],
     # qvel, cinert[1:], cvel[1:], qfrc_actuator[6:], cfrc_ext[1:], flattened in that order

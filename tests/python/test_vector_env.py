@@ -551,3 +551,70 @@ def test_model_bytes_that_are_not_a_model_are_refused_clearly():
         Model.from_bytes(b"PK" + data[2:])
     with pytest.raises(ValueError, match="format version 7"):
         Model.from_bytes(data[:8] + (7).to_bytes(4, "little") + data[12:])
+
+
+def test_the_fused_observation_record_travels_with_get_state_and_serves_partial_resets():
+    """Humanoid-v0's observation is the batch's fused one, which is also the env's record of
+    the last observations: set_state puts the saved rows back (a partial reset returns
+    them for the other worlds, a diverging world keeps its saved row), and a subclass that
+    overrides observe() keeps its own record."""
+    from ncpgym.tasks.humanoid import HumanoidTask
+    from ncpgym.vector import env_classes
+
+    a = gym.make_vec(ID, num_envs=3, num_threads=1)
+    b = gym.make_vec(ID, num_envs=3, num_threads=1)
+    rng = np.random.default_rng(4)
+    acts = rng.uniform(-0.4, 0.4, (30, 3, 17))
+    a.reset(seed=1)
+    b.reset(seed=2)
+    for t in range(25):  # b's rows differ from a's (another seed, fewer steps)
+        a.step(acts[t])
+        if t < 5:
+            b.step(acts[t])
+    state = a.get_state()
+    assert a.unwrapped._c.fused and state["obs"].shape == (3, 348)
+    np.testing.assert_array_equal(state["obs"], a.unwrapped.batch.observation)
+    b.unwrapped.set_state(state)
+    np.testing.assert_array_equal(b.unwrapped.batch.observation, state["obs"])
+    kept, _ = b.reset(options={"reset_mask": np.array([True, False, False])})
+    np.testing.assert_array_equal(kept[1:], state["obs"][1:])
+    assert not np.array_equal(kept[0], state["obs"][0])
+    b.unwrapped.set_state(state)
+    b.unwrapped.batch.u[2, 3] = np.nan
+    obs, _, _, trunc, info = b.step(acts[25])
+    assert info["diverged"].tolist() == [False, False, True] and trunc[2]
+    np.testing.assert_array_equal(obs[2], state["obs"][2])
+    ref, *_ = a.step(acts[25])
+    np.testing.assert_array_equal(obs[:2], ref[:2])
+
+    class Float32Humanoid(HumanoidTask):
+        def spaces(self, model):
+            o, act = super().spaces(model)
+            return gym.spaces.Box(-np.inf, np.inf, o.shape, np.float32), act
+
+        def observe(self, batch):
+            return super().observe(batch).astype(np.float32)
+
+    Vec, _ = env_classes(Float32Humanoid, "Float32Humanoid")
+    f = Vec(3, num_threads=1)
+    assert not f.unwrapped._c.fused
+    last, _ = f.reset(seed=1)
+    f.unwrapped.batch.u[0, 3] = np.nan
+    obs, _, _, _, info = f.step(acts[0])
+    assert obs.dtype == np.float32 and info["diverged"][0]
+    np.testing.assert_array_equal(obs[0], last[0])
+    np.testing.assert_array_equal(obs, f.unwrapped._c.last_obs())
+    for e in (a, b, f):
+        e.close()
+
+
+def test_a_task_without_observe_or_observation_segments_is_refused_by_name():
+    from ncpgym.tasks.inverted_pendulum import InvertedPendulumTask
+    from ncpgym.vector import Task, env_classes
+
+    class Blind(InvertedPendulumTask):
+        observe = Task.observe
+
+    Vec, _ = env_classes(Blind, "Blind")
+    with pytest.raises(NotImplementedError, match=r"^Blind defines neither observe\(\) nor observation_segments\(\)$"):
+        Vec(2, num_threads=1).reset(seed=0)

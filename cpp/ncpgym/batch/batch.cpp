@@ -78,6 +78,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   geom_force_.assign(N * m.ngeom, 0.0);
   ncontact_.assign(N, 0);
   contact_depth_.assign(N, 0.0);
+  mass_centre_.assign(N * 3, 0.0);
   soft_volume_.assign(N * m.nsoft, 0.0);
   chamber_volume_.assign(N * m.nchamber, 0.0);
   root_.assign(m.nbody, 0);
@@ -184,6 +185,14 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     acc[root_[b]].head<3>() += m.body_mass[b] * d.xipos[b];
     acc[root_[b]][3] += m.body_mass[b];
   }
+  Vec3 total = Vec3::Zero();  // the whole world's centre of mass, from the trees' sums
+  double mass = 0;
+  for (int b = 1; b < m.nbody; ++b)
+    if (root_[b] == b) {
+      total += acc[b].head<3>();
+      mass += acc[b][3];
+    }
+  Eigen::Map<Vec3>{&mass_centre_[3 * I]} = mass > 0 ? Vec3(total / mass) : Vec3::Zero();
   auto com_of = [&](int b) -> Vec3 {
     const int r = root_[b];
     return (r == 0 || acc[r][3] <= 0) ? Vec3::Zero() : Vec3(acc[r].head<3>() / acc[r][3]);
@@ -286,29 +295,37 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     sv[m.particle_soft[p[0]]] += D.determinant() / 6.0;
   }
   if (m.nchamber) chamber_volumes(m, s.x, chamber_volume_.data() + I * m.nchamber);
-  if (obs_dim_ > 0) gather_observation(i);
 }
 
-void Batch::step(int substeps) {
+void Batch::step(int substeps, double* obs_out) {
   if (substeps < 1) throw std::invalid_argument("substeps must be >= 1, got " + std::to_string(substeps));
   check_mocap();
+  const size_t dim = static_cast<size_t>(obs_dim_);
 #pragma omp parallel for schedule(dynamic) num_threads(team_size(nthread_))
   for (int i = 0; i < n_; ++i) {
     Workspace& w = *work_[omp_get_thread_num()];
     apply_parameters(w, i);
     load(w, i);
     status_[i] = static_cast<int8_t>(WorldStatus::Ok);
+    bool ok = true;
     try {
       for (int k = 0; k < substeps; ++k) w.stepper->step(w.state);
     } catch (const std::exception&) {
-      // non-finite state or a diverged solve: keep the pre-step state, flag the world
+      ok = false;
+    }
+    if (ok) {
+      store(w, i);
+      derive(w, i, true);
+      if (dim > 0) gather_observation(i);
+    } else {
+      // non-finite state or a diverged solve: keep the pre-step state, flag the world; its
+      // observation row keeps the last one gathered (the last finite observation)
       status_[i] = static_cast<int8_t>(WorldStatus::Diverged);
       load(w, i);
       derive(w, i, false);
-      continue;
     }
-    store(w, i);
-    derive(w, i, true);
+    // the caller's copy of the row, written while the world's data are in this core's cache
+    if (obs_out && dim > 0) std::copy_n(obs_.data() + i * dim, dim, obs_out + i * dim);
   }
 }
 
@@ -322,6 +339,7 @@ void Batch::forward(const uint8_t* mask) {
     load(w, i);
     if (!w.state.q.allFinite() || !w.state.u.allFinite()) continue;  // derived data left as is
     derive(w, i, false);
+    if (obs_dim_ > 0) gather_observation(i);
   }
 }
 

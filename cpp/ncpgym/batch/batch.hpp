@@ -35,8 +35,10 @@ class Batch {
   // Advances every world by `substeps` time steps with its ctrl held. A world whose state
   // is or becomes non-finite, or whose solver fails, keeps its pre-step state and is
   // flagged Diverged in status(); the others are untouched. Then refreshes the derived
-  // quantities. Call without the GIL held.
-  void step(int substeps = 1);
+  // quantities (a diverged world's from its kept state, without contacts). With obs_out
+  // ([N, observation_dim()]), each world's observation row is also copied there by the
+  // thread that stepped it (no serial pass over all worlds). Call without the GIL held.
+  void step(int substeps = 1, double* obs_out = nullptr);
   // Recomputes the derived quantities (poses, com quantities, sites) of the worlds with
   // mask[i] != 0 (all if mask is null) from their current q, u: call after writing states.
   void forward(const uint8_t* mask = nullptr);
@@ -97,7 +99,9 @@ class Batch {
   //   at its start: what the step before left; 0 without contacts),
   //   soft_volume [nsoft] (each soft body's volume, the sum of its tetrahedra's signed
   //   volumes det(x1 - x0, x2 - x0, x3 - x0) / 6: the volumetric strain is V / V0 - 1),
-  //   chamber_volume [nchamber] (each pressure chamber's enclosed volume, soft/pressure.hpp).
+  //   chamber_volume [nchamber] (each pressure chamber's enclosed volume, soft/pressure.hpp),
+  //   mass_centre [3] (centre of mass of all bodies: mjData.subtree_com of the world body,
+  //   with the world's mass_scale).
   double* xpos() { return xpos_.data(); }
   double* xquat() { return xquat_.data(); }
   double* xipos() { return xipos_.data(); }
@@ -115,11 +119,14 @@ class Batch {
   double* contact_depth() { return contact_depth_.data(); }
   double* soft_volume() { return soft_volume_.data(); }
   double* chamber_volume() { return chamber_volume_.data(); }
+  double* mass_centre() { return mass_centre_.data(); }
 
   // The fused observation (batch/observation.hpp): set_observation checks the segments
   // against the model's sizes and gathers every world's row from the current arrays;
   // afterwards every step(), forward() and reset() gathers the rows of the worlds it
-  // touches. observation() is [N, observation_dim()] (world-major).
+  // touches, except a world whose step diverged: its row keeps the last observation
+  // gathered (the last finite one). observation() is [N, observation_dim()] (world-major;
+  // writable: a restored environment puts back the observations it saved).
   void set_observation(const std::vector<ObsSegment>& segments);
   const std::vector<ObsSegment>& observation_segments() const { return obs_segments_; }
   int observation_dim() const { return obs_dim_; }
@@ -169,7 +176,7 @@ class Batch {
   std::vector<double> friction_scale_, mass_scale_, stiffness_scale_, gravity_, medium_;
   std::vector<uint64_t> key_, counter_;
   std::vector<double> xpos_, xquat_, xipos_, cinert_, cvel_, cfrc_ext_, qfrc_act_, site_xpos_, site_xmat_,
-      geom_force_, soft_volume_, chamber_volume_, contact_depth_;
+      geom_force_, soft_volume_, chamber_volume_, contact_depth_, mass_centre_;
   std::vector<uint8_t> geom_contact_, geom_static_, geom_dynamic_;
   std::vector<int32_t> ncontact_;
   std::vector<int> root_;  // tree root body of each body (0 for the world)

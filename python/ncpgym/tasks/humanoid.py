@@ -123,7 +123,6 @@ class HumanoidTask(Task):
 
     def build_model(self) -> _core.Model:
         m = _model(self.xml_file)
-        self._mass = np.asarray(m.body_mass)
         self._qpos0 = np.asarray(m.qpos0)
         self._tendons = _fixed_tendons(self.xml_file)
         return m
@@ -155,36 +154,27 @@ class HumanoidTask(Task):
     @staticmethod
     def observation_segments(model) -> list[tuple[str, int, int]]:
         """The observation as slices of each world's rows: q[2:], u, cinert, cvel,
-        qfrc_actuator and cfrc_ext of the bodies after the world body (Humanoid-v5's)."""
+        qfrc_actuator and cfrc_ext of the bodies after the world body (Humanoid-v5's),
+        gathered in C++ by each world's step (Task.observe returns a copy)."""
         b = model.nbody - 1
         return [("q", 2, model.nq - 2), ("u", 0, model.nv), ("cinert", 10, 10 * b), ("cvel", 6, 6 * b),
                 ("qfrc_actuator", 6, model.nv - 6), ("cfrc_ext", 6, 6 * b)]
-
-    def observe(self, batch):
-        # gathered in C++ by each world's step (Batch.set_observation), not by NumPy here
-        segments = self.observation_segments(batch.model)
-        if batch.observation_segments != segments:  # the first call on this batch
-            batch.set_observation(segments)
-        return np.array(batch.observation)
 
     def reset_info(self, batch):
         q = batch.q  # Humanoid-v5's reset info
         return {"x_position": q[:, 0].copy(), "y_position": q[:, 1].copy(), **self._tendon_info(batch),
                 "distance_from_origin": np.hypot(q[:, 0], q[:, 1])}
 
-    def _mass_centre(self, batch):
-        # (nbody,) @ (N, nbody, 2) -> (N, 2): a BLAS product, half einsum's time at N = 1024
-        return np.matmul(self._mass, batch.xipos[:, :, :2]) / self._mass.sum()
-
     def before_step(self, batch):
-        return self._mass_centre(batch)
+        # Humanoid-v5's mass_center (x, y): computed by the batch with the other derived data
+        return batch.mass_centre[:, :2].copy()
 
     def evaluate(self, batch, before, ctrl, dt):
-        after = self._mass_centre(batch)
-        vel = (after - before) / dt
+        vel = (batch.mass_centre[:, :2] - before) / dt
         z = batch.q[:, 2]
         healthy = (self.healthy_z_range[0] < z) & (z < self.healthy_z_range[1])
-        contact = self.contact_cost_weight * np.square(batch.cfrc_ext[:, 1:]).sum(axis=(1, 2))
+        f = batch.cfrc_ext.reshape(len(z), -1)[:, 6:]  # the bodies after the world body
+        contact = self.contact_cost_weight * np.einsum("ij,ij->i", f, f)
         contact_cost = np.clip(contact, *self.contact_cost_range)
         ctx = StepContext(batch, ctrl, dt, {"x_velocity": vel[:, 0], "healthy": healthy, "contact_cost": contact_cost})
         reward, terms = self.rewards(ctx)
