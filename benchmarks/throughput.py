@@ -30,7 +30,8 @@ world and physics step, against the seed's Table 2 per-step times on its GPU; me
 the JSON under "robot_tasks".
 
 Every configuration is timed for about ``--seconds`` after a warm-up; the figure is the
-median of ``--repeats`` such runs.
+median of ``--repeats`` rounds, each round timing every configuration of one N in turn
+(a shared machine's speed drifts over minutes: the ratios compare runs of the same rounds).
 """
 
 from __future__ import annotations
@@ -69,24 +70,44 @@ class _TimedBatch:
         return getattr(self._b, name)
 
 
-def _timed(loop, seconds: float, repeats: int):
-    """Median steps/s of `loop(nsteps) -> (steps_done, extra)` over repeats."""
-    loop(1)  # warm-up
-    t = time.perf_counter()
-    loop(1)
-    per = max(time.perf_counter() - t, 1e-6)
-    n = max(1, int(seconds / per))
-    rates, extras = [], []
-    for _ in range(repeats):
+class _Bench:
+    """One configuration to time: `loop(nsteps) -> (env steps done, extra)`, its row (the
+    rate filled in by :func:`_interleaved`), and how to free it."""
+
+    def __init__(self, loop, row: dict, close=lambda: None):
+        self.loop, self.row, self.close = loop, row, close
+        self.rates, self.extras = [], []
+
+
+def _interleaved(benches: list[_Bench], seconds: float, repeats: int) -> list[dict]:
+    """Median steps/s of each bench over `repeats` rounds, each round timing every bench in
+    turn for about `seconds`: the configurations compared in a ratio see the same machine
+    (a shared machine's speed drifts over minutes; timing them one after another would put
+    that drift into the ratios)."""
+    sizes = []
+    for b in benches:
+        b.loop(1)  # warm-up
         t = time.perf_counter()
-        done, extra = loop(n)
-        rates.append(done / (time.perf_counter() - t))
-        extras.append(extra)
-    k = int(np.argsort(rates)[len(rates) // 2])
-    return rates[k], extras[k]
+        b.loop(1)
+        sizes.append(max(1, int(seconds / max(time.perf_counter() - t, 1e-6))))
+    for _ in range(repeats):
+        for b, n in zip(benches, sizes):
+            t = time.perf_counter()
+            done, extra = b.loop(n)
+            b.rates.append(done / (time.perf_counter() - t))
+            b.extras.append(extra)
+    rows = []
+    for b in benches:
+        k = int(np.argsort(b.rates)[len(b.rates) // 2])
+        b.row["env_steps_per_s"] = b.rates[k]
+        if b.row.get("python_overhead_frac", 0) is not None:
+            b.row["python_overhead_frac"] = b.extras[k]
+        b.close()
+        rows.append(b.row)
+    return rows
 
 
-def bench_ncpgym(num_envs: int, threads: int, seconds: float, repeats: int, task: str = "Humanoid-v0") -> dict:
+def bench_ncpgym(num_envs: int, threads: int, task: str = "Humanoid-v0") -> _Bench:
     env = gym.make_vec(f"ncpgym/{task}", num_envs=num_envs, num_threads=threads)
     env.reset(seed=0)
     core = env.unwrapped._c
@@ -105,10 +126,8 @@ def bench_ncpgym(num_envs: int, threads: int, seconds: float, repeats: int, task
         total = time.perf_counter() - t
         return n * num_envs, 1.0 - timed.elapsed / total
 
-    rate, overhead = _timed(loop, seconds, repeats)
-    env.close()
     b = core.task
-    return {
+    row = {
         "engine": "ncpgym",
         "task": task,
         "num_envs": num_envs,
@@ -116,12 +135,12 @@ def bench_ncpgym(num_envs: int, threads: int, seconds: float, repeats: int, task
         "physics_dt": timed.timestep,
         "control_dt": timed.timestep * b.frame_skip,
         "substeps": b.frame_skip,
-        "env_steps_per_s": rate,
-        "python_overhead_frac": overhead,
+        "python_overhead_frac": 0.0,
     }
+    return _Bench(loop, row, env.close)
 
 
-def bench_mujoco_rollout(num_envs: int, threads: int, physics_dt: float, seconds: float, repeats: int) -> dict:
+def bench_mujoco_rollout(num_envs: int, threads: int, physics_dt: float) -> _Bench:
     import mujoco
     from mujoco import rollout
 
@@ -141,18 +160,7 @@ def bench_mujoco_rollout(num_envs: int, threads: int, physics_dt: float, seconds
         mujoco.mj_getState(m, d, states[i], spec)
     horizon = 20  # actions per rollout
     ctrl = np.repeat(rng.uniform(-0.4, 0.4, (num_envs, horizon, m.nu)), substeps, axis=1)
-    stable = [True]
-
-    def loop(n):
-        done = 0
-        while done < n * num_envs:
-            st, _ = rollout.rollout(m, datas, states, ctrl)
-            stable[0] &= bool(np.isfinite(st).all())
-            done += num_envs * horizon
-        return done, None
-
-    rate, _ = _timed(lambda n: loop(max(1, n // horizon)), seconds, repeats)
-    return {
+    row = {
         "engine": "mujoco.rollout",
         "task": "humanoid.xml",
         "num_envs": num_envs,
@@ -160,13 +168,22 @@ def bench_mujoco_rollout(num_envs: int, threads: int, physics_dt: float, seconds
         "physics_dt": physics_dt,
         "control_dt": CONTROL_DT,
         "substeps": substeps,
-        "env_steps_per_s": rate,
         "python_overhead_frac": None,
-        "stable": stable[0],
+        "stable": True,
     }
 
+    def loop(n):
+        done = 0
+        while done < max(1, n // horizon) * horizon * num_envs:
+            st, _ = rollout.rollout(m, datas, states, ctrl)
+            row["stable"] &= bool(np.isfinite(st).all())
+            done += num_envs * horizon
+        return done, None
 
-def _bench_peer_env(env, engine: str, task: str, num_envs: int, threads: int, seconds: float, repeats: int) -> dict:
+    return _Bench(loop, row)
+
+
+def _bench_peer_env(env, engine: str, task: str, num_envs: int, threads: int) -> _Bench:
     """Random actions through a peer's vector env (MuJoCo at 0.003 s x 5 inside)."""
     env.reset(seed=0) if engine != "envpool" else env.reset()
     acts = np.random.default_rng(0).uniform(-0.4, 0.4, (64, num_envs, 17)).astype(np.float32)
@@ -176,24 +193,23 @@ def _bench_peer_env(env, engine: str, task: str, num_envs: int, threads: int, se
             env.step(acts[k % 64])
         return n * num_envs, None
 
-    rate, _ = _timed(loop, seconds, repeats)
-    env.close()
-    return {"engine": engine, "task": task, "num_envs": num_envs, "threads": threads, "physics_dt": 0.003,
-            "control_dt": CONTROL_DT, "substeps": 5, "env_steps_per_s": rate, "python_overhead_frac": None}
+    row = {"engine": engine, "task": task, "num_envs": num_envs, "threads": threads, "physics_dt": 0.003,
+           "control_dt": CONTROL_DT, "substeps": 5, "python_overhead_frac": None}
+    return _Bench(loop, row, env.close)
 
 
-def bench_gymnasium(num_envs: int, seconds: float, repeats: int) -> dict:
+def bench_gymnasium(num_envs: int) -> _Bench:
     env = gym.make_vec("Humanoid-v5", num_envs=num_envs, vectorization_mode="sync")
-    return _bench_peer_env(env, "gymnasium-sync", "Humanoid-v5", num_envs, 1, seconds, repeats)
+    return _bench_peer_env(env, "gymnasium-sync", "Humanoid-v5", num_envs, 1)
 
 
-def bench_envpool(num_envs: int, threads: int, seconds: float, repeats: int) -> dict | None:
+def bench_envpool(num_envs: int, threads: int) -> _Bench | None:
     try:
         import envpool
     except Exception:  # noqa: BLE001 - optional peer
         return None
     env = envpool.make("Humanoid-v4", env_type="gymnasium", num_envs=num_envs, num_threads=threads, seed=0)
-    return _bench_peer_env(env, "envpool", "Humanoid-v4", num_envs, threads, seconds, repeats)
+    return _bench_peer_env(env, "envpool", "Humanoid-v4", num_envs, threads)
 
 
 def main() -> None:
@@ -202,7 +218,7 @@ def main() -> None:
     ap.add_argument("--num-envs", type=int, nargs="+", default=[1, 16, 256, 1024, 4096])
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--seconds", type=float, default=1.5, help="timed seconds per run")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5, help="rounds (the median is reported)")
     ap.add_argument("--gym-max-envs", type=int, default=256, help="largest N for the sync Gymnasium baseline")
     ap.add_argument("--robot-tasks", action="store_true",
                     help="instead: the Fetch tasks' scripted episodes (no peer runs them), N = 1 and 16, rows "
@@ -231,14 +247,15 @@ def main() -> None:
             flush=True,
         )
 
-    for n in args.num_envs:
+    for n in args.num_envs:  # every configuration of one N timed in the same rounds
+        benches = []
         for t in args.threads:
-            add(bench_ncpgym(n, t, args.seconds, args.repeats))
-            add(bench_mujoco_rollout(n, t, 0.003, args.seconds, args.repeats))
-            add(bench_mujoco_rollout(n, t, ncp_dt, args.seconds, args.repeats))
-            add(bench_envpool(n, t, args.seconds, args.repeats))
+            benches += [bench_ncpgym(n, t), bench_mujoco_rollout(n, t, 0.003), bench_mujoco_rollout(n, t, ncp_dt),
+                        bench_envpool(n, t)]
         if n <= args.gym_max_envs:
-            add(bench_gymnasium(n, args.seconds, args.repeats))
+            benches.append(bench_gymnasium(n))
+        for row in _interleaved([b for b in benches if b is not None], args.seconds, args.repeats):
+            add(row)
 
     # the issue's figures: ratios against MuJoCo measured in this run
     def rate(engine, n, t, dt=None):

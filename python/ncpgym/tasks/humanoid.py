@@ -116,7 +116,7 @@ class HumanoidTask(Task):
         terms = [
             RewardTerm("forward", lambda c: c.x_velocity, forward_reward_weight),
             RewardTerm("healthy", lambda c: c.healthy.astype(np.float64), healthy_reward),
-            RewardTerm("ctrl", lambda c: np.square(c.action).sum(axis=1), -ctrl_cost_weight),
+            RewardTerm("ctrl", lambda c: np.einsum("ij,ij->i", c.action, c.action), -ctrl_cost_weight),
             RewardTerm("contact", lambda c: c.contact_cost, -1.0),
         ]
         self.rewards = RewardComposition.configured(terms, reward_weights, extra_reward_terms)
@@ -130,8 +130,12 @@ class HumanoidTask(Task):
     def _tendon_info(self, batch) -> dict[str, np.ndarray]:
         """Humanoid-v5's tendon_length and tendon_velocity [N, ntendon]: the file's fixed
         tendons (sums of coef x joint coordinate; they do not act on the dynamics)."""
-        T = self._tendons
-        return {"tendon_length": batch.q @ T["q"].T, "tendon_velocity": batch.u @ T["v"].T}
+        out = {}
+        for name, key, state in (("tendon_length", "q", batch.q), ("tendon_velocity", "v", batch.u)):
+            T = self._tendons[key]
+            cols = np.flatnonzero(T.any(axis=0))  # the few joints the tendons read, not all of q
+            out[name] = state[:, cols] @ T[:, cols].T
+        return out
 
     def spaces(self, model):
         rng = np.asarray(model.actuator_ctrlrange, dtype=np.float32).reshape(-1, 2)
