@@ -619,25 +619,3 @@ def test_a_task_without_observe_or_observation_segments_is_refused_by_name():
     with pytest.raises(NotImplementedError, match=r"^Blind defines neither observe\(\) nor observation_segments\(\)$"):
         Vec(2, num_threads=1).reset(seed=0)
 
-
-def test_tendon_info_is_mujocos_ten_length_and_ten_velocity():
-    """Humanoid-v5's info["tendon_length"] / ["tendon_velocity"]: MuJoCo's ten_length and
-    ten_velocity at the same qpos, qvel (Gymnasium's humanoid.xml has two fixed tendons)."""
-    from ncpgym.tasks.humanoid import humanoid_xml
-
-    mj = mujoco.MjModel.from_xml_path(humanoid_xml())
-    d = mujoco.MjData(mj)
-    env = gym.make_vec(ID, num_envs=3, num_threads=1)
-    env.reset(seed=6)
-    rng = np.random.default_rng(6)
-    for _ in range(8):
-        _, _, _, _, info = env.step(rng.uniform(-0.4, 0.4, (3, 17)))
-    b = env.unwrapped.batch
-    assert mj.ntendon == 2 and info["tendon_length"].shape == (3, 2)
-    for i in range(3):
-        d.qpos[:], d.qvel[:] = b.q[i], b.u[i]
-        mujoco.mj_forward(mj, d)
-        np.testing.assert_allclose(info["tendon_length"][i], d.ten_length, rtol=0, atol=1e-12)
-        np.testing.assert_allclose(info["tendon_velocity"][i], d.ten_velocity, rtol=0, atol=1e-12)
-    assert np.abs(info["tendon_velocity"]).max() > 1e-3  # moving joints, not a zero test
-    env.close()
