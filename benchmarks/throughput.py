@@ -24,6 +24,10 @@ env.step only (the opener's Python is left out), physics world-steps/s, and cont
 world, against the seed's YuMi batch (Table 2: 6,400 bodies, 4,082 contacts, 57.8 ms a
 step on its GPU); merged into the JSON under "yumi".
 
+``--phases`` prints where one Humanoid-v0 env step spends its time instead (the C++ step,
+the task's evaluate, resets, the observation), for the first ``--num-envs`` on each
+``--threads``.
+
 ``--robot-tasks`` measures ncpgym/FetchTomato-v0 and ncpgym/FetchBeamInsert-v0 instead (no
 peer runs them) through a whole scripted episode: env steps/s and core milliseconds per
 world and physics step, against the seed's Table 2 per-step times on its GPU; merged into
@@ -226,7 +230,12 @@ def main() -> None:
     ap.add_argument("--yumi", action="store_true",
                     help="instead: ncpgym/YuMiDrawer-v0 with its scripted opener, N = 1, 64, 256 on 1 and 2 "
                     "threads, rows merged into --json under 'yumi'")
+    ap.add_argument("--phases", action="store_true",
+                    help="instead: where one Humanoid-v0 env step spends its time (the C++ step, the task's "
+                    "evaluate, resets, observation), N = --num-envs[0] on each of --threads; printed, not saved")
     args = ap.parse_args()
+    if args.phases:
+        return phases(args)
     if args.robot_tasks:
         return robot_tasks(args)
     if args.yumi:
@@ -321,6 +330,51 @@ def _scripted_episode(task_id: str, num_envs: int, threads: int, solver: dict | 
     total = time.perf_counter() - t
     env.close()
     return steps * num_envs / total, 1e3 * timed.elapsed * threads / (steps * task.frame_skip * num_envs)
+
+
+def phases(args, steps: int = 60) -> None:
+    """Milliseconds per env step in each part of NcpVectorEnv.step (wall clock around the
+    task's hooks and the batch's calls; the rest is the env's own glue)."""
+    from collections import defaultdict
+
+    n = args.num_envs[0]
+    for threads in args.threads:
+        env = gym.make_vec("ncpgym/Humanoid-v0", num_envs=n, num_threads=threads)
+        env.reset(seed=0)
+        u = env.unwrapped
+        core, task = u._c, u._c.task
+        spent = defaultdict(float)
+
+        def timed(name, fn):
+            def call(*a, **k):
+                t = time.perf_counter()
+                out = fn(*a, **k)
+                spent[name] += time.perf_counter() - t
+                return out
+            return call
+
+        timed_batch = _TimedBatch(core.batch)
+        timed_batch.reset = timed("resets: C++ reset and forward of the reset worlds", core.batch.reset)
+        core.batch = timed_batch
+        task.before_step = timed("task.before_step", task.before_step)
+        task.evaluate = timed("task.evaluate (reward, termination, info)", task.evaluate)
+        u._reset_worlds = timed("resets: all (draws, C++, hooks)", u._reset_worlds)
+        core.observe = timed("observation (rows of reset worlds)", core.observe)
+        actions = np.random.default_rng(0).uniform(-0.4, 0.4, (64, n, 17)).astype(np.float32)
+        for k in range(10):
+            env.step(actions[k])
+        spent.clear()
+        object.__setattr__(timed_batch, "elapsed", 0.0)
+        t = time.perf_counter()
+        for k in range(steps):
+            env.step(actions[k % 64])
+        total = time.perf_counter() - t
+        spent["C++ step (OpenMP)"] = timed_batch.elapsed
+        print(f"N = {n}, {threads} thread(s): {1e3 * total / steps:.2f} ms per env step, "
+              f"{100 * (1 - timed_batch.elapsed / total):.1f} % outside the C++ step")
+        for name, s in sorted(spent.items(), key=lambda kv: -kv[1]):
+            print(f"  {name:52s} {1e3 * s / steps:8.3f} ms")
+        env.close()
 
 
 def robot_tasks(args) -> None:

@@ -315,6 +315,7 @@ def _with_masks(info: dict[str, Any], present: np.ndarray | None = None, n: int 
     """Gymnasium's vector info layout: every key has a boolean ``_key`` mask; nested dicts
     (``reward_terms``) get the same layout inside."""
     out: dict[str, Any] = {}
+    everywhere: dict[int, np.ndarray] = {}  # one all-True mask per size, copied for each key
     for k, v in info.items():
         if isinstance(v, dict):
             out[k] = _with_masks(v, present, n)
@@ -322,7 +323,13 @@ def _with_masks(info: dict[str, Any], present: np.ndarray | None = None, n: int 
         else:
             out[k] = v
             size = len(v)
-        out["_" + k] = np.ones(size, bool) if present is None else present.copy()
+        if present is None:
+            mask = everywhere.get(size)
+            if mask is None:
+                mask = everywhere[size] = np.ones(size, bool)
+            out["_" + k] = mask.copy()
+        else:
+            out["_" + k] = present.copy()
     return out
 
 

@@ -84,14 +84,19 @@ class RewardComposition:
 
     def __call__(self, ctx: StepContext) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         n = ctx.batch.num_worlds
+        # every term's values written into the rows of one new array (each row the caller's
+        # own copy), then one weighted sum: few NumPy calls, which is what a step's Python
+        # costs once the C++ step has evicted the interpreter from the caches
+        rows = np.empty((len(self.terms), n))
+        for k, t in enumerate(self.terms):
+            rows[k] = t.fn(ctx)  # broadcasts a scalar, casts to float64
+        # summed term by term in order: a world's reward must not depend on the batch size
+        # (einsum and BLAS change their summation order with the array length)
         total = np.zeros(n)
-        values: dict[str, np.ndarray] = {}
-        for t in self.terms:
-            v = np.broadcast_to(np.asarray(t.fn(ctx), dtype=np.float64), (n,))
-            values[t.name] = v.copy()
-            if t.weight != 0.0:
-                total += t.weight * v
-        return total, values
+        for k, t in enumerate(self.terms):
+            if t.weight != 0.0:  # a 0-weight term's inf/NaN stays out
+                total += t.weight * rows[k]
+        return total, {t.name: rows[k] for k, t in enumerate(self.terms)}
 
 
 class RewardTerms(gym.vector.VectorWrapper):

@@ -619,3 +619,17 @@ def test_a_task_without_observe_or_observation_segments_is_refused_by_name():
     with pytest.raises(NotImplementedError, match=r"^Blind defines neither observe\(\) nor observation_segments\(\)$"):
         Vec(2, num_threads=1).reset(seed=0)
 
+
+
+def test_info_masks_are_separate_arrays():
+    """Every ``_key`` mask of a step's info is its own all-True array (Gymnasium's layout):
+    clearing one leaves the others, nested reward-term masks included."""
+    env = gym.make_vec(ID, num_envs=3, num_threads=1)
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(np.zeros((3, 17)))
+    masks = [info[k] for k in info if k.startswith("_")] + [
+        v for k, v in info["reward_terms"].items() if k.startswith("_")]
+    assert len(masks) > 10 and all(m.dtype == bool and m.tolist() == [True] * 3 for m in masks)
+    masks[0][1] = False
+    assert all(m.tolist() == [True] * 3 for m in masks[1:])
+    env.close()

@@ -61,9 +61,10 @@ def _model(path: str) -> _core.Model:
 
 
 @lru_cache(maxsize=4)
-def _fixed_tendons(path: str) -> dict[str, np.ndarray]:
-    """Coefficient matrices (ntendon x nq, ntendon x nv) of the file's fixed tendons, read
-    from MuJoCo's compile (length = sum of coef x qpos of its joints)."""
+def _fixed_tendons(path: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The file's fixed tendons from MuJoCo's compile (length = sum of coef x qpos of its
+    joints): for "q" and "v", the columns of qpos / qvel they read and the coefficients
+    [ncolumns, ntendon]."""
     import mujoco
 
     mj = mujoco.MjModel.from_xml_path(path)
@@ -75,7 +76,10 @@ def _fixed_tendons(path: str) -> dict[str, np.ndarray]:
             j = mj.wrap_objid[w]
             Tq[t, mj.jnt_qposadr[j]] += mj.wrap_prm[w]
             Tv[t, mj.jnt_dofadr[j]] += mj.wrap_prm[w]
-    return {"q": Tq, "v": Tv}
+    # kept as (the columns the tendons read, their coefficients transposed): a step reads a
+    # few joints, not all of q
+    return {k: (np.flatnonzero(T.any(axis=0)), np.ascontiguousarray(T[:, T.any(axis=0)].T)) for k, T in
+            (("q", Tq), ("v", Tv))}
 
 
 class HumanoidTask(Task):
@@ -130,12 +134,8 @@ class HumanoidTask(Task):
     def _tendon_info(self, batch) -> dict[str, np.ndarray]:
         """Humanoid-v5's tendon_length and tendon_velocity [N, ntendon]: the file's fixed
         tendons (sums of coef x joint coordinate; they do not act on the dynamics)."""
-        out = {}
-        for name, key, state in (("tendon_length", "q", batch.q), ("tendon_velocity", "v", batch.u)):
-            T = self._tendons[key]
-            cols = np.flatnonzero(T.any(axis=0))  # the few joints the tendons read, not all of q
-            out[name] = state[:, cols] @ T[:, cols].T
-        return out
+        (cq, Tq), (cv, Tv) = self._tendons["q"], self._tendons["v"]
+        return {"tendon_length": batch.q[:, cq] @ Tq, "tendon_velocity": batch.u[:, cv] @ Tv}
 
     def spaces(self, model):
         rng = np.asarray(model.actuator_ctrlrange, dtype=np.float32).reshape(-1, 2)
