@@ -546,3 +546,44 @@ def test_reset_hooks_see_the_batch_and_the_reset_worlds_before_the_observation()
     end.step(np.zeros((3, 1), np.float32))  # truncates every world
     end.step(np.zeros((3, 1), np.float32))  # the reset step
     assert [w for _, w in seen] == [[0, 1, 2]] and [w for _, w in task.calls] == [[0, 1, 2]]
+
+
+class _Clocked(InvertedPendulumTask):
+    """InvertedPendulum whose observation also reads a task clock that every evaluate
+    advances (as a flag or a timer would): a world's fresh observation then differs from
+    its last one even when its state did not move."""
+
+    def __init__(self):
+        super().__init__()
+        self.clock = 0.0
+
+    def observe(self, batch):
+        return np.concatenate([super().observe(batch), np.full((batch.num_worlds, 1), self.clock)], axis=1)
+
+    def evaluate(self, batch, before, ctrl, dt):
+        self.clock += 1.0
+        return super().evaluate(batch, before, ctrl, dt)
+
+    def spaces(self, model):
+        obs, act = super().spaces(model)
+        return gym.spaces.Box(-np.inf, np.inf, (obs.shape[0] + 1,), obs.dtype), act
+
+
+def test_a_diverged_world_keeps_its_last_observation_until_it_is_reset():
+    """A NumPy-observed task: the world whose step diverges returns its last finite
+    observation (not one made afresh from its kept state and the task's moved clock), and
+    still does when a partial reset() of another world follows."""
+    Vec, _ = env_classes(_Clocked, "Clocked")
+    v = Vec(3, num_threads=1)
+    v.reset(seed=0)
+    zero = np.zeros((3, 1), np.float32)
+    last, *_ = v.step(zero)
+    v.batch.u[1, 0] = np.nan
+    obs, _, _, truncated, info = v.step(zero)
+    assert info["diverged"].tolist() == [False, True, False] and truncated[1]
+    np.testing.assert_array_equal(obs[1], last[1])
+    assert obs[0, -1] == obs[2, -1] == last[0, -1] + 1.0  # the others see the clock move
+    kept, _ = v.reset(options={"reset_mask": np.array([True, False, False])})
+    np.testing.assert_array_equal(kept[1], last[1])
+    np.testing.assert_array_equal(kept[2], obs[2])
+    v.close()
