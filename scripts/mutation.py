@@ -531,6 +531,10 @@ EQUIVALENT = {
         _HT + "action_bounds__mutmut_7": "ctrlrange is float64 already",
         _HT + "action_bounds__mutmut_9": "ctrlrange is float64 already",
         _HT + "action_bounds__mutmut_11": "reshape(-2, 2): NumPy takes any negative size as 'infer'",
+        # session 23
+        _HT + "__init____mutmut_59": "einsum subscripts may be upper-case letters: 'IJ,IJ->I' is 'ij,ij->i'",
+        _HT + "evaluate__mutmut_30": "einsum subscripts may be upper-case letters: 'IJ,IJ->I' is 'ij,ij->i'",
+        _HT + "evaluate__mutmut_19": "reshape(n, -2): NumPy takes any negative size as 'infer'",
     },
 }
 
