@@ -99,28 +99,34 @@ def test_momentum_residual_is_reported_and_vanishes_at_the_solution():
 
 
 def test_linear_tolerance_reaches_the_contact_solve():
-    """The heavy stack's PCR runs its whole budget of 50 in most Newton iterations; with
-    linear_tolerance = 1e-2 it stops earlier (the stopping rule itself is tested in C++,
-    tests/cpp/test_linear.cpp) and the stack still holds (gaps within 0.01 mm after 1 s)."""
-    masses = (8, 64, 512, 4096, 32768)
+    """A pile of 20 bodies settling (steps 120-180 of the drop; ~200 contact rows, the
+    matrix-free PCR) runs 36 of its 50 PCR iterations per Newton iteration on average (the
+    rest stop at the rounding floor); with linear_tolerance = 1e-2 about 6.5 (the stopping
+    rule itself is tested in C++, tests/cpp/test_linear.cpp), and the pile still holds
+    (deepest contact 1.6-1.7 mm either way, every body inside the walls). (The 1:8:..:4096
+    heavy stack of earlier versions reaches the rounding floor in ~6 iterations now that the
+    dense form multiplies through H^-1 J^T instead of an assembled matrix.)"""
 
     def run(**opts):
-        m, q0 = scenes.heavy_stack(masses, half=0.2, timestep=1 / 120)
+        m, q0 = scenes.pile(n=20)
         sim = ncpgym.Simulator(m, **opts)
         sim.q[:] = q0
-        its = []
-        for _ in range(120):
+        its, pen = [], 0.0
+        for k in range(180):
             sim.step()
-            its += sim.solver_stats["linear_iterations"]
-        z = sim.q.reshape(-1, 7)[:, 2]
-        gaps = np.diff(np.concatenate([[-0.2], z])) - 0.4
-        return np.array(its), gaps
+            if k >= 120:
+                assert not sim.solver_stats["assembled"]
+                its += sim.solver_stats["linear_iterations"]
+            pen = max(pen, -sim.contacts["dist"].min(initial=0.0))
+        return np.array(its), pen, sim.q.reshape(-1, 7)[:, :3]
 
-    full, gaps_full = run()
-    loose, gaps = run(linear_tolerance=1e-2)
-    assert np.mean(full == 50) > 0.5  # the budget (fewer where the residual reaches 1e-13 |b|)
-    assert loose.mean() < 0.8 * full.mean(), (loose.mean(), full.mean())
-    assert np.abs(gaps).max() < 1e-5 and np.abs(gaps_full).max() < 1e-5, (gaps, gaps_full)
+    full, pen_full, pos_full = run()
+    loose, pen, pos = run(linear_tolerance=1e-2)
+    assert full.mean() > 25 and (full == 50).any()  # the budget binds
+    assert loose.mean() < 0.4 * full.mean(), (loose.mean(), full.mean())
+    for p, x in ((pen, pos), (pen_full, pos_full)):
+        assert p < 3e-3
+        assert np.abs(x[:, :2]).max() < 1.2 and x[:, 2].min() > 0.0
 
 
 def test_line_search_leaves_rigid_steps_to_the_damped_iteration():

@@ -17,6 +17,47 @@ void contact_witnesses(const Data& d, const VecX& x, const Contact& k, Vec3& a, 
   b = core2 + k.radius2 * k.normal;
 }
 
+namespace {
+
+int path_length(const Model& m, int body) {
+  int n = 0;
+  for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) ++n;
+  return n;
+}
+
+// One side of a contact in its three rows (row i from entry e0 + i len, this side's
+// entries from offset off): add_point_row / add_particle_row for the three directions,
+// with each dof's point velocity formed once instead of once per row (same bits).
+void fill_side(const Model& m, const Data& d, const Contact& k, int side, const Vec3& p, const Vec3 (&dirs)[3],
+               int e0, int len, int off, SparseRows& J) {
+  const double sign = side == 1 ? 1.0 : -1.0;
+  const int np = side == 1 ? k.n1 : k.n2;
+  if (np) {
+    const int* pid = side == 1 ? k.p1 : k.p2;
+    const double* w = side == 1 ? k.w1 : k.w2;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < np; ++j)
+        for (int c = 0; c < 3; ++c) {
+          const int e = e0 + i * len + off + 3 * j + c;
+          J.col[e] = m.nv + 3 * pid[j] + c;
+          J.val[e] = sign * w[j] * dirs[i][c];
+        }
+    return;
+  }
+  int e = e0 + off;
+  for (int j = m.body_lastdof[side == 1 ? k.body1 : k.body2]; j >= 0; j = m.dof_parent[j], ++e) {
+    const auto S = d.cdof.col(j);
+    const Vec3 w = S.head<3>();
+    const Vec3 v = S.tail<3>() + w.cross(p);
+    for (int i = 0; i < 3; ++i) {
+      J.col[e + i * len] = j;
+      J.val[e + i * len] = sign * dirs[i].dot(v);
+    }
+  }
+}
+
+}  // namespace
+
 void contact_rows(const Model& m, const Data& d, const VecX& x, const std::vector<Contact>& contacts,
                   double thickness, Rows& rows) {
   int r = rows.J.rows();
@@ -25,19 +66,12 @@ void contact_rows(const Model& m, const Data& d, const VecX& x, const std::vecto
     contact_witnesses(d, x, k, a, b);
     rows.C[r] = k.normal.dot(a - b) - thickness;  // eq. 9
     const Vec3 dirs[3] = {k.normal, k.tangent1, k.tangent2};
-    for (int i = 0; i < 3; ++i, ++r) {
-      if (k.n1) {
-        for (int j = 0; j < k.n1; ++j) add_particle_row(m, k.p1[j], dirs[i], k.w1[j], rows.J);
-      } else {
-        add_point_row(m, d, k.body1, a, dirs[i], 1.0, rows.J);
-      }
-      if (k.n2) {
-        for (int j = 0; j < k.n2; ++j) add_particle_row(m, k.p2[j], dirs[i], -k.w2[j], rows.J);
-      } else {
-        add_point_row(m, d, k.body2, b, dirs[i], -1.0, rows.J);
-      }
-      rows.J.end_row();
-    }
+    const int len1 = k.n1 ? 3 * k.n1 : path_length(m, k.body1);
+    const int len2 = k.n2 ? 3 * k.n2 : path_length(m, k.body2);
+    const int e0 = rows.J.append_rows(3, len1 + len2);
+    fill_side(m, d, k, 1, a, dirs, e0, len1 + len2, 0, rows.J);
+    fill_side(m, d, k, 2, b, dirs, e0, len1 + len2, len1, rows.J);
+    r += 3;
   }
 }
 

@@ -43,6 +43,15 @@ struct SparseRows {
     val.push_back(v);
   }
   void end_row() { start.push_back(static_cast<int>(col.size())); }
+  // Appends nrows rows of len entries each, to be filled in place: row i's entries are
+  // [e0 + i len, e0 + (i + 1) len) of col and val, with e0 the returned index.
+  int append_rows(int nrows, int len) {
+    const int e0 = static_cast<int>(col.size());
+    col.resize(e0 + nrows * len);
+    val.resize(e0 + nrows * len);
+    for (int i = 1; i <= nrows; ++i) start.push_back(e0 + i * len);
+    return e0;
+  }
   double dot(int r, const double* x) const {
     double s = 0;
     for (int k = start[r]; k < start[r + 1]; ++k) s += val[k] * x[col[k]];

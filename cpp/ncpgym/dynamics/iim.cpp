@@ -20,16 +20,10 @@
 #include <algorithm>
 
 #include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/util/clones.hpp"
 
 // The two single-dof kernels below carry all of the work. They are plain loops
-// over the columns of B so that GCC vectorises them, and on x86-64 they are cloned for
-// AVX2/FMA with run-time dispatch: portable wheels still use wide registers where the
-// CPU has them (Eigen's own SIMD width is fixed when the file is compiled).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(NCPGYM_NATIVE_BUILD)
-#define NCPGYM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define NCPGYM_CLONES
-#endif
+// over the columns of B so that GCC vectorises them, cloned for AVX2/FMA (clones.hpp).
 
 namespace ncpgym {
 
@@ -122,19 +116,28 @@ void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>
     if (p > 0 && sp != sb) blk(sp).middleRows(lo, n) += blk(sb).middleRows(lo, n);
   }
 
-  // Outward sweep (eqs. 21-27): the blocks now hold the body accelerations A_i^T.
+  // Outward sweep (eqs. 21-27): the blocks now hold the body accelerations A_i^T. H^-1
+  // couples no two trees, so a tree's dofs are swept only over the columns of B touching
+  // that tree (its root's range; the others stay the zeros the inward sweep wrote): for B = I
+  // on a pile of free bodies, 6 columns per body instead of nv.
   for (int b = 1; b < m.nbody; ++b) {
     const int p = m.body_parent[b];
+    if (p > 0) {  // the tree's range, carried down from its root
+      d.iim_lo[b] = d.iim_lo[p];
+      d.iim_hi[b] = d.iim_hi[p];
+    }
+    const int lo = d.iim_lo[b], n = d.iim_hi[b] - lo;
+    if (n <= 0) continue;
     const int sb = m.body_slot_out[b], sp = m.body_slot_out[p];
-    auto A = blk(sb);
+    auto A = blk(sb).middleRows(lo, n);
     if (p == 0) {
       A.setZero();
     } else if (sb != sp) {
-      A = blk(sp);
+      A = blk(sp).middleRows(lo, n);
     }
     for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)
-      outward_dof(nc, ld, A.data(), d.U.col(r).data(), d.dinv[r], d.cdof.col(r).data(),
-                  Xt.col(r).data());
+      outward_dof(n, ld, A.data(), d.U.col(r).data(), d.dinv[r], d.cdof.col(r).data(),
+                  Xt.col(r).data() + lo);
   }
 }
 

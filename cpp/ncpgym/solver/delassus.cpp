@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/util/clones.hpp"
 
 namespace ncpgym {
 
@@ -26,14 +27,22 @@ MatX SparseRows::dense(int ncols) const {
 
 Delassus::Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capacity)
     : m_(m), dH_(dH), J_(J), nvall_(m.nv + 3 * m.nparticle) {
-  Jd_.setZero(dense_capacity, nvall_);
-  JHinv_.setZero(dense_capacity, nvall_);
+  Jd_.setZero(dense_capacity, m.nv);
+  Xt_.setZero(dense_capacity, m.nv);
+  JHt_.setZero(nvall_, dense_capacity);
   A_.setZero(dense_capacity, dense_capacity);
   pminv_.setZero(3 * m.nparticle);
   tmp_.setZero(nvall_);
   tmp2_.setZero(nvall_);
   dof_root_.resize(m.nv);
+  tree_end_.assign(m.nv, 0);
   for (int i = 0; i < m.nv; ++i) dof_root_[i] = m.dof_parent[i] < 0 ? i : dof_root_[m.dof_parent[i]];
+  // a tree's dofs are [root, end): MuJoCo numbers them depth first (a wider range would
+  // only add zeros of H^-1)
+  for (int i = 0; i < m.nv; ++i) tree_end_[dof_root_[i]] = std::max(tree_end_[dof_root_[i]], i + 1);
+  for (int i = 0; i < m.nv; ++i) tree_end_[i] = tree_end_[dof_root_[i]];
+  for (int root = 0; root < m.nv; ++root)
+    if (dof_root_[root] == root) tree_work_ += static_cast<double>(tree_end_[root] - root) * (tree_end_[root] - root);
   if (m.nv > 0) {
     // the IIM scratch at its widest (dense rows, or the identity of matrix-free mode)
     MatX probe = MatX::Zero(std::max(dense_capacity, m.nv), m.nv), out(std::max(dense_capacity, m.nv), m.nv);
@@ -41,14 +50,39 @@ Delassus::Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capa
   }
 }
 
-void Delassus::begin_step(int nrow, bool dense) {
+void Delassus::begin_step(int nrow, bool dense, int iterations, bool assemble) {
   nrow_ = nrow;
   dense_ = dense;
-  if (dense && Jd_.rows() < nrow) {  // only with Gauss-Seidel/LDLT beyond dense_max_rows
-    Jd_.resize(nrow, nvall_);
-    JHinv_.resize(nrow, nvall_);
+  assemble_ = dense && assemble;
+  iterations_ = std::max(iterations, 1);
+  if (dense && A_.rows() < nrow) {  // only with Gauss-Seidel/LDLT beyond dense_max_rows
+    Jd_.resize(nrow, m_.nv);
+    Xt_.resize(nrow, m_.nv);
+    JHt_.resize(nvall_, nrow);
     A_.resize(nrow, nrow);
   }
+}
+
+void Delassus::invert_trees() {
+  // the trees' H^-1 (H is fixed for the step): the IIM on the identity, pruned per tree
+  if (m_.nv == 0) return;
+  if (eye_.rows() != m_.nv) eye_ = MatX::Identity(m_.nv, m_.nv);
+  if (Hinv_.rows() != m_.nv) Hinv_.resize(m_.nv, m_.nv);
+  minv_times_transposed(m_, dH_, eye_, Hinv_);
+}
+
+bool Delassus::assemble_through_hinv() const {
+  // Two ways to J H^-1 each iterate: the IIM sweeps over the rows (~24 flops per row and
+  // dof, iim.cpp), or sparse rows times the step's H^-1 (each entry of J scales one column
+  // of its tree), after one IIM on the identity (~24 flops per pair of dofs in a tree).
+  // The second wins on shallow trees (humanoid: 3x fewer flops; free bodies: ~50x) and
+  // loses where rows reach deep into long chains; both are exact.
+  double rows = 0;
+  for (int r = 0; r < nrow_; ++r)
+    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k)
+      if (J_.col[k] < m_.nv) rows += tree_end_[J_.col[k]] - dof_root_[J_.col[k]];
+  const double sweeps = 24.0 * nrow_ * m_.nv;
+  return 24.0 * tree_work_ + iterations_ * rows < iterations_ * sweeps;
 }
 
 void Delassus::apply_hinv(const double* w, double* out) {
@@ -99,49 +133,76 @@ double Delassus::row_hinv_diag(int r) const {
   return acc;
 }
 
+namespace {
+
+// out[lo, hi) += v * x[lo, hi): one entry of J scaling one column of H^-1
+NCPGYM_CLONES void axpy_range(int lo, int hi, double v, const double* __restrict x, double* __restrict out) {
+  for (int i = lo; i < hi; ++i) out[i] += v * x[i];
+}
+
+}  // namespace
+
 void Delassus::rows_changed(int it, int ndiag, double* jhj) {
-  const int nv = m_.nv, np3 = 3 * m_.nparticle, nrow = nrow_;
-  if (dense_) {
-    // J H^-1 (= (H^-1 J^T)^T): the Implicit Inversion Method on the trees' factorisation
-    // of H, and the diagonal H^-1 of the particles.
-    auto Jd = Jd_.topRows(nrow);
-    auto JHinv = JHinv_.topRows(nrow);
-    Jd.setZero();
-    for (int r = 0; r < nrow; ++r)
-      for (int k = J_.start[r]; k < J_.start[r + 1]; ++k) Jd(r, J_.col[k]) += J_.val[k];
-    if (nv > 0) minv_times_transposed(m_, dH_, Jd.leftCols(nv), JHinv.leftCols(nv));
-    if (np3) JHinv.rightCols(np3) = Jd.rightCols(np3) * pminv_.asDiagonal();
-    for (int r = 0; r < ndiag; ++r) jhj[r] = Jd.row(r).dot(JHinv.row(r));  // diag J H^-1 J^T
-    auto A = A_.topLeftCorner(nrow, nrow);
-    A.noalias() = JHinv * Jd.transpose();
+  const int nv = m_.nv, nrow = nrow_;
+  if (!dense_) {
+    // Matrix-free: each row's diagonal entry costs nnz^2 reads of the step's H^-1.
+    if (it == 0) invert_trees();
+    for (int r = 0; r < ndiag; ++r) jhj[r] = row_hinv_diag(r);
     return;
   }
-  // Matrix-free: H is fixed for the step, so its tree part is inverted once (IIM on the
-  // identity) and each row's diagonal entry costs nnz^2 instead of a sweep per row.
-  if (it == 0 && nv > 0) {
-    if (eye_.rows() != nv) eye_ = MatX::Identity(nv, nv);
-    if (Hinv_.rows() != nv) Hinv_.resize(nv, nv);
-    minv_times_transposed(m_, dH_, eye_, Hinv_);
+  // Dense form: H^-1 J^T, one column per row.
+  if (it == 0) {
+    via_hinv_ = assemble_through_hinv();
+    if (via_hinv_) invert_trees();
   }
-  for (int r = 0; r < ndiag; ++r) jhj[r] = row_hinv_diag(r);
+  auto JHt = JHt_.leftCols(nrow);
+  if (via_hinv_) {
+    JHt.setZero();
+    for (int r = 0; r < nrow; ++r)
+      for (int k = J_.start[r]; k < J_.start[r + 1]; ++k) {
+        const int c = J_.col[k];
+        if (c < nv) axpy_range(dof_root_[c], tree_end_[c], J_.val[k], Hinv_.col(c).data(), JHt.col(r).data());
+      }
+  } else {
+    // the Implicit Inversion Method on the trees' factorisation of H, one column of B per row
+    auto Jd = Jd_.topRows(nrow);
+    Jd.setZero();
+    for (int r = 0; r < nrow; ++r)
+      for (int k = J_.start[r]; k < J_.start[r + 1]; ++k)
+        if (J_.col[k] < nv) Jd(r, J_.col[k]) += J_.val[k];
+    auto Xt = Xt_.topRows(nrow);
+    if (nv > 0) minv_times_transposed(m_, dH_, Jd, Xt);
+    JHt.topRows(nv) = Xt.transpose();
+    JHt.bottomRows(nvall_ - nv).setZero();
+  }
+  for (int r = 0; r < nrow; ++r)  // particles: diagonal H^-1
+    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k)
+      if (J_.col[k] >= nv) JHt(J_.col[k], r) += J_.val[k] * pminv_[J_.col[k] - nv];
+  for (int r = 0; r < ndiag; ++r) jhj[r] = J_.dot(r, JHt.col(r).data());  // diag J H^-1 J^T
+  if (!assemble_) return;
+  // J H^-1 J^T for the solvers that read its entries: the lower triangle, mirrored
+  auto A = A_.topLeftCorner(nrow, nrow);
+  for (int j = 0; j < nrow; ++j)
+    for (int i = j; i < nrow; ++i) A(i, j) = J_.dot(i, JHt.col(j).data());
+  for (int j = 0; j < nrow; ++j)
+    for (int i = j + 1; i < nrow; ++i) A(j, i) = A(i, j);
 }
 
 void Delassus::set_row_scaling(const double* alpha, const double* opdiag) {
   if (!dense_) return;
   const int nrow = nrow_;
-  auto JHinv = JHinv_.topRows(nrow);
+  auto JHt = JHt_.leftCols(nrow);
+  for (int r = 0; r < nrow; ++r) JHt.col(r) *= alpha[r];
+  if (!assemble_) return;
   auto A = A_.topLeftCorner(nrow, nrow);
-  for (int r = 0; r < nrow; ++r) JHinv.row(r) *= alpha[r];
-  for (int r = 0; r < nrow; ++r) {
-    A.row(r) *= alpha[r];
-    A.col(r) *= alpha[r];
-  }
+  for (int j = 0; j < nrow; ++j)
+    for (int i = 0; i < nrow; ++i) A(i, j) = A(i, j) * alpha[i] * alpha[j];
   A.diagonal() = CMap(opdiag, nrow);
 }
 
 void Delassus::hinv_jt(const double* alpha, const double* x, double* out) {
-  if (dense_) {  // the rows of J H^-1 already carry alpha
-    VMap(out, nvall_).noalias() = JHinv_.topRows(nrow_).transpose() * CMap(x, nrow_);
+  if (dense_) {  // the columns of H^-1 J^T already carry alpha
+    VMap(out, nvall_).noalias() = JHt_.leftCols(nrow_) * CMap(x, nrow_);
     return;
   }
   J_.transpose_times(nrow_, alpha, x, tmp2_.data(), nvall_);
@@ -151,15 +212,13 @@ void Delassus::hinv_jt(const double* alpha, const double* x, double* out) {
 void Delassus::block_inverses(int nc, const RowCoefficients& k) {
   // inverse 3 x 3 blocks of the contacts (normal and friction rows coupled)
   if (blocks_.size() < static_cast<size_t>(nc)) blocks_.resize(nc);
-  auto Jd = Jd_.topRows(nrow_);
-  auto JHinv = JHinv_.topRows(nrow_);
   const double *alpha = k.alpha, *opdiag = k.opdiag;
   for (int c = 0; c < nc; ++c) {
     Mat3 B;
-    // JHinv rows already carry alpha: B_ij = alpha_i J_i . (alpha_j H^-1 J_j^T)
+    // the dense columns carry alpha already: B_ij = alpha_i J_i . (alpha_j H^-1 J_j^T)
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
-        B(i, j) = dense_ ? alpha[3 * c + i] * Jd.row(3 * c + i).dot(JHinv.row(3 * c + j))
+        B(i, j) = dense_ ? alpha[3 * c + i] * J_.dot(3 * c + i, JHt_.col(3 * c + j).data())
                          : alpha[3 * c + i] * alpha[3 * c + j] * row_hinv_row(3 * c + i, 3 * c + j);
     for (int i = 0; i < 3; ++i) B(i, i) = opdiag[3 * c + i];
     B = 0.5 * (B + B.transpose()).eval();
@@ -177,14 +236,19 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
   LinearOperator op;
   op.n = nrow;
   op.diagonal = opdiag;
-  // y = J_eff H^-1 J_eff^T x + (C + eps) x, with one O(n) sweep for H^-1
+  // y = J_eff H^-1 J_eff^T x + (C + eps) x: H^-1 J_eff^T x from the dense form's columns, or
+  // by one O(n) sweep for H^-1
   auto apply = [&](const double* xin, double* y) {
-    J_.transpose_times(nrow, alpha, xin, tmp2_.data(), nvall_);
-    apply_hinv(tmp2_.data(), tmp_.data());
+    if (dense_) {
+      tmp_.noalias() = JHt_.leftCols(nrow) * CMap(xin, nrow);  // the columns carry alpha
+    } else {
+      J_.transpose_times(nrow, alpha, xin, tmp2_.data(), nvall_);
+      apply_hinv(tmp2_.data(), tmp_.data());
+    }
     for (int r = 0; r < nrow; ++r)
       y[r] = alpha[r] * J_.dot(r, tmp_.data()) + (opdiag[r] - alpha[r] * alpha[r] * jhj[r]) * xin[r];
   };
-  if (dense_) {
+  if (dense_ && assemble_) {
     op.A = &A_;
   } else {
     op.apply = apply;

@@ -4,10 +4,10 @@
 // system block: the articulated trees through the Implicit Inversion Method on the
 // factorisation of H (iwim-on-dynamics.txt §5, eqs. 24-27), particles through their
 // diagonal (with the geometric-stiffness shift of eqs. 71-74 when the solver sets it).
-// Three forms behind one interface: assembled (dense, small systems, Gauss-Seidel and
-// LDL^T), matrix-free (products through the sparse rows and one O(n) sweep), and a sparse
-// LDL^T of the assembled Schur complement. (The primal KKT form of soft bodies is
-// solver/soft_kkt.cpp.)
+// Three forms behind one interface: dense (small systems: H^-1 J^T formed, and J H^-1 J^T
+// assembled for Gauss-Seidel and LDL^T), matrix-free (products through the sparse rows and
+// one O(n) sweep), and a sparse LDL^T of the assembled Schur complement. (The primal KKT
+// form of soft bodies is solver/soft_kkt.cpp.)
 #pragma once
 
 #include <Eigen/SparseCholesky>
@@ -34,17 +34,22 @@ class Delassus {
   // dH: the trees' factorisation of H at q- (refreshed by the solver each step); J: the rows.
   Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capacity);
 
-  // Per step: the form this step's system takes (see options.hpp, dense_max_rows).
-  void begin_step(int nrow, bool dense);
+  // Per step: the form this step's system takes (see options.hpp, dense_max_rows), the
+  // Newton iterations it may take (weighs the two ways to H^-1 J^T) and whether the solver
+  // reads the entries of J H^-1 J^T (Gauss-Seidel, the LDL^Ts), which are then assembled too.
+  void begin_step(int nrow, bool dense, int iterations, bool assemble);
   bool dense() const { return dense_; }
+  // The dense form of this step forms H^-1 J^T from the trees' H^-1 (else by the IIM).
+  bool through_hinv() const { return via_hinv_; }
   // Diagonal H^-1 of the particle coordinates (1/m, or with the geometric-stiffness shift).
   VecX& particle_hinv() { return pminv_; }
   const VecX& particle_hinv() const { return pminv_; }
   const MatX& tree_hinv() const { return Hinv_; }
 
-  // After the rows changed (each Newton iterate): the dense form assembles J H^-1 and
-  // J H^-1 J^T; the matrix-free form inverts the trees' H at the first iterate of a step.
-  // Writes diag J H^-1 J^T of rows [0, ndiag) into jhj.
+  // After the rows changed (each Newton iterate): the dense form forms H^-1 J^T (and J H^-1
+  // J^T when assembled), so that a product costs one dense nvall x rows product and the
+  // sparse rows instead of an O(n) sweep; the matrix-free form inverts the trees' H at the
+  // first iterate of a step. Writes diag J H^-1 J^T of rows [0, ndiag) into jhj.
   void rows_changed(int it, int ndiag, double* jhj);
   // The assembled form takes J_eff = diag(alpha) J and the diagonal opdiag.
   void set_row_scaling(const double* alpha, const double* opdiag);
@@ -64,6 +69,8 @@ class Delassus {
 
  private:
   void block_inverses(int nc, const RowCoefficients& k);
+  void invert_trees();                // Hinv_ for the step
+  bool assemble_through_hinv() const;  // the cheaper way to H^-1 J^T this step
   LinearResult solve_sparse(const RowCoefficients& k, const double* b, double* x, bool first);
 
   const Model& m_;
@@ -71,9 +78,16 @@ class Delassus {
   const SparseRows& J_;
   int nvall_ = 0, nrow_ = 0;
   bool dense_ = true;
-  MatX Jd_, JHinv_, A_;   // dense form: J, (H^-1 J^T)^T and A in their top-left corners
-  MatX Hinv_, eye_;       // dense H^-1 of the trees (nv x nv), matrix-free form
+  // dense form: H^-1 J^T (nvall x rows, column r for row r), A in its top-left corner when
+  // assembled, the IIM's input J and output (H^-1 J^T)^T over the trees' dofs
+  MatX JHt_, A_, Jd_, Xt_;
+  bool assemble_ = false;  // this step's solver reads A's entries
+  bool via_hinv_ = false;  // this step forms H^-1 J^T from Hinv_ (assemble_through_hinv)
+  int iterations_ = 1;
+  MatX Hinv_, eye_;       // dense H^-1 of the trees (nv x nv)
   std::vector<int> dof_root_;  // per dof, the first dof of its tree (H^-1 couples no two trees)
+  std::vector<int> tree_end_;  // per dof, one past the last dof of its tree
+  double tree_work_ = 0;       // sum over trees of (dofs)^2: the cost of Hinv_
   VecX pminv_;            // particles' H^-1 diagonal (3 nparticle)
   VecX tmp_, tmp2_;       // nvall scratch
   std::vector<Mat3> blocks_;  // block-Jacobi inverses per contact

@@ -455,7 +455,9 @@ void Stepper::newton(const State& s, double h, int nrow) {
   const bool dense = !primal && (nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                                  opt_.linear == LinearSolverType::LDLT);
   last_dense_ = dense;
-  del_.begin_step(nrow, dense);
+  del_.begin_step(nrow, dense, opt_.newton_iterations,
+                  opt_.linear == LinearSolverType::GaussSeidel || opt_.linear == LinearSolverType::LDLT ||
+                      opt_.linear == LinearSolverType::SparseLDLT);  // dense: the dense LDL^T
   // Full steps on a smooth system of the trees (options.hpp, smooth_full_step): springs and
   // equalities only; particle rows keep the damping (their H is the quasi-Newton one of eqs.
   // 71-74, and full steps let a whipping chain overshoot: 7 mm stretch against 3 mm).
