@@ -3,7 +3,8 @@
 // mass matrix: H^-1 J^T, diag J H^-1 J^T and the solution of A x = b. The dense form
 // reaches H^-1 J^T two ways (the IIM over the rows, or the rows times the step's H^-1); a
 // forest of a deep chain, a branched free-floating tree and free boxes makes each way the
-// cheaper one for some rows, so both are checked.
+// cheaper one for some rows, so both are checked; likewise the matrix-free form's two ways
+// to multiply by H^-1 J^T (sparse rows of it, or the IIM's O(n) sweep per product).
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -70,7 +71,9 @@ std::vector<int> range(int lo, int hi) {
 struct Case {
   const char* name;
   std::vector<std::vector<int>> dofs;
-  bool expect_through_hinv;
+  bool expect_through_hinv;  // dense form: H^-1 J^T from the step's H^-1 (else the IIM)
+  bool expect_sparse;        // matrix-free form: H^-1 J^T as sparse rows (else a sweep per product)
+  double compliance = 1e-3;  // C, relative to the largest entry of J H^-1 J^T
 };
 
 TEST(Delassus, EveryFormGivesTheDenseSolveWithTheMassMatrix) {
@@ -84,15 +87,21 @@ TEST(Delassus, EveryFormGivesTheDenseSolveWithTheMassMatrix) {
   const MatX M = dm.M;
   factorize(*m, d, q.data());
 
-  // rows at the chain's tip reach all 30 of its dofs: the IIM over 3 rows beats the
-  // chain's 30 x 30 H^-1 times rows 30 long; contact-like rows on the free bodies and the
-  // arm (and one row across two trees) make the step's H^-1 the cheaper way
+  // Dense form: rows at the chain's tip reach all 30 of its dofs, so the IIM over 3 rows
+  // beats the chain's 30 x 30 H^-1 times rows 30 long; contact-like rows on the free bodies
+  // and the arm (one across two trees) and 60 one-entry rows make the step's H^-1 cheaper.
+  // Matrix-free form: a sparse H^-1 J^T row spans its trees, so limit-like rows of one entry
+  // on the 30-dof chain (30 values per row against 1 + a share of the sweep) keep the sweep.
+  std::vector<std::vector<int>> limits;
+  for (int i = 0; i < 60; ++i) limits.push_back({(7 * i) % 30});
   std::vector<Case> cases = {
-      {"deep chain", {range(0, 30), range(0, 30), range(10, 30)}, false},
+      {"deep chain", {range(0, 30), range(0, 30), range(10, 30)}, false, true},
       {"shallow trees",
        {range(39, 45), range(39, 45), range(39, 45), range(45, 51), range(45, 51), range(30, 39),
         [] { auto v = range(39, 51); v.push_back(40); return v; }(), range(30, 36)},
-       true},
+       true, true},
+      // 60 rows on 30 dofs: J H^-1 J^T is singular, so the rows are compliant (soft limits)
+      {"one-entry rows on the chain", limits, true, false, 0.3},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -101,11 +110,12 @@ TEST(Delassus, EveryFormGivesTheDenseSolveWithTheMassMatrix) {
     const MatX Jd = J.dense(m->nv);
     const MatX HJt = M.ldlt().solve(Jd.transpose());  // H^-1 J^T (H = M here)
     const MatX JHJ = Jd * HJt;
+    const double scale = JHJ.cwiseAbs().maxCoeff();
     std::uniform_real_distribution<double> U(0.5, 2.0);
     VecX alpha(nrow), cdiag(nrow), b(nrow), x0(nrow);
     for (int r = 0; r < nrow; ++r) {
       alpha[r] = U(rng);
-      cdiag[r] = 1e-3 * U(rng);
+      cdiag[r] = c.compliance * scale * U(rng);
       b[r] = U(rng) - 1.25;
       x0[r] = U(rng);
     }
@@ -114,7 +124,6 @@ TEST(Delassus, EveryFormGivesTheDenseSolveWithTheMassMatrix) {
     A.diagonal() += cdiag;
     const VecX x_ref = A.ldlt().solve(b);
     const VecX hjx_ref = HJt * alpha.asDiagonal() * x0;
-    const double scale = JHJ.cwiseAbs().maxCoeff();
 
     struct Form {
       const char* name;
@@ -134,6 +143,8 @@ TEST(Delassus, EveryFormGivesTheDenseSolveWithTheMassMatrix) {
       }
       if (f.dense) {
         EXPECT_EQ(del.through_hinv(), c.expect_through_hinv);
+      } else {
+        EXPECT_EQ(del.sparse_hinv_jt(), c.expect_sparse);
       }
       opdiag = alpha.cwiseProduct(alpha).cwiseProduct(jhj) + cdiag;
       del.set_row_scaling(alpha.data(), opdiag.data());

@@ -50,10 +50,13 @@ Delassus::Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capa
   }
 }
 
-void Delassus::begin_step(int nrow, bool dense, int iterations, bool assemble) {
+void Delassus::begin_step(int nrow, bool dense, int iterations, bool assemble, bool products,
+                          int linear_iterations) {
   nrow_ = nrow;
   dense_ = dense;
   assemble_ = dense && assemble;
+  products_ = products;
+  linear_iterations_ = std::max(linear_iterations, 1);
   iterations_ = std::max(iterations, 1);
   if (dense && A_.rows() < nrow) {  // only with Gauss-Seidel/LDLT beyond dense_max_rows
     Jd_.resize(nrow, m_.nv);
@@ -146,7 +149,11 @@ void Delassus::rows_changed(int it, int ndiag, double* jhj) {
   const int nv = m_.nv, nrow = nrow_;
   if (!dense_) {
     // Matrix-free: each row's diagonal entry costs nnz^2 reads of the step's H^-1.
-    if (it == 0) invert_trees();
+    if (it == 0) {
+      invert_trees();
+      sparse_hj_ = products_ && plan_sparse_hinv_jt();
+    }
+    if (sparse_hj_) form_sparse_hinv_jt();
     for (int r = 0; r < ndiag; ++r) jhj[r] = row_hinv_diag(r);
     return;
   }
@@ -188,6 +195,74 @@ void Delassus::rows_changed(int it, int ndiag, double* jhj) {
     for (int i = j + 1; i < nrow; ++i) A(j, i) = A(i, j);
 }
 
+bool Delassus::plan_sparse_hinv_jt() {
+  // H^-1 J_r^T is non-zero only on the trees row r touches (and its particle coordinates).
+  // Kept as sparse rows, a product is a scatter over those segments and a gather through J,
+  // with no O(n) sweep (~24 flops per dof); forming it costs each entry of J one column of
+  // its tree's H^-1 per Newton iterate. A pile of free bodies: 12 values per row against a
+  // 300-dof sweep per product. Decided once per step (the rows' pattern holds for the step).
+  const int nv = m_.nv;
+  seg_start_.assign(1, 0);
+  seg_lo_.clear();
+  seg_hi_.clear();
+  seg_off_.clear();
+  double form = 0, apply = 0;
+  int off = 0;
+  for (int r = 0; r < nrow_; ++r) {
+    const int first = static_cast<int>(seg_lo_.size());
+    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k) {
+      const int c = J_.col[k];
+      const int lo = c < nv ? dof_root_[c] : c, hi = c < nv ? tree_end_[c] : c + 1;
+      form += hi - lo;
+      bool seen = false;
+      for (int g = first; g < static_cast<int>(seg_lo_.size()) && !seen; ++g) seen = seg_lo_[g] == lo;
+      if (seen) continue;
+      seg_lo_.push_back(lo);
+      seg_hi_.push_back(hi);
+      seg_off_.push_back(off);
+      off += hi - lo;
+    }
+    seg_start_.push_back(static_cast<int>(seg_lo_.size()));
+  }
+  apply = off;
+  if (static_cast<int>(sval_.size()) < off) sval_.resize(off);
+  const double sweep = 24.0 * nv + static_cast<double>(J_.start[nrow_]);  // J^T x and one sweep
+  return apply < sweep && form < linear_iterations_ * (sweep - apply);
+}
+
+void Delassus::form_sparse_hinv_jt() {
+  const int nv = m_.nv;
+  for (int r = 0; r < nrow_; ++r) {
+    const int g0 = seg_start_[r], g1 = seg_start_[r + 1];
+    for (int g = g0; g < g1; ++g) std::fill(sval_.begin() + seg_off_[g], sval_.begin() + seg_off_[g] + seg_hi_[g] - seg_lo_[g], 0.0);
+    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k) {
+      const int c = J_.col[k];
+      const int lo = c < nv ? dof_root_[c] : c;
+      int g = g0;
+      while (seg_lo_[g] != lo) ++g;
+      double* out = sval_.data() + seg_off_[g];  // coordinate lo first
+      if (c < nv) {
+        axpy_range(0, seg_hi_[g] - lo, J_.val[k], Hinv_.col(c).data() + lo, out);
+      } else {
+        out[0] += J_.val[k] * pminv_[c - nv];
+      }
+    }
+  }
+}
+
+void Delassus::scatter_hinv_jt(const double* alpha, const double* x, double* out) const {
+  std::fill(out, out + nvall_, 0.0);
+  for (int r = 0; r < nrow_; ++r) {
+    const double a = alpha[r] * x[r];
+    if (a == 0.0) continue;
+    for (int g = seg_start_[r]; g < seg_start_[r + 1]; ++g) {
+      const double* v = sval_.data() + seg_off_[g];
+      double* o = out + seg_lo_[g];
+      for (int i = 0, n = seg_hi_[g] - seg_lo_[g]; i < n; ++i) o[i] += a * v[i];
+    }
+  }
+}
+
 void Delassus::set_row_scaling(const double* alpha, const double* opdiag) {
   if (!dense_) return;
   const int nrow = nrow_;
@@ -203,6 +278,10 @@ void Delassus::set_row_scaling(const double* alpha, const double* opdiag) {
 void Delassus::hinv_jt(const double* alpha, const double* x, double* out) {
   if (dense_) {  // the columns of H^-1 J^T already carry alpha
     VMap(out, nvall_).noalias() = JHt_.leftCols(nrow_) * CMap(x, nrow_);
+    return;
+  }
+  if (sparse_hj_) {
+    scatter_hinv_jt(alpha, x, out);
     return;
   }
   J_.transpose_times(nrow_, alpha, x, tmp2_.data(), nvall_);
@@ -241,6 +320,8 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
   auto apply = [&](const double* xin, double* y) {
     if (dense_) {
       tmp_.noalias() = JHt_.leftCols(nrow) * CMap(xin, nrow);  // the columns carry alpha
+    } else if (sparse_hj_) {
+      scatter_hinv_jt(alpha, xin, tmp_.data());
     } else {
       J_.transpose_times(nrow, alpha, xin, tmp2_.data(), nvall_);
       apply_hinv(tmp2_.data(), tmp_.data());

@@ -37,10 +37,16 @@ class Delassus {
   // Per step: the form this step's system takes (see options.hpp, dense_max_rows), the
   // Newton iterations it may take (weighs the two ways to H^-1 J^T) and whether the solver
   // reads the entries of J H^-1 J^T (Gauss-Seidel, the LDL^Ts), which are then assembled too.
-  void begin_step(int nrow, bool dense, int iterations, bool assemble);
+  // products: the dual solve multiplies by the operator this step (the primal forms do not),
+  // up to `linear_iterations` times per Newton iterate.
+  void begin_step(int nrow, bool dense, int iterations, bool assemble, bool products = true,
+                  int linear_iterations = 50);
   bool dense() const { return dense_; }
   // The dense form of this step forms H^-1 J^T from the trees' H^-1 (else by the IIM).
   bool through_hinv() const { return via_hinv_; }
+  // The matrix-free form of this step keeps H^-1 J^T as sparse rows (else an O(n) sweep
+  // per product).
+  bool sparse_hinv_jt() const { return sparse_hj_; }
   // Diagonal H^-1 of the particle coordinates (1/m, or with the geometric-stiffness shift).
   VecX& particle_hinv() { return pminv_; }
   const VecX& particle_hinv() const { return pminv_; }
@@ -70,6 +76,9 @@ class Delassus {
  private:
   void block_inverses(int nc, const RowCoefficients& k);
   void invert_trees();                // Hinv_ for the step
+  bool plan_sparse_hinv_jt();         // the layout of the sparse H^-1 J^T, if it pays
+  void form_sparse_hinv_jt();         // its values at this iterate
+  void scatter_hinv_jt(const double* alpha, const double* x, double* out) const;  // out = H^-1 J_eff^T x
   bool assemble_through_hinv() const;  // the cheaper way to H^-1 J^T this step
   LinearResult solve_sparse(const RowCoefficients& k, const double* b, double* x, bool first);
 
@@ -82,6 +91,14 @@ class Delassus {
   // assembled, the IIM's input J and output (H^-1 J^T)^T over the trees' dofs
   MatX JHt_, A_, Jd_, Xt_;
   bool assemble_ = false;  // this step's solver reads A's entries
+  bool products_ = true;   // this step's solve multiplies by the operator
+  int linear_iterations_ = 50;
+  // matrix-free form: H^-1 J_r^T as segments, one per tree (or particle coordinate) that
+  // row r touches: segment k of row r covers coordinates [seg_lo_[k], seg_hi_[k]), its
+  // values from sval_[seg_off_[k]]; row r's segments are [seg_start_[r], seg_start_[r + 1])
+  bool sparse_hj_ = false;
+  std::vector<int> seg_start_, seg_lo_, seg_hi_, seg_off_;
+  std::vector<double> sval_;
   bool via_hinv_ = false;  // this step forms H^-1 J^T from Hinv_ (assemble_through_hinv)
   int iterations_ = 1;
   MatX Hinv_, eye_;       // dense H^-1 of the trees (nv x nv)

@@ -457,7 +457,8 @@ void Stepper::newton(const State& s, double h, int nrow) {
   last_dense_ = dense;
   del_.begin_step(nrow, dense, opt_.newton_iterations,
                   opt_.linear == LinearSolverType::GaussSeidel || opt_.linear == LinearSolverType::LDLT ||
-                      opt_.linear == LinearSolverType::SparseLDLT);  // dense: the dense LDL^T
+                      opt_.linear == LinearSolverType::SparseLDLT,  // dense: the dense LDL^T
+                  !primal && opt_.linear != LinearSolverType::SparseLDLT, opt_.linear_iterations);
   // Full steps on a smooth system of the trees (options.hpp, smooth_full_step): springs and
   // equalities only; particle rows keep the damping (their H is the quasi-Newton one of eqs.
   // 71-74, and full steps let a whipping chain overshoot: 7 mm stretch against 3 mm).
