@@ -143,6 +143,26 @@ NCPGYM_CLONES void axpy_range(int lo, int hi, double v, const double* __restrict
   for (int i = lo; i < hi; ++i) out[i] += v * x[i];
 }
 
+// Columns r < nrow of H^-1 J^T (column r at out + r ld_out, zeroed here) from the sparse
+// rows and the trees' H^-1 (ld_h): each tree entry of row r adds its column of H^-1 over
+// the tree's dofs [root, end). One call for all rows: a cloned kernel per entry cost a
+// dispatch per entry.
+NCPGYM_CLONES void hinv_columns(int nrow, int nvall, const int* start, const int* col, const double* val, int nv,
+                                const int* root, const int* end, const double* __restrict Hinv, Eigen::Index ld_h,
+                                double* __restrict out, Eigen::Index ld_out) {
+  for (int r = 0; r < nrow; ++r) {
+    double* __restrict o = out + r * ld_out;
+    for (int i = 0; i < nvall; ++i) o[i] = 0.0;
+    for (int k = start[r]; k < start[r + 1]; ++k) {
+      const int c = col[k];
+      if (c >= nv) continue;
+      const double v = val[k];
+      const double* __restrict h = Hinv + c * ld_h;
+      for (int i = root[c]; i < end[c]; ++i) o[i] += v * h[i];
+    }
+  }
+}
+
 }  // namespace
 
 void Delassus::rows_changed(int it, int ndiag, double* jhj) {
@@ -163,20 +183,16 @@ void Delassus::rows_changed(int it, int ndiag, double* jhj) {
     if (via_hinv_) invert_trees();
   }
   auto JHt = JHt_.leftCols(nrow);
+  auto Jd = Jd_.topRows(nrow);  // J over the trees' dofs, dense: the IIM's input and the
+  Jd.setZero();                 // products' second factor (a dense product beats gathers)
+  for (int r = 0; r < nrow; ++r)
+    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k)
+      if (J_.col[k] < nv) Jd(r, J_.col[k]) += J_.val[k];
   if (via_hinv_) {
-    JHt.setZero();
-    for (int r = 0; r < nrow; ++r)
-      for (int k = J_.start[r]; k < J_.start[r + 1]; ++k) {
-        const int c = J_.col[k];
-        if (c < nv) axpy_range(dof_root_[c], tree_end_[c], J_.val[k], Hinv_.col(c).data(), JHt.col(r).data());
-      }
+    hinv_columns(nrow, nvall_, J_.start.data(), J_.col.data(), J_.val.data(), nv, dof_root_.data(), tree_end_.data(),
+                 Hinv_.data(), Hinv_.outerStride(), JHt_.data(), JHt_.outerStride());
   } else {
     // the Implicit Inversion Method on the trees' factorisation of H, one column of B per row
-    auto Jd = Jd_.topRows(nrow);
-    Jd.setZero();
-    for (int r = 0; r < nrow; ++r)
-      for (int k = J_.start[r]; k < J_.start[r + 1]; ++k)
-        if (J_.col[k] < nv) Jd(r, J_.col[k]) += J_.val[k];
     auto Xt = Xt_.topRows(nrow);
     if (nv > 0) minv_times_transposed(m_, dH_, Jd, Xt);
     JHt.topRows(nv) = Xt.transpose();
@@ -320,6 +336,12 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
   auto apply = [&](const double* xin, double* y) {
     if (dense_) {
       tmp_.noalias() = JHt_.leftCols(nrow) * CMap(xin, nrow);  // the columns carry alpha
+      if (m_.nparticle == 0) {  // J tmp by the dense J of the trees
+        VMap yv(y, nrow);
+        yv.noalias() = Jd_.topRows(nrow) * tmp_.head(m_.nv);
+        for (int r = 0; r < nrow; ++r) y[r] = alpha[r] * y[r] + (opdiag[r] - alpha[r] * alpha[r] * jhj[r]) * xin[r];
+        return;
+      }
     } else if (sparse_hj_) {
       scatter_hinv_jt(alpha, xin, tmp_.data());
     } else {
