@@ -222,7 +222,7 @@ bool Delassus::plan_sparse_hinv_jt() {
   seg_lo_.clear();
   seg_hi_.clear();
   seg_off_.clear();
-  double form = 0, apply = 0;
+  double form = 0;
   int off = 0;
   for (int r = 0; r < nrow_; ++r) {
     const int first = static_cast<int>(seg_lo_.size());
@@ -240,9 +240,8 @@ bool Delassus::plan_sparse_hinv_jt() {
     }
     seg_start_.push_back(static_cast<int>(seg_lo_.size()));
   }
-  apply = off;
   if (static_cast<int>(sval_.size()) < off) sval_.resize(off);
-  const double sweep = 24.0 * nv + static_cast<double>(J_.start[nrow_]);  // J^T x and one sweep
+  const double apply = off, sweep = 24.0 * nv + static_cast<double>(J_.start[nrow_]);  // J^T x and one sweep
   return apply < sweep && form < linear_iterations_ * (sweep - apply);
 }
 
@@ -331,8 +330,8 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
   LinearOperator op;
   op.n = nrow;
   op.diagonal = opdiag;
-  // y = J_eff H^-1 J_eff^T x + (C + eps) x: H^-1 J_eff^T x from the dense form's columns, or
-  // by one O(n) sweep for H^-1
+  // y = J_eff H^-1 J_eff^T x + (C + eps) x, H^-1 J_eff^T x from the dense form's columns,
+  // from the sparse rows of H^-1 J^T, or by J^T x and one O(n) sweep for H^-1
   auto apply = [&](const double* xin, double* y) {
     if (dense_) {
       tmp_.noalias() = JHt_.leftCols(nrow) * CMap(xin, nrow);  // the columns carry alpha

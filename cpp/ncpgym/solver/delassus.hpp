@@ -53,11 +53,12 @@ class Delassus {
   const MatX& tree_hinv() const { return Hinv_; }
 
   // After the rows changed (each Newton iterate): the dense form forms H^-1 J^T (and J H^-1
-  // J^T when assembled), so that a product costs one dense nvall x rows product and the
-  // sparse rows instead of an O(n) sweep; the matrix-free form inverts the trees' H at the
-  // first iterate of a step. Writes diag J H^-1 J^T of rows [0, ndiag) into jhj.
+  // J^T when assembled), so that a product costs two dense products (nvall x rows, rows x
+  // nv) instead of an O(n) sweep; the matrix-free form inverts the trees' H at the first
+  // iterate of a step and, where it pays, keeps H^-1 J^T as sparse rows. Writes diag
+  // J H^-1 J^T of rows [0, ndiag) into jhj.
   void rows_changed(int it, int ndiag, double* jhj);
-  // The assembled form takes J_eff = diag(alpha) J and the diagonal opdiag.
+  // The dense form takes J_eff = diag(alpha) J (and, assembled, the diagonal opdiag).
   void set_row_scaling(const double* alpha, const double* opdiag);
 
   // out (nvall) = H^-1 J_eff^T x
@@ -88,7 +89,8 @@ class Delassus {
   int nvall_ = 0, nrow_ = 0;
   bool dense_ = true;
   // dense form: H^-1 J^T (nvall x rows, column r for row r), A in its top-left corner when
-  // assembled, the IIM's input J and output (H^-1 J^T)^T over the trees' dofs
+  // assembled, J over the trees' dofs (the IIM's input, the products' second factor) and
+  // the IIM's output (H^-1 J^T)^T
   MatX JHt_, A_, Jd_, Xt_;
   bool assemble_ = false;  // this step's solver reads A's entries
   bool products_ = true;   // this step's solve multiplies by the operator
