@@ -172,6 +172,7 @@ void Delassus::rows_changed(int it, int ndiag, double* jhj) {
     if (it == 0) {
       invert_trees();
       sparse_hj_ = products_ && plan_sparse_hinv_jt();
+      if (products_) find_row_triples();
     }
     if (sparse_hj_) form_sparse_hinv_jt();
     for (int r = 0; r < ndiag; ++r) jhj[r] = row_hinv_diag(r);
@@ -265,16 +266,74 @@ void Delassus::form_sparse_hinv_jt() {
   }
 }
 
-void Delassus::scatter_hinv_jt(const double* alpha, const double* x, double* out) const {
-  std::fill(out, out + nvall_, 0.0);
-  for (int r = 0; r < nrow_; ++r) {
-    const double a = alpha[r] * x[r];
-    if (a == 0.0) continue;
-    for (int g = seg_start_[r]; g < seg_start_[r + 1]; ++g) {
-      const double* v = sval_.data() + seg_off_[g];
-      double* o = out + seg_lo_[g];
-      for (int i = 0, n = seg_hi_[g] - seg_lo_[g]; i < n; ++i) o[i] += a * v[i];
+void Delassus::find_row_triples() {
+  // contact_rows writes a contact's three rows with the same columns; found here from the
+  // rows themselves, so any other row layout is simply handled one row at a time
+  auto same = [&](int r1, int r2) {
+    const int n = J_.start[r1 + 1] - J_.start[r1];
+    return J_.start[r2 + 1] - J_.start[r2] == n &&
+           std::equal(J_.col.begin() + J_.start[r1], J_.col.begin() + J_.start[r1] + n, J_.col.begin() + J_.start[r2]);
+  };
+  group_.clear();
+  for (int r = 0; r < nrow_;) {
+    const int g = r + 2 < nrow_ && same(r, r + 1) && same(r, r + 2) ? 3 : 1;
+    group_.push_back(g);
+    r += g;
+  }
+}
+
+void Delassus::rows_times(const double* x, double* y) const {
+  // J_.dot row by row, but a group of three rows loads each column and x once for three
+  // independent sums (the same sums, in the same order: the same bits)
+  int r = 0;
+  for (const int g : group_) {
+    if (g == 3) {
+      const int b = J_.start[r], n = J_.start[r + 1] - b;
+      const int* col = J_.col.data() + b;
+      const double *v0 = J_.val.data() + b, *v1 = J_.val.data() + J_.start[r + 1], *v2 = J_.val.data() + J_.start[r + 2];
+      double s0 = 0, s1 = 0, s2 = 0;
+      for (int k = 0; k < n; ++k) {
+        const double xk = x[col[k]];
+        s0 += v0[k] * xk;
+        s1 += v1[k] * xk;
+        s2 += v2[k] * xk;
+      }
+      y[r] = s0;
+      y[r + 1] = s1;
+      y[r + 2] = s2;
+    } else {
+      y[r] = J_.dot(r, x);
     }
+    r += g;
+  }
+}
+
+void Delassus::scatter_hinv_jt(const double* alpha, const double* x, double* out) const {
+  // out += a_r H^-1 J_r^T row by row; a group of three rows updates each segment once
+  // (((o + a0 v0) + a1 v1) + a2 v2: the row-by-row sums in their order, and a row with
+  // a_r = 0 adds zeros to sums that are never -0)
+  std::fill(out, out + nvall_, 0.0);
+  int r = 0;
+  for (const int gr : group_) {
+    if (gr == 3) {
+      const double a0 = alpha[r] * x[r], a1 = alpha[r + 1] * x[r + 1], a2 = alpha[r + 2] * x[r + 2];
+      const int nseg = seg_start_[r + 1] - seg_start_[r];
+      for (int j = 0; j < nseg; ++j) {
+        const int g0 = seg_start_[r] + j, g1 = seg_start_[r + 1] + j, g2 = seg_start_[r + 2] + j;
+        const double *v0 = sval_.data() + seg_off_[g0], *v1 = sval_.data() + seg_off_[g1], *v2 = sval_.data() + seg_off_[g2];
+        double* o = out + seg_lo_[g0];
+        for (int i = 0, n = seg_hi_[g0] - seg_lo_[g0]; i < n; ++i) o[i] = o[i] + a0 * v0[i] + a1 * v1[i] + a2 * v2[i];
+      }
+    } else {
+      const double a = alpha[r] * x[r];
+      if (a != 0.0)
+        for (int g = seg_start_[r]; g < seg_start_[r + 1]; ++g) {
+          const double* v = sval_.data() + seg_off_[g];
+          double* o = out + seg_lo_[g];
+          for (int i = 0, n = seg_hi_[g] - seg_lo_[g]; i < n; ++i) o[i] += a * v[i];
+        }
+    }
+    r += gr;
   }
 }
 
@@ -336,19 +395,20 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
     if (dense_) {
       tmp_.noalias() = JHt_.leftCols(nrow) * CMap(xin, nrow);  // the columns carry alpha
       if (m_.nparticle == 0) {  // J tmp by the dense J of the trees
-        VMap yv(y, nrow);
-        yv.noalias() = Jd_.topRows(nrow) * tmp_.head(m_.nv);
-        for (int r = 0; r < nrow; ++r) y[r] = alpha[r] * y[r] + (opdiag[r] - alpha[r] * alpha[r] * jhj[r]) * xin[r];
-        return;
+        VMap(y, nrow).noalias() = Jd_.topRows(nrow) * tmp_.head(m_.nv);
+      } else {
+        for (int r = 0; r < nrow; ++r) y[r] = J_.dot(r, tmp_.data());
       }
-    } else if (sparse_hj_) {
-      scatter_hinv_jt(alpha, xin, tmp_.data());
     } else {
-      J_.transpose_times(nrow, alpha, xin, tmp2_.data(), nvall_);
-      apply_hinv(tmp2_.data(), tmp_.data());
+      if (sparse_hj_) {
+        scatter_hinv_jt(alpha, xin, tmp_.data());
+      } else {
+        J_.transpose_times(nrow, alpha, xin, tmp2_.data(), nvall_);
+        apply_hinv(tmp2_.data(), tmp_.data());
+      }
+      rows_times(tmp_.data(), y);
     }
-    for (int r = 0; r < nrow; ++r)
-      y[r] = alpha[r] * J_.dot(r, tmp_.data()) + (opdiag[r] - alpha[r] * alpha[r] * jhj[r]) * xin[r];
+    for (int r = 0; r < nrow; ++r) y[r] = alpha[r] * y[r] + (opdiag[r] - alpha[r] * alpha[r] * jhj[r]) * xin[r];
   };
   if (dense_ && assemble_) {
     op.A = &A_;
