@@ -47,8 +47,8 @@ struct SolverOptions {
   double thickness = 0.0;       // contact thickness d of eq. 9
   double timestep = 0.0;        // 0 (unset): the model's timestep
   // Systems with more rows than this are solved matrix-free (products J H^-1 J^T x through
-  // sparse J and one O(n) H^-1 sweep) instead of assembling the dense matrix; Gauss-Seidel
-  // and LDL^T always assemble.
+  // sparse J and sparse rows of H^-1 J^T, or one O(n) H^-1 sweep) instead of forming the
+  // dense H^-1 J^T; Gauss-Seidel and LDL^T always take the dense form, assembled.
   int dense_max_rows = 64;
   // Diagonal geometric-stiffness shift on particle coordinates (eqs. 71-74); never on the
   // articulated bodies, where the seed saw jitter at joint limits.
