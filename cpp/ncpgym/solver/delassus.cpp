@@ -58,6 +58,8 @@ void Delassus::begin_step(int nrow, bool dense, int iterations, bool assemble, b
   products_ = products;
   linear_iterations_ = std::max(linear_iterations, 1);
   iterations_ = std::max(iterations, 1);
+  // at most one group per row: find_row_triples never grows it (headroom: rows vary by step)
+  if (static_cast<int>(group_.capacity()) < nrow) group_.reserve(2 * nrow);
   if (dense && A_.rows() < nrow) {  // only with Gauss-Seidel/LDLT beyond dense_max_rows
     Jd_.resize(nrow, m_.nv);
     Xt_.resize(nrow, m_.nv);
@@ -147,19 +149,45 @@ NCPGYM_CLONES void axpy_range(int lo, int hi, double v, const double* __restrict
 // rows and the trees' H^-1 (ld_h): each tree entry of row r adds its column of H^-1 over
 // the tree's dofs [root, end). One call for all rows: a cloned kernel per entry cost a
 // dispatch per entry.
-NCPGYM_CLONES void hinv_columns(int nrow, int nvall, const int* start, const int* col, const double* val, int nv,
-                                const int* root, const int* end, const double* __restrict Hinv, Eigen::Index ld_h,
-                                double* __restrict out, Eigen::Index ld_out) {
-  for (int r = 0; r < nrow; ++r) {
-    double* __restrict o = out + r * ld_out;
-    for (int i = 0; i < nvall; ++i) o[i] = 0.0;
-    for (int k = start[r]; k < start[r + 1]; ++k) {
-      const int c = col[k];
-      if (c >= nv) continue;
-      const double v = val[k];
-      const double* __restrict h = Hinv + c * ld_h;
-      for (int i = root[c]; i < end[c]; ++i) o[i] += v * h[i];
+// Rows come in groups (Delassus::group_): a group of three rows with the same columns
+// reads each column of H^-1 once for its three outputs (each output's sum in the same
+// order as alone).
+NCPGYM_CLONES void hinv_columns(int ngroup, const int* group, int nvall, const int* start, const int* col,
+                                const double* val, int nv, const int* root, const int* end,
+                                const double* __restrict Hinv, Eigen::Index ld_h, double* __restrict out,
+                                Eigen::Index ld_out) {
+  int r = 0;
+  for (int gi = 0; gi < ngroup; ++gi) {
+    const int g = group[gi];
+    double* __restrict o0 = out + r * ld_out;
+    for (int j = 0; j < g; ++j)
+      for (int i = 0; i < nvall; ++i) o0[j * ld_out + i] = 0.0;
+    if (g == 3) {
+      double* __restrict o1 = o0 + ld_out;
+      double* __restrict o2 = o1 + ld_out;
+      const int b = start[r], n = start[r + 1] - b;
+      const double *v0 = val + b, *v1 = val + start[r + 1], *v2 = val + start[r + 2];
+      for (int k = 0; k < n; ++k) {
+        const int c = col[b + k];
+        if (c >= nv) continue;
+        const double a0 = v0[k], a1 = v1[k], a2 = v2[k];
+        const double* __restrict h = Hinv + c * ld_h;
+        for (int i = root[c]; i < end[c]; ++i) {
+          o0[i] += a0 * h[i];
+          o1[i] += a1 * h[i];
+          o2[i] += a2 * h[i];
+        }
+      }
+    } else {
+      for (int k = start[r]; k < start[r + 1]; ++k) {
+        const int c = col[k];
+        if (c >= nv) continue;
+        const double v = val[k];
+        const double* __restrict h = Hinv + c * ld_h;
+        for (int i = root[c]; i < end[c]; ++i) o0[i] += v * h[i];
+      }
     }
+    r += g;
   }
 }
 
@@ -182,6 +210,7 @@ void Delassus::rows_changed(int it, int ndiag, double* jhj) {
   if (it == 0) {
     via_hinv_ = assemble_through_hinv();
     if (via_hinv_) invert_trees();
+    find_row_triples();
   }
   auto JHt = JHt_.leftCols(nrow);
   auto Jd = Jd_.topRows(nrow);  // J over the trees' dofs, dense: the IIM's input and the
@@ -190,8 +219,9 @@ void Delassus::rows_changed(int it, int ndiag, double* jhj) {
     for (int k = J_.start[r]; k < J_.start[r + 1]; ++k)
       if (J_.col[k] < nv) Jd(r, J_.col[k]) += J_.val[k];
   if (via_hinv_) {
-    hinv_columns(nrow, nvall_, J_.start.data(), J_.col.data(), J_.val.data(), nv, dof_root_.data(), tree_end_.data(),
-                 Hinv_.data(), Hinv_.outerStride(), JHt_.data(), JHt_.outerStride());
+    hinv_columns(static_cast<int>(group_.size()), group_.data(), nvall_, J_.start.data(), J_.col.data(),
+                 J_.val.data(), nv, dof_root_.data(), tree_end_.data(), Hinv_.data(), Hinv_.outerStride(), JHt_.data(),
+                 JHt_.outerStride());
   } else {
     // the Implicit Inversion Method on the trees' factorisation of H, one column of B per row
     auto Xt = Xt_.topRows(nrow);
@@ -223,6 +253,12 @@ bool Delassus::plan_sparse_hinv_jt() {
   seg_lo_.clear();
   seg_hi_.clear();
   seg_off_.clear();
+  // at most one segment per entry and one start per row: no growth below (headroom: the
+  // rows vary by step)
+  const int nnz = J_.start[nrow_];
+  if (static_cast<int>(seg_lo_.capacity()) < nnz)
+    for (auto* v : {&seg_lo_, &seg_hi_, &seg_off_}) v->reserve(2 * nnz);
+  if (static_cast<int>(seg_start_.capacity()) < nrow_ + 1) seg_start_.reserve(2 * (nrow_ + 1));
   double form = 0;
   int off = 0;
   for (int r = 0; r < nrow_; ++r) {
