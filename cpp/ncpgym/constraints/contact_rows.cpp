@@ -26,8 +26,9 @@ int path_length(const Model& m, int body) {
 }
 
 // One side of a contact in its three rows (row i from entry e0 + i len, this side's
-// entries from offset off): add_point_row / add_particle_row for the three directions,
-// with each dof's point velocity formed once instead of once per row (same bits).
+// entries from offset off): add_point_row / add_particle_row (jacobian_rows.hpp) for the
+// three directions, with each dof's point velocity formed once instead of once per row
+// (same bits).
 void fill_side(const Model& m, const Data& d, const Contact& k, int side, const Vec3& p, const Vec3 (&dirs)[3],
                int e0, int len, int off, SparseRows& J) {
   const double sign = side == 1 ? 1.0 : -1.0;
@@ -46,9 +47,7 @@ void fill_side(const Model& m, const Data& d, const Contact& k, int side, const 
   }
   int e = e0 + off;
   for (int j = m.body_lastdof[side == 1 ? k.body1 : k.body2]; j >= 0; j = m.dof_parent[j], ++e) {
-    const auto S = d.cdof.col(j);
-    const Vec3 w = S.head<3>();
-    const Vec3 v = S.tail<3>() + w.cross(p);
+    const Vec3 v = point_velocity(d, j, p);
     for (int i = 0; i < 3; ++i) {
       J.col[e + i * len] = j;
       J.val[e + i * len] = sign * dirs[i].dot(v);

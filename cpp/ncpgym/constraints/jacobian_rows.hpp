@@ -8,17 +8,20 @@
 
 namespace ncpgym {
 
+// The velocity of the world point p due to a unit rate of dof j: the dof's world twist
+// [w; v_O] moved to p, v = v_O + w x p (a column of the point's Jacobian J_p).
+inline Vec3 point_velocity(const Data& d, int j, const Vec3& p) {
+  const auto S = d.cdof.col(j);
+  const Vec3 w = S.head<3>();
+  return S.tail<3>() + w.cross(p);
+}
+
 // Adds sign * dir^T J_p(u) to the open row, where J_p is the Jacobian of the world point p
-// fixed to `body` (columns: the world twists [w; v_O] of the dofs on its path, v = v_O +
-// w x p). Shared dofs of two bodies give duplicate columns, which add up.
+// fixed to `body` (columns: the dofs on its path). Shared dofs of two bodies give duplicate
+// columns, which add up.
 inline void add_point_row(const Model& m, const Data& d, int body, const Vec3& p, const Vec3& dir, double sign,
                           SparseRows& out) {
-  for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) {
-    const auto S = d.cdof.col(j);
-    const Vec3 w = S.head<3>();
-    const Vec3 v = S.tail<3>() + w.cross(p);
-    out.push(j, sign * dir.dot(v));
-  }
+  for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) out.push(j, sign * dir.dot(point_velocity(d, j, p)));
 }
 
 // Adds sign * dir^T w_rot J_w(u): the angular velocity of `body` along dir.
