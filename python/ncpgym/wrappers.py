@@ -85,8 +85,8 @@ class RewardComposition:
     def __call__(self, ctx: StepContext) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         n = ctx.batch.num_worlds
         # every term's values written into the rows of one new array (each row the caller's
-        # own copy), then one weighted sum: few NumPy calls, which is what a step's Python
-        # costs once the C++ step has evicted the interpreter from the caches
+        # own copy): few NumPy calls, which is what a step's Python costs once the C++ step
+        # has evicted the interpreter from the caches
         rows = np.empty((len(self.terms), n))
         for k, t in enumerate(self.terms):
             rows[k] = t.fn(ctx)  # broadcasts a scalar, casts to float64

@@ -140,9 +140,9 @@ double Delassus::row_hinv_diag(int r) const {
 
 namespace {
 
-// out[lo, hi) += v * x[lo, hi): one entry of J scaling one column of H^-1
-NCPGYM_CLONES void axpy_range(int lo, int hi, double v, const double* __restrict x, double* __restrict out) {
-  for (int i = lo; i < hi; ++i) out[i] += v * x[i];
+// out[0, n) += v * x[0, n): one entry of J scaling one column of H^-1 over its tree
+NCPGYM_CLONES void axpy(int n, double v, const double* __restrict x, double* __restrict out) {
+  for (int i = 0; i < n; ++i) out[i] += v * x[i];
 }
 
 // Columns r < nrow of H^-1 J^T (column r at out + r ld_out, zeroed here) from the sparse
@@ -213,11 +213,13 @@ void Delassus::rows_changed(int it, int ndiag, double* jhj) {
     find_row_triples();
   }
   auto JHt = JHt_.leftCols(nrow);
-  auto Jd = Jd_.topRows(nrow);  // J over the trees' dofs, dense: the IIM's input and the
-  Jd.setZero();                 // products' second factor (a dense product beats gathers)
-  for (int r = 0; r < nrow; ++r)
-    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k)
-      if (J_.col[k] < nv) Jd(r, J_.col[k]) += J_.val[k];
+  auto Jd = Jd_.topRows(nrow);  // J over the trees' dofs, dense: the IIM's input and, without
+  if (!via_hinv_ || m_.nparticle == 0) {  // particles, the products' second factor (solve)
+    Jd.setZero();
+    for (int r = 0; r < nrow; ++r)
+      for (int k = J_.start[r]; k < J_.start[r + 1]; ++k)
+        if (J_.col[k] < nv) Jd(r, J_.col[k]) += J_.val[k];
+  }
   if (via_hinv_) {
     hinv_columns(static_cast<int>(group_.size()), group_.data(), nvall_, J_.start.data(), J_.col.data(),
                  J_.val.data(), nv, dof_root_.data(), tree_end_.data(), Hinv_.data(), Hinv_.outerStride(), JHt_.data(),
@@ -294,7 +296,7 @@ void Delassus::form_sparse_hinv_jt() {
       while (seg_lo_[g] != lo) ++g;
       double* out = sval_.data() + seg_off_[g];  // coordinate lo first
       if (c < nv) {
-        axpy_range(0, seg_hi_[g] - lo, J_.val[k], Hinv_.col(c).data() + lo, out);
+        axpy(seg_hi_[g] - lo, J_.val[k], Hinv_.col(c).data() + lo, out);
       } else {
         out[0] += J_.val[k] * pminv_[c - nv];
       }
@@ -430,18 +432,15 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
   auto apply = [&](const double* xin, double* y) {
     if (dense_) {
       tmp_.noalias() = JHt_.leftCols(nrow) * CMap(xin, nrow);  // the columns carry alpha
-      if (m_.nparticle == 0) {  // J tmp by the dense J of the trees
-        VMap(y, nrow).noalias() = Jd_.topRows(nrow) * tmp_.head(m_.nv);
-      } else {
-        for (int r = 0; r < nrow; ++r) y[r] = J_.dot(r, tmp_.data());
-      }
+    } else if (sparse_hj_) {
+      scatter_hinv_jt(alpha, xin, tmp_.data());
     } else {
-      if (sparse_hj_) {
-        scatter_hinv_jt(alpha, xin, tmp_.data());
-      } else {
-        J_.transpose_times(nrow, alpha, xin, tmp2_.data(), nvall_);
-        apply_hinv(tmp2_.data(), tmp_.data());
-      }
+      J_.transpose_times(nrow, alpha, xin, tmp2_.data(), nvall_);
+      apply_hinv(tmp2_.data(), tmp_.data());
+    }
+    if (dense_ && m_.nparticle == 0) {  // J tmp by the dense J of the trees
+      VMap(y, nrow).noalias() = Jd_.topRows(nrow) * tmp_.head(m_.nv);
+    } else {
       rows_times(tmp_.data(), y);
     }
     for (int r = 0; r < nrow; ++r) y[r] = alpha[r] * y[r] + (opdiag[r] - alpha[r] * alpha[r] * jhj[r]) * xin[r];

@@ -81,7 +81,7 @@ class Delassus {
   void form_sparse_hinv_jt();         // its values at this iterate
   void scatter_hinv_jt(const double* alpha, const double* x, double* out) const;  // out = H^-1 J_eff^T x
   void find_row_triples();                               // group_ for the step
-  void rows_times(const double* x, double* y) const;     // y = J x (matrix-free form)
+  void rows_times(const double* x, double* y) const;     // y = J x, the rows in their groups
   bool assemble_through_hinv() const;  // the cheaper way to H^-1 J^T this step
   LinearResult solve_sparse(const RowCoefficients& k, const double* b, double* x, bool first);
 
@@ -103,8 +103,9 @@ class Delassus {
   bool sparse_hj_ = false;
   std::vector<int> seg_start_, seg_lo_, seg_hi_, seg_off_;
   std::vector<double> sval_;
-  // matrix-free form: the rows in groups of 3 (rows with the same columns: a contact's
-  // normal and tangent rows) or 1, in order; a group of 3 reads each column once
+  // the rows in groups of 3 (rows with the same columns: a contact's normal and tangent
+  // rows) or 1, in order; a group of 3 reads each column once (set per step by both forms
+  // when the solve multiplies)
   std::vector<int> group_;
   bool via_hinv_ = false;  // this step forms H^-1 J^T from Hinv_ (assemble_through_hinv)
   int iterations_ = 1;
