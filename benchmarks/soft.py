@@ -4,15 +4,19 @@
     python benchmarks/soft.py --only pneunet_grasp --json benchmarks/results/soft.json --update
 
 Rows {"scene", "tets", "particles", "contacts", "newton_iters", "linear_iters", "step_ms",
-"threads", "worlds", "solver"}: step_ms is milliseconds per world-step (wall time of the
-batch step / worlds). Scenes:
+"timestep", "final_residual", "final_momentum_residual", "threads", "worlds", "solver"}:
+step_ms is milliseconds per world-step (wall time of the batch step / worlds); the
+residuals (max |NCP or row residual| and max |H^-1 g| of the last Newton iterate, solver_stats)
+are medians over the timed steps, one-world rows only. Scenes:
 
 * pneunet_grasp: ncpgym/PneuNetGrasp-v0's world (three fingers, rigid 0.32 kg ball) at the
   seed's mesh size (14 x 3 x 3 hexahedra per finger, 2,268 tets) and at the task's default
   (8 x 2 x 2, 576 tets), timed while the scripted close-and-lift holds the ball (every
   finger in contact), with the task's solver options (the seed's 4 Newton iterations,
   time-step complementarity scaling, no geometric stiffness) and with the defaults
-  (effective-mass scaling, geometric stiffness) at 4 and 6 iterations;
+  (effective-mass scaling, geometric stiffness) at 4 and 6 iterations; and at the seed's
+  mesh and time step (Table 2: h = 0.0083 s; here 1/120) with the task's options and with
+  the defaults at the seed's 4 iterations;
 * pneunet_grasp neohookean: the task's default mesh with ``material="neohookean"`` (App. B's
   elements; the task's options plus ``line_search``, without which it diverges);
 * pneunet_grasp pressure: the same task's ``actuation="pressure"`` world (thin-walled air
@@ -58,22 +62,23 @@ SEED_TABLE2 = [  # example, tets, contacts, Newton, linear, assembly ms + solve 
 ]
 
 
-def grasp(mesh, activation, material="linear"):
+def grasp(mesh, activation, material="linear", timestep=0.02):
     """The gripper closed on the ball and lifted 5 cm (a scripted 1.5 s), then timed. The
     finer mesh bends more easily (linear tetrahedra lock less) and needs more activation to
     hold the ball."""
-    model, _ = build_gripper(n=mesh, tilt=np.radians(70.0), root_radius=0.03, mount_height=0.12, timestep=0.02,
+    model, _ = build_gripper(n=mesh, tilt=np.radians(70.0), root_radius=0.03, mount_height=0.12, timestep=timestep,
                              model=material)
-    return model, close_and_lift(activation)
+    return model, close_and_lift(activation, timestep)
 
 
-def close_and_lift(level):
-    """The warm-up of both grippers: chambers ramped to `level` over 0.5 s, the mount up 5 cm
-    from 0.6 s."""
+def close_and_lift(level, h=0.02):
+    """The warm-up of both grippers (time step h): chambers ramped to `level` over 0.5 s, the
+    mount up 5 cm at 0.1 m/s from 0.6 s, 1.5 s in all."""
     def warm(set_act, set_ctrl, step):
-        for k in range(75):
-            set_act(level * min(1.0, k / 25))
-            set_ctrl(0.0 if k < 30 else min(0.05, (k - 30) * 0.002))
+        for k in range(int(round(1.5 / h))):
+            t = k * h
+            set_act(level * min(1.0, t / 0.5))
+            set_ctrl(0.0 if t < 0.6 - 1e-9 else min(0.05, (t - 0.6) * 0.1))
             step()
     return warm
 
@@ -183,12 +188,14 @@ def measure(name, model, warm, x0, opts, threads, worlds, steps, q0=None):
     if worlds == 1:
         sim = ncpgym.Simulator(model, **opts)
         prepare(sim, model, warm, x0, sim.step, q0)
-        newton_it, lin, contacts = [], [], []
+        newton_it, lin, contacts, res, mom = [], [], [], [], []
         t = time.perf_counter()
         for _ in range(steps):
             sim.step()
             st = sim.solver_stats
             newton_it.append(st["newton_iterations"])
+            res.append(st["residual"][-1] if st["residual"] else 0.0)
+            mom.append(st["momentum_residual"][-1] if st["momentum_residual"] else 0.0)
             lin.append(float(np.mean(st["linear_iterations"])) if st["linear_iterations"] else 0.0)
             contacts.append(int(np.sum(sim.contacts["force"][:, 0] > 0)) if len(sim.contacts["dist"]) else 0)
         ms = 1e3 * (time.perf_counter() - t) / steps
@@ -199,10 +206,15 @@ def measure(name, model, warm, x0, opts, threads, worlds, steps, q0=None):
         batch.step(None, steps)
         ms = 1e3 * (time.perf_counter() - t) / steps / worlds
         newton_it, lin, contacts = None, None, [int(batch.ncontact.mean())]  # not per world
+        res = mom = None
     return {"scene": name, "tets": model.ntet, "particles": model.nparticle, "contacts": int(np.median(contacts)),
             "newton_iters": float(np.mean(newton_it)) if newton_it else newton,
             "linear_iters": float(np.mean(lin)) if lin else None, "step_ms": ms,
-            "threads": threads, "worlds": worlds, "solver": "primal KKT sparse LDLT",
+            "timestep": model.timestep if "timestep" not in opts else opts["timestep"],
+            # the last Newton iterate's residuals, median over the timed steps (one world only)
+            "final_residual": float(np.median(res)) if res else None,
+            "final_momentum_residual": float(np.median(mom)) if mom else None,
+            "threads": threads, "worlds": worlds, "solver": "primal KKT supernodal LDLT",
             "options": opts}
 
 
@@ -237,6 +249,10 @@ def main() -> None:
         cases.append((name + " (task solver)", model, warm, None, task_opts, None))
         for newton in (6, 4):
             cases.append((name + " (defaults)", model, warm, None, {"newton_iterations": newton}, None))
+    # the seed's time step (Table 2: h = 0.0083 s) at the seed's mesh size
+    model, warm = grasp((14, 3, 3), 0.35, timestep=1 / 120)
+    cases.append(("pneunet_grasp 14x3x3 h=1/120 (task solver)", model, warm, None, task_opts, None))
+    cases.append(("pneunet_grasp 14x3x3 h=1/120 (defaults)", model, warm, None, {"newton_iterations": 4}, None))
     model, warm = grasp((8, 2, 2), 0.25, "neohookean")
     cases.append(("pneunet_grasp 8x2x2 neohookean (task solver + line_search)", model, warm, None,
                   {**task_opts, "line_search": True}, None))
@@ -262,13 +278,14 @@ def main() -> None:
     if args.only:
         cases = [c for c in cases if args.only in c[0]]
     rows = []
-    print(f"{'scene':44s} {'tets':>5s} {'contacts':>8s} {'newton':>6s} {'threads':>7s} {'worlds':>6s} {'ms/world-step':>14s}")
+    print(f"{'scene':44s} {'tets':>5s} {'contacts':>8s} {'newton':>6s} {'threads':>7s} {'worlds':>6s} {'ms/world-step':>14s}"
+          f" {'residual':>9s}")
     for name, model, warm, x0, opts, q0 in cases:
         for threads, worlds in ((1, 1), (2, 4)):
             r = measure(name, model, warm, x0, opts, threads, worlds, args.steps, q0)
             rows.append(r)
             print(f"{name:44s} {r['tets']:5d} {r['contacts']:8d} {opts['newton_iterations']:6d} {threads:7d} "
-                  f"{worlds:6d} {r['step_ms']:14.1f}", flush=True)
+                  f"{worlds:6d} {r['step_ms']:14.1f} {r['final_residual'] or float('nan'):9.2g}", flush=True)
     rows += seed_rows()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -236,6 +236,45 @@ TEST(Soft, RowsVanishAtRestAndIgnoreRigidMotion) {
   for (int k = 0; k < 6; ++k) EXPECT_NEAR(a.c[k], b.c[k], 1e-12);
 }
 
+TEST(Soft, RowsVanishAtRestWhereTheStretchEigenvaluesAgreeToAnUlp) {
+  // An element of the pressure finger (pneunet.pressure_finger, zero gravity) after steps of
+  // rounding noise at rest: C = F^T F = (1 - 2^-52) I with 1e-21 off the diagonal, where
+  // Eigen's closed-form 3 x 3 eigen-decomposition returned eigenvectors 0.11 from orthogonal
+  // and the strain rows read 0.15 (a kick at rest, Newton residual 1e-13 -> 7).
+  const Vec3 x[4] = {Vec3(-0x1.0f4e68cd30038p-77, 0x1.47ae147ae147cp-8, 0x1.eb851eb851eb8p-7),
+                     Vec3(0x1.d70a3d70a3d7p-8, 0x1.eb851eb851eb8p-7, 0x1.eb851eb851eb8p-7),
+                     Vec3(0x1.3b7a803152769p-81, 0x1.eb851eb851eb8p-7, 0x1.eb851eb851eb8p-7),
+                     Vec3(0x1.d70a3d70a3d7p-8, 0x1.eb851eb851eb8p-7, 0x1.47ae147ae147bp-6)};
+  Mat3 Dminv;
+  Dminv << 0x1.1642c8590b216p+7, 0x0p+0, -0x1.8fffffffffffep+7, -0x1.1642c8590b216p+7, 0x1.9p+6, 0x0p+0, 0x0p+0,
+      0x0p+0, 0x1.8fffffffffffep+7;
+  TetRows r;
+  tet_rows(x, Dminv, r);
+  for (double c : r.c) EXPECT_NEAR(c, 0.0, 1e-12);
+  EXPECT_LT((r.V.transpose() * r.V - Mat3::Identity()).cwiseAbs().maxCoeff(), 1e-12);
+  Mat3 Ds;
+  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
+  const Mat3 F = Ds * Dminv;
+  Eigen::SelfAdjointEigenSolver<Mat3> eig;
+  stretch_eigen(F.transpose() * F, eig);
+  const Mat3& V = eig.eigenvectors();
+  EXPECT_LT((V * eig.eigenvalues().asDiagonal() * V.transpose() - F.transpose() * F).cwiseAbs().maxCoeff(), 1e-14);
+  // and the stress-stiffness block of the same element is the unstressed one, G^T w G
+  double grad[6][12], w[6], lam[6] = {0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 6; ++k) {
+    w[k] = 1.0 + k;
+    for (int a = 0; a < 4; ++a)
+      for (int d = 0; d < 3; ++d) grad[k][3 * a + d] = r.grad[k][a][d];
+  }
+  Eigen::Matrix<double, 12, 12> B, G = Eigen::Matrix<double, 12, 12>::Zero();
+  ASSERT_TRUE(tet_newton_block(x, Dminv, grad, w, lam, 1e-4, false, B));
+  for (int k = 0; k < 6; ++k) {
+    const Eigen::Map<const Eigen::Matrix<double, 12, 1>> g(grad[k]);
+    G += w[k] * g * g.transpose();
+  }
+  EXPECT_LT((B - G).cwiseAbs().maxCoeff(), 1e-9 * G.cwiseAbs().maxCoeff());
+}
+
 // A box of nx x ny x nz hexahedra of the given size, each split into six tetrahedra
 // around its main diagonal (orientation fixed by the Builder).
 void box_mesh(int nx, int ny, int nz, const Vec3& size, std::vector<Vec3>& v, std::vector<std::array<int, 4>>& tets) {

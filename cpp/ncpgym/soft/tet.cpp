@@ -27,14 +27,25 @@ const std::array<Mat3, 6>& strain_basis() {
   return B;
 }
 
+void stretch_eigen(const Mat3& C, Eigen::SelfAdjointEigenSolver<Mat3>& eig) {
+  // Closed-form 3 x 3 eigen-decomposition (Eigen's computeDirect): the iterative solver was
+  // an eighth of a soft step. It fails where all three eigenvalues agree to a few ulps but
+  // the matrix is not exactly diagonal (an element at rest after a step of rounding noise:
+  // C = (1 - 2^-52) I plus 1e-21 off the diagonal gave eigenvectors 0.11 from orthogonal,
+  // and a strain row of 0.15 at rest that kicked a resting finger). Such results are caught
+  // by their orthogonality and recomputed by the iterative solver, which is exact there.
+  eig.computeDirect(C);
+  const Mat3& V = eig.eigenvectors();
+  if (!((V.transpose() * V - Mat3::Identity()).cwiseAbs().maxCoeff() < 1e-12)) eig.compute(C);
+}
+
 void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out) {
   Mat3 Ds;
   for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
   const Mat3 F = Ds * Dminv;
-  // closed-form 3 x 3 eigen-decomposition (Eigen's computeDirect): the iterative solver
-  // was an eighth of a soft step; the rows are invariant to the basis of a repeated eigenvalue
+  // the rows are invariant to the basis of a repeated eigenvalue
   Eigen::SelfAdjointEigenSolver<Mat3> eig;
-  eig.computeDirect(F.transpose() * F);
+  stretch_eigen(F.transpose() * F, eig);
   const Mat3& V = eig.eigenvectors();
   const Vec3 s = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
   const Mat3 eps = V * s.asDiagonal() * V.transpose() - Mat3::Identity();
@@ -73,7 +84,7 @@ bool tet_newton_block(const Vec3 x[4], const Mat3& Dminv, const double grad[6][1
   const Mat3 F = Ds * Dminv;
   if (!(F.determinant() > 0.0)) return false;
   Eigen::SelfAdjointEigenSolver<Mat3> eig;
-  eig.computeDirect(F.transpose() * F);
+  stretch_eigen(F.transpose() * F, eig);
   const Mat3& V = eig.eigenvectors();
   const Vec3 s = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
   if (!(s.minCoeff() > 1e-9)) return false;

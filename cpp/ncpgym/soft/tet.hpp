@@ -9,6 +9,7 @@
 // energy, and the rows fit the solver's per-row compliance unchanged. Written for ncpgym.
 #pragma once
 
+#include <Eigen/Eigenvalues>
 #include <array>
 
 #include "ncpgym/math/spatial.hpp"
@@ -36,6 +37,10 @@ struct TetRows {
 // Sylvester equation S dS + dS S = dC in the eigenbasis of C = F^T F:
 // dS_ij = dC_ij / (s_i + s_j).
 void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out);
+
+// Eigen-decomposition of a symmetric 3 x 3 stretch tensor C = F^T F: closed form, with the
+// iterative solver where the closed form loses orthogonality (a near-triple eigenvalue).
+void stretch_eigen(const Mat3& C, Eigen::SelfAdjointEigenSolver<Mat3>& eig);
 
 // One element's block of the primal Newton matrix (soft_kkt.cpp) with its stress stiffness,
 // for rows that depend on x only through F = Ds Dminv (the linear rows; the six Neo-Hookean

@@ -29,7 +29,6 @@
 // the CRBA's sparsity (a dof couples only with its ancestors), so independent bodies stay
 // independent: with linear = KKT rigid worlds without elements (nr = nrow, no particles)
 // are solved this way too, a direct solve whose cost follows the contact graph.
-#include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
@@ -315,28 +314,26 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
   std::copy(souter_.begin(), souter_.end(), S.outerIndexPtr());
   std::copy(sinner_.begin(), sinner_.end(), S.innerIndexPtr());
   std::copy(sval_.begin(), sval_.end(), S.valuePtr());
-  if (!soft_ldlt_) soft_ldlt_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>>();
-  auto& ldlt = *soft_ldlt_;
-  // The ordering (AMD) and symbolic factorisation only when the pattern changed: the mesh
+  auto& ldlt = soft_ldlt_;  // supernodal_ldlt.hpp
+  // The ordering and symbolic factorisation only when the pattern changed: the mesh
   // part never does, the row block does when contacts come and go.
   if (first && (ldlt.rows() != N || souter_ != last_outer_ || sinner_ != last_inner_)) {
-    ldlt.analyzePattern(S);
+    ldlt.analyze(S);
     last_outer_ = souter_;
     last_inner_ = sinner_;
   }
-  ldlt.factorize(S);
-  if (opt_.stress_stiffness && m.ntet > 0 && ldlt.info() == Eigen::Success &&
-      (ldlt.vectorD().array() < 0).count() != nr) {
+  bool factored = ldlt.factorize(S);
+  if (opt_.stress_stiffness && m.ntet > 0 && factored && ldlt.negative_pivots() != nr) {
     // The exact stress stiffness made K indefinite (a quasi-definite KKT matrix has exactly
     // nr negative pivots, whatever the ordering: Sylvester's law of inertia): factorise again
     // with every element block projected (soft/tet.hpp, tet_newton_block).
     particle_block(nr, cdiag, hvec, h, true);
     std::copy(kval_.begin(), kval_.end(), S.valuePtr() + souter_[nr + nv]);  // the particle columns come last
-    ldlt.factorize(S);
+    factored = ldlt.factorize(S);
     ++stats_.projected;
   }
-  if (ldlt.info() != Eigen::Success) throw std::runtime_error("soft-body KKT factorisation failed");
-  sol_ = ldlt.solve(rhs_);
+  if (!factored) throw std::runtime_error("soft-body KKT factorisation failed");
+  ldlt.solve(rhs_, sol_);
   const double res = (rhs_ - S.selfadjointView<Eigen::Lower>() * sol_).norm();
 
   // Back substitution: du = (du_t, du_p); mu_s = -D_s^-1 (hvec_s + J_s du).
@@ -371,7 +368,7 @@ MatX Stepper::particle_response(const MatX& F) {
   const Model& m = *m_;
   const int np3 = 3 * m.nparticle;
   if (F.rows() != np3) throw std::invalid_argument("particle_response: forces need 3 nparticle rows");
-  if (!last_primal_ || !soft_ldlt_)
+  if (!last_primal_ || !soft_ldlt_.ok())
     throw std::invalid_argument("particle_response: the last step was not solved by the primal soft path "
                                 "(a world with soft elements and constraint rows, soft_solver='primal')");
   const double h = opt_.timestep;
@@ -384,22 +381,20 @@ MatX Stepper::particle_response(const MatX& F) {
   // E 0.1 MPa: W within 9-13 % of finite differences without it, 9-23 % with it).
   S_resp_ = S_;
   for (int k = 0; k < np3; ++k) S_resp_.valuePtr()[S_resp_.outerIndexPtr()[off + k]] -= resp_shift_[k];
-  if (!resp_ldlt_) resp_ldlt_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>>();
   // the ordering and symbolic factorisation only when the pattern changed (as soft_direction)
-  if (resp_ldlt_->rows() != N || souter_ != resp_outer_ || sinner_ != resp_inner_) {
-    resp_ldlt_->analyzePattern(S_resp_);
+  if (resp_ldlt_.rows() != N || souter_ != resp_outer_ || sinner_ != resp_inner_) {
+    resp_ldlt_.analyze(S_resp_);
     resp_outer_ = souter_;
     resp_inner_ = sinner_;
   }
-  resp_ldlt_->factorize(S_resp_);
-  if (resp_ldlt_->info() != Eigen::Success) throw std::runtime_error("particle_response: factorisation failed");
+  if (!resp_ldlt_.factorize(S_resp_)) throw std::runtime_error("particle_response: factorisation failed");
   MatX out(np3, F.cols());
   VecX rhs(N), z(N);
   for (int j = 0; j < F.cols(); ++j) {
     // a force f on the particles adds -h f to g, so h f to the particle block's right side
     rhs.setZero();
     rhs.tail(np3) = h * F.col(j);
-    z = resp_ldlt_->solve(rhs);
+    resp_ldlt_.solve(rhs, z);
     out.col(j) = h * z.tail(np3);  // dx = h du
   }
   return out;

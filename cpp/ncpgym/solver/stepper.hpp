@@ -17,6 +17,7 @@
 #include "ncpgym/solver/delassus.hpp"
 #include "ncpgym/solver/linear.hpp"
 #include "ncpgym/solver/options.hpp"
+#include "ncpgym/solver/supernodal_ldlt.hpp"
 
 namespace ncpgym {
 
@@ -108,9 +109,9 @@ class Stepper {
   void clip_impulses(int nrow);          // project_impulses
   static constexpr int kMaxBacktracks = 4;
   void momentum_residual(double h);  // stats: max |H^-1 g| at the iterate, from jtl_
-  std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> soft_ldlt_;
+  SupernodalLdlt soft_ldlt_;
   Eigen::SparseMatrix<double> S_, S_resp_;
-  std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower>> resp_ldlt_;
+  SupernodalLdlt resp_ldlt_;
   // The element rows' groups in row order (a stretch, a rod node, a hinge, a tetrahedron):
   // each group's rows touch the same particles, so its block of K is one dense matrix.
   struct ElementSpan {
