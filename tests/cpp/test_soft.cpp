@@ -252,9 +252,7 @@ TEST(Soft, RowsVanishAtRestWhereTheStretchEigenvaluesAgreeToAnUlp) {
   tet_rows(x, Dminv, r);
   for (double c : r.c) EXPECT_NEAR(c, 0.0, 1e-12);
   EXPECT_LT((r.V.transpose() * r.V - Mat3::Identity()).cwiseAbs().maxCoeff(), 1e-12);
-  Mat3 Ds;
-  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
-  const Mat3 F = Ds * Dminv;
+  const Mat3 F = deformation_gradient(x, Dminv);
   Eigen::SelfAdjointEigenSolver<Mat3> eig;
   stretch_eigen(F.transpose() * F, eig);
   const Mat3& V = eig.eigenvectors();

@@ -27,6 +27,12 @@ const std::array<Mat3, 6>& strain_basis() {
   return B;
 }
 
+Mat3 deformation_gradient(const Vec3 x[4], const Mat3& Dminv) {
+  Mat3 Ds;  // edge vectors from vertex 0
+  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
+  return Ds * Dminv;
+}
+
 void stretch_eigen(const Mat3& C, Eigen::SelfAdjointEigenSolver<Mat3>& eig) {
   // Closed-form 3 x 3 eigen-decomposition (Eigen's computeDirect): the iterative solver was
   // an eighth of a soft step. It fails where all three eigenvalues agree to a few ulps but
@@ -40,9 +46,7 @@ void stretch_eigen(const Mat3& C, Eigen::SelfAdjointEigenSolver<Mat3>& eig) {
 }
 
 void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out) {
-  Mat3 Ds;
-  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
-  const Mat3 F = Ds * Dminv;
+  const Mat3 F = deformation_gradient(x, Dminv);
   // the rows are invariant to the basis of a repeated eigenvalue
   Eigen::SelfAdjointEigenSolver<Mat3> eig;
   stretch_eigen(F.transpose() * F, eig);
@@ -79,9 +83,7 @@ bool tet_newton_block(const Vec3 x[4], const Mat3& Dminv, const double grad[6][1
                       const double lambda[6], double h2, bool project, Eigen::Matrix<double, 12, 12>& B) {
   using Mat9 = Eigen::Matrix<double, 9, 9>;
   using Vec9 = Eigen::Matrix<double, 9, 1>;
-  Mat3 Ds;
-  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
-  const Mat3 F = Ds * Dminv;
+  const Mat3 F = deformation_gradient(x, Dminv);
   if (!(F.determinant() > 0.0)) return false;
   Eigen::SelfAdjointEigenSolver<Mat3> eig;
   stretch_eigen(F.transpose() * F, eig);
@@ -166,9 +168,7 @@ Mat3 NeoHookean::hessian(const Vec3& s) const {
 }
 
 void principal_stretches(const Vec3 x[4], const Mat3& Dminv, Vec3& s, double grad[3][4][3]) {
-  Mat3 Ds;
-  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
-  const Mat3 F = Ds * Dminv;
+  const Mat3 F = deformation_gradient(x, Dminv);
   const Eigen::JacobiSVD<Mat3> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
   Mat3 U = svd.matrixU(), V = svd.matrixV();
   s = svd.singularValues();
@@ -231,9 +231,7 @@ void principal_rows_in_six(const Vec3 x[4], const Mat3& Dminv, double volume, co
 
 void tet_rows_neohookean6(const Vec3 x[4], const Mat3& Dminv, double volume, const NeoHookean& mat,
                           TetRowsNH6& out, double activation) {
-  Mat3 Ds;
-  for (int a = 0; a < 3; ++a) Ds.col(a) = x[a + 1] - x[0];
-  if ((Ds * Dminv).determinant() <= 0.0) {  // inverted: the principal-stretch rows
+  if (deformation_gradient(x, Dminv).determinant() <= 0.0) {  // inverted: the principal-stretch rows
     principal_rows_in_six(x, Dminv, volume, mat, out, activation);
     return;
   }

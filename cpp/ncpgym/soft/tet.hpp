@@ -38,6 +38,9 @@ struct TetRows {
 // dS_ij = dC_ij / (s_i + s_j).
 void tet_rows(const Vec3 x[4], const Mat3& Dminv, TetRows& out);
 
+// F = Ds Dm^-1 of a tetrahedron with vertices x (Dm^-1 = Model::tet_Dminv).
+Mat3 deformation_gradient(const Vec3 x[4], const Mat3& Dminv);
+
 // Eigen-decomposition of a symmetric 3 x 3 stretch tensor C = F^T F: closed form, with the
 // iterative solver where the closed form loses orthogonality (a near-triple eigenvalue).
 void stretch_eigen(const Mat3& C, Eigen::SelfAdjointEigenSolver<Mat3>& eig);
