@@ -101,8 +101,8 @@ struct SolverOptions {
   //   term is indefinite under compression: where the assembled KKT matrix shows more
   //   negative pivots than dual rows (its inertia), it is factorised again with every
   //   element block projected to its non-negative eigenvalues (solver_stats "projected").
-  //   Off by default: 1.5x per pressure-gripper step on one thread (benchmarks/soft.py: 88.8
-  //   against 60.2 ms), 1.6x for the strain gripper's scripted grasp (a 9 x 9 block
+  //   Off by default: 1.7x per pressure-gripper step on one thread (benchmarks/soft.py: 51.9
+  //   against 30.5 ms), 1.6x for the strain gripper's scripted grasp (a 9 x 9 block
   //   per element and iterate), and the tasks' defaults already hold.
   bool stress_stiffness = false;
   // Safeguards of the damped Newton iteration (departures from the seed, measured on the

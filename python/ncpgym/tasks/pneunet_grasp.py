@@ -22,7 +22,7 @@ tetrahedra each): (8, 2, 2) by default (576 tets), (14, 3, 3) is the seed's size
 instead of linear co-rotational, and Newton backtracks on its residual (solver option
 ``line_search``): with the damped step the Neo-Hookean gripper diverges on its activation
 ramp at h = 0.02 (every step of the scripted grasp resets), with it the scripted grasp
-lifts the ball to 0.202 m and holds it with 1.2 um of jitter, at 1.2-2.4x the cost of the
+lifts the ball to 0.202 m and holds it with 1.2 um of jitter, at 2.4-2.6x the cost of the
 linear fingers per step (``benchmarks/soft.py``; docs/architecture.md, "Newton on stressed
 soft bodies").
 
@@ -39,7 +39,7 @@ holds at 0.19 m); and the pressure's full scale is P_MAX = 1 MPa (p/E = 0.1: abo
 on the ball the step's Newton iteration diverges, with or without the pressure's load
 stiffness in the Newton matrix: the walls' stress stiffness is missing either way,
 docs/architecture.md). A pressure step costs
-8x a strain step on one thread (3,330 tetrahedra against 576: 67 against 8.2 ms,
+7x a strain step on one thread (3,330 tetrahedra against 576: 30.5 against 4.5 ms,
 ``benchmarks/soft.py``), which is why the active strain, the seed's chamber model, stays
 the default.
 
