@@ -24,11 +24,12 @@
 //   [ -J_rp^T   0       K    ] [du_p]   [ -g_p - J_sp^T D_s^-1 hvec_s  ]
 //
 // which is quasi-definite, so an LDL^T factorisation exists for any symmetric ordering
-// (Vanderbei 1995); a supernodal LDL^T without pivoting (supernodal_ldlt.hpp) factorises it. K's pattern
-// is fixed by the mesh and is set up once; the row block is rebuilt each step. H_t keeps
-// the CRBA's sparsity (a dof couples only with its ancestors), so independent bodies stay
-// independent: with linear = KKT rigid worlds without elements (nr = nrow, no particles)
-// are solved this way too, a direct solve whose cost follows the contact graph.
+// (Vanderbei 1995); a supernodal LDL^T without pivoting (supernodal_ldlt.hpp) factorises
+// it. K's pattern is fixed by the mesh and is set up once; the row block is rebuilt each
+// step. H_t keeps the CRBA's sparsity (a dof couples only with its ancestors), so
+// independent bodies stay independent: with linear = KKT rigid worlds without elements
+// (nr = nrow, no particles) are solved this way too, a direct solve whose cost follows the
+// contact graph.
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>

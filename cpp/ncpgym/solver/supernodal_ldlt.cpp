@@ -54,7 +54,8 @@ std::vector<int> elimination_tree(const std::vector<int>& start, const std::vect
 // major); each is read once for all the target columns.
 constexpr int kBlock = 4;
 template <int NW>
-__attribute__((always_inline)) inline void update_block(const double* L, int ld, int nc, int row0, int m, const double* w, int wstride, double* out) {
+__attribute__((always_inline)) inline void update_block(const double* L, int ld, int nc, int row0, int m,
+                                                        const double* w, int wstride, double* out) {
   double* o[NW];
   for (int j = 0; j < NW; ++j) {
     o[j] = out + static_cast<std::int64_t>(j) * m;
@@ -189,12 +190,12 @@ void SupernodalLdlt::analyze(const SpMat& a) {
   // panel (rows: s's columns + t's rows) wastes at most a fraction of its entries
   std::vector<int> merged_into(nf, -1);
   constexpr double kMaxZeroFraction = 0.15;
-  constexpr int kSmall = 16;  // panels narrower than this always merge if the zeros allow
+  constexpr int kSmall = 16;  // only supernodes narrower than this join their parent
   for (int s = 0; s + 1 < nf; ++s) {
     const int t = s + 1;
     if (spar[s] != t) continue;
     const int nc = snc[s] + snc[t], nr = snc[s] + snr[t];
-    // s's own entries: its columns' rows (nr_s each, minus the upper triangle), now nr each
+    // s's columns held snr[s] rows each; merged, they hold nr (t's rows below s's columns)
     const double stored = static_cast<double>(nc) * nr;
     const double new_zeros = static_cast<double>(snc[s]) * (nr - snr[s]) + zeros[s] + zeros[t];
     if (snc[s] < kSmall && new_zeros <= kMaxZeroFraction * stored) {
@@ -234,7 +235,6 @@ void SupernodalLdlt::analyze(const SpMat& a) {
   std::fill(mark.begin(), mark.end(), -1);
   for (int s = 0; s < ns; ++s) {
     const int f = first_[s], l = first_[s + 1];
-    const size_t own = rows_.size();
     for (int j = f; j < l; ++j) rows_.push_back(j);
     const size_t below = rows_.size();
     auto add = [&](int i) {
@@ -248,7 +248,6 @@ void SupernodalLdlt::analyze(const SpMat& a) {
     for (int c : children[s])
       for (int p = row_start_[c] + (first_[c + 1] - first_[c]); p < row_start_[c + 1]; ++p) add(rows_[p]);
     std::sort(rows_.begin() + below, rows_.end());
-    (void)own;
     row_start_.push_back(static_cast<int>(rows_.size()));
   }
 
@@ -265,7 +264,8 @@ void SupernodalLdlt::analyze(const SpMat& a) {
   for (int j = 0; j < n; ++j)
     for (int p = a.outerIndexPtr()[j]; p < a.outerIndexPtr()[j + 1]; ++p) {
       const int i = a.innerIndexPtr()[p];
-      if (i < j) throw std::invalid_argument("SupernodalLdlt: an entry above the diagonal (give the lower triangle)");
+      if (i < j)
+        throw std::invalid_argument("SupernodalLdlt: an entry above the diagonal (give the lower triangle)");
       const int r = std::max(perm_[i], perm_[j]), c = std::min(perm_[i], perm_[j]);
       const int s = snode_[c];
       const int* rb = rows_.data() + row_start_[s];
@@ -315,7 +315,8 @@ bool SupernodalLdlt::factorize(const SpMat& a) {
       for (int c = b; c < b1; c += kBlock) {
         const int nw = std::min(kBlock, b1 - c);
         for (int j = 0; j < nw; ++j)
-          for (int k = 0; k < nc; ++k) w_[j * nc + k] = P[static_cast<std::int64_t>(k) * nr + nc + c + j] * d_[f + k];
+          for (int k = 0; k < nc; ++k)
+            w_[j * nc + k] = P[static_cast<std::int64_t>(k) * nr + nc + c + j] * d_[f + k];
         update_columns(P, nr, nc, nc + c, m - c, w_.data(), nc, nw, tmp_.data());
         for (int j = 0; j < nw; ++j) {
           double* col = val_.data() + panel_[t] + static_cast<std::int64_t>(R[c + j] - first_[t]) * ntr;
