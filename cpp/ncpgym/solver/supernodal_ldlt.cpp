@@ -120,17 +120,31 @@ void SupernodalLdlt::analyze(const SpMat& a) {
   for (int k = 0; k < n; ++k) to[amd.indices()[k]] = k;
   std::vector<int> ustart, uidx;
   upper_pattern(a, to, ustart, uidx);
-  std::vector<int> parent = elimination_tree(ustart, uidx);
+  const std::vector<int> tree = elimination_tree(ustart, uidx);
+
+  // 2. Column counts of L (with the diagonal) from the row subtrees: row k of L holds the
+  //    nodes on the tree paths from each i with A(i, k) != 0, i < k, up to k. Counted in
+  //    AMD's numbering; the postorder below only renames the tree's nodes.
+  std::vector<int> count0(n, 1), mark(n, -1);
+  for (int k = 0; k < n; ++k) {
+    mark[k] = k;
+    for (int p = ustart[k]; p < ustart[k + 1]; ++p)
+      for (int j = uidx[p]; mark[j] != k; j = tree[j]) {
+        ++count0[j];
+        mark[j] = k;
+      }
+  }
+  std::vector<int> parent(n), count(n), nchild(n, 0);
   {
     std::vector<int> head(n, -1), next(n, -1), stack, order;
     for (int j = n - 1; j >= 0; --j)  // children in ascending order
-      if (parent[j] >= 0) {
-        next[j] = head[parent[j]];
-        head[parent[j]] = j;
+      if (tree[j] >= 0) {
+        next[j] = head[tree[j]];
+        head[tree[j]] = j;
       }
     order.reserve(n);
     for (int root = 0; root < n; ++root) {
-      if (parent[root] != -1) continue;
+      if (tree[root] != -1) continue;
       stack.push_back(root);
       while (!stack.empty()) {  // iterative depth-first search, a node after its children
         const int j = stack.back();
@@ -148,21 +162,12 @@ void SupernodalLdlt::analyze(const SpMat& a) {
     for (int k = 0; k < n; ++k) pos[order[k]] = k;
     perm_.resize(n);
     for (int i = 0; i < n; ++i) perm_[i] = pos[to[i]];
-  }
-  upper_pattern(a, perm_, ustart, uidx);
-  parent = elimination_tree(ustart, uidx);  // postordered: parent[j] > j
-
-  // 2. Column counts of L (with the diagonal) from the row subtrees: row k of L holds the
-  //    nodes on the tree paths from each i with A(i, k) != 0, i < k, up to k.
-  std::vector<int> count(n, 1), mark(n, -1), nchild(n, 0);
-  for (int k = 0; k < n; ++k) {
-    mark[k] = k;
-    for (int p = ustart[k]; p < ustart[k + 1]; ++p)
-      for (int j = uidx[p]; mark[j] != k; j = parent[j]) {
-        ++count[j];
-        mark[j] = k;
-      }
-    if (parent[k] >= 0) ++nchild[parent[k]];
+    for (int j = 0; j < n; ++j) {  // the tree and counts in the factor's numbering: parent[j] > j
+      parent[pos[j]] = tree[j] < 0 ? -1 : pos[tree[j]];
+      count[pos[j]] = count0[j];
+    }
+    for (int j = 0; j < n; ++j)
+      if (parent[j] >= 0) ++nchild[parent[j]];
   }
 
   // 3. Fundamental supernodes (column j + 1 continues j's supernode when it is j's only
@@ -214,21 +219,37 @@ void SupernodalLdlt::analyze(const SpMat& a) {
   for (int s = 0; s < ns; ++s)
     for (int j = first_[s]; j < first_[s + 1]; ++j) snode_[j] = s;
 
-  // 4. Rows of each supernode: its columns, then every row below them of A's columns in it
-  //    and of its children's rows (the structure of L's first column of the supernode).
-  std::vector<int> lstart(n + 1, 0), lidx(uidx.size());  // A's lower pattern, by columns
+  // 4. A in the factor's numbering, lower triangle by columns, with each entry's index in
+  //    `a` (for step 5).
+  std::vector<int> lstart(n + 1, 0), lrow(nnz_), lentry(nnz_);
+  const int* aouter = a.outerIndexPtr();
+  const int* ainner = a.innerIndexPtr();
   for (int j = 0; j < n; ++j)
-    for (int p = ustart[j]; p < ustart[j + 1]; ++p) ++lstart[uidx[p] + 1];
+    for (int p = aouter[j]; p < aouter[j + 1]; ++p) {
+      if (ainner[p] < j)
+        throw std::invalid_argument("SupernodalLdlt: an entry above the diagonal (give the lower triangle)");
+      ++lstart[std::min(perm_[ainner[p]], perm_[j]) + 1];
+    }
   for (int j = 0; j < n; ++j) lstart[j + 1] += lstart[j];
   {
     std::vector<int> next(lstart.begin(), lstart.end() - 1);
     for (int j = 0; j < n; ++j)
-      for (int p = ustart[j]; p < ustart[j + 1]; ++p) lidx[next[uidx[p]]++] = j;
+      for (int p = aouter[j]; p < aouter[j + 1]; ++p) {
+        const int r = std::max(perm_[ainner[p]], perm_[j]), c = std::min(perm_[ainner[p]], perm_[j]);
+        lrow[next[c]] = r;
+        lentry[next[c]++] = p;
+      }
   }
-  std::vector<std::vector<int>> children(ns);
-  for (int s = 0; s < ns; ++s) {
+
+  // 5. Rows of each supernode: its columns, then every row below them of A's columns in it
+  //    and of its children's rows (the structure of L's first column of the supernode).
+  std::vector<int> child_head(ns, -1), child_next(ns, -1);  // children as linked lists
+  for (int s = ns - 1; s >= 0; --s) {
     const int p = parent[first_[s + 1] - 1];
-    if (p >= 0) children[snode_[p]].push_back(s);
+    if (p >= 0) {
+      child_next[s] = child_head[snode_[p]];
+      child_head[snode_[p]] = s;
+    }
   }
   row_start_.assign(1, 0);
   rows_.clear();
@@ -244,14 +265,15 @@ void SupernodalLdlt::analyze(const SpMat& a) {
       }
     };
     for (int j = f; j < l; ++j)
-      for (int p = lstart[j]; p < lstart[j + 1]; ++p) add(lidx[p]);
-    for (int c : children[s])
+      for (int p = lstart[j]; p < lstart[j + 1]; ++p) add(lrow[p]);
+    for (int c = child_head[s]; c != -1; c = child_next[c])
       for (int p = row_start_[c] + (first_[c + 1] - first_[c]); p < row_start_[c + 1]; ++p) add(rows_[p]);
     std::sort(rows_.begin() + below, rows_.end());
     row_start_.push_back(static_cast<int>(rows_.size()));
   }
 
-  // 5. Panels and where each entry of A lands in them.
+  // 6. Panels, and where each entry of A lands in them (through each supernode's row
+  //    positions, `mark` reused).
   panel_.assign(ns + 1, 0);
   int max_rows = 0, max_cols = 0;
   for (int s = 0; s < ns; ++s) {
@@ -261,18 +283,13 @@ void SupernodalLdlt::analyze(const SpMat& a) {
     max_cols = std::max(max_cols, nc);
   }
   amap_.resize(nnz_);
-  for (int j = 0; j < n; ++j)
-    for (int p = a.outerIndexPtr()[j]; p < a.outerIndexPtr()[j + 1]; ++p) {
-      const int i = a.innerIndexPtr()[p];
-      if (i < j)
-        throw std::invalid_argument("SupernodalLdlt: an entry above the diagonal (give the lower triangle)");
-      const int r = std::max(perm_[i], perm_[j]), c = std::min(perm_[i], perm_[j]);
-      const int s = snode_[c];
-      const int* rb = rows_.data() + row_start_[s];
-      const int nr = row_start_[s + 1] - row_start_[s];
-      const int lr = static_cast<int>(std::lower_bound(rb, rb + nr, r) - rb);
-      amap_[p] = panel_[s] + static_cast<std::int64_t>(c - first_[s]) * nr + lr;
-    }
+  for (int s = 0; s < ns; ++s) {
+    const int nr = row_start_[s + 1] - row_start_[s];
+    for (int q = 0; q < nr; ++q) mark[rows_[row_start_[s] + q]] = q;
+    for (int c = first_[s]; c < first_[s + 1]; ++c)
+      for (int p = lstart[c]; p < lstart[c + 1]; ++p)
+        amap_[lentry[p]] = panel_[s] + static_cast<std::int64_t>(c - first_[s]) * nr + mark[lrow[p]];
+  }
   val_.assign(panel_[ns], 0.0);
   d_.assign(n, 0.0);
   tmp_.assign(static_cast<size_t>(kBlock) * max_rows, 0.0);
