@@ -7,18 +7,14 @@ void tet_neohookean_rows(const Model& m, int t, const VecX& x, double a, Rows& r
   // stable Neo-Hookean: six stretch-tensor rows, compliance re-evaluated at this iterate
   // (App. B's energy; six rows, not its three, so that Newton sees the shear stiffness:
   // soft/tet.hpp)
-  const auto& p = m.tet_p[t];
   Vec3 xt[4];
   tet_vertices(m, t, x, xt);
   TetRowsNH6 nh;
   tet_rows_neohookean6(xt, m.tet_Dminv[t], m.tet_volume[t], NeoHookean(m.tet_mu[t], m.tet_lambda[t]), nh, a);
-  int r = rows.J.rows();
+  int r = append_tet_jacobians(m, t, nh.grad, rows);
   for (int k = 0; k < 6; ++k, ++r) {
     rows.C[r] = nh.c[k];
     rows.E[r] = nh.E[k];
-    for (int v = 0; v < 4; ++v)
-      for (int d = 0; d < 3; ++d) rows.J.push(m.nv + 3 * p[v] + d, nh.grad[k][v][d]);
-    rows.J.end_row();
   }
 }
 
