@@ -217,6 +217,9 @@ TEST(SupernodalLdlt, RefusesWhatItCannotFactorise) {
   U.makeCompressed();
   SupernodalLdlt g;
   EXPECT_THROW(g.analyze(U), std::invalid_argument);
+  EXPECT_THROW(g.factorize(L), std::invalid_argument);  // still not analysed
+  EXPECT_THROW(f.analyze(U), std::invalid_argument);     // a refused pattern leaves f as it was
+  ASSERT_TRUE(f.factorize(L));
   EXPECT_THROW(g.analyze(SpMat(3, 4)), std::invalid_argument);
 }
 

@@ -106,6 +106,10 @@ NCPGYM_CLONES bool factor_panel(double* P, int nr, int nc, double* d) {
 void SupernodalLdlt::analyze(const SpMat& a) {
   if (a.rows() != a.cols()) throw std::invalid_argument("SupernodalLdlt: the matrix is not square");
   if (!a.isCompressed()) throw std::invalid_argument("SupernodalLdlt: the matrix is not compressed");
+  for (int j = 0; j < a.outerSize(); ++j)  // checked before any state changes
+    for (int p = a.outerIndexPtr()[j]; p < a.outerIndexPtr()[j + 1]; ++p)
+      if (a.innerIndexPtr()[p] < j)
+        throw std::invalid_argument("SupernodalLdlt: an entry above the diagonal (give the lower triangle)");
   ok_ = false;
   const int n = static_cast<int>(a.rows());
   n_ = n;
@@ -225,11 +229,7 @@ void SupernodalLdlt::analyze(const SpMat& a) {
   const int* aouter = a.outerIndexPtr();
   const int* ainner = a.innerIndexPtr();
   for (int j = 0; j < n; ++j)
-    for (int p = aouter[j]; p < aouter[j + 1]; ++p) {
-      if (ainner[p] < j)
-        throw std::invalid_argument("SupernodalLdlt: an entry above the diagonal (give the lower triangle)");
-      ++lstart[std::min(perm_[ainner[p]], perm_[j]) + 1];
-    }
+    for (int p = aouter[j]; p < aouter[j + 1]; ++p) ++lstart[std::min(perm_[ainner[p]], perm_[j]) + 1];
   for (int j = 0; j < n; ++j) lstart[j + 1] += lstart[j];
   {
     std::vector<int> next(lstart.begin(), lstart.end() - 1);
