@@ -382,9 +382,10 @@ MatX Stepper::particle_response(const MatX& F) {
   // E 0.1 MPa: W within 9-13 % of finite differences without it, 9-23 % with it).
   S_resp_ = S_;
   for (int k = 0; k < np3; ++k) S_resp_.valuePtr()[S_resp_.outerIndexPtr()[off + k]] -= resp_shift_[k];
-  // the ordering and symbolic factorisation only when the pattern changed (as soft_direction)
+  // S_resp_ has S_'s pattern, for which the step's factorisation holds the ordering and
+  // symbolic factorisation: taken from there when the pattern changed, not computed again
   if (resp_ldlt_.rows() != N || souter_ != resp_outer_ || sinner_ != resp_inner_) {
-    resp_ldlt_.analyze(S_resp_);
+    resp_ldlt_ = soft_ldlt_;
     resp_outer_ = souter_;
     resp_inner_ = sinner_;
   }

@@ -6,7 +6,6 @@
 // Inversion Method (iwim-on-dynamics.txt §5); q advances with the kinematic map G.
 #pragma once
 
-#include <Eigen/SparseCholesky>
 #include <memory>
 #include <vector>
 
