@@ -197,7 +197,7 @@ void SupernodalLdlt::analyze(const SpMat& a) {
   }
   // merge child s into its parent t = s + 1 (adjacent in the postorder) when the merged
   // panel (rows: s's columns + t's rows) wastes at most a fraction of its entries
-  std::vector<int> merged_into(nf, -1);
+  std::vector<char> merged(nf, 0);
   constexpr double kMaxZeroFraction = 0.15;
   constexpr int kSmall = 16;  // only supernodes narrower than this join their parent
   for (int s = 0; s + 1 < nf; ++s) {
@@ -211,12 +211,12 @@ void SupernodalLdlt::analyze(const SpMat& a) {
       snc[t] = nc;
       snr[t] = nr;
       zeros[t] = static_cast<int>(new_zeros);
-      merged_into[s] = t;
+      merged[s] = 1;
     }
   }
   first_.clear();
   for (int s = 0; s < nf; ++s)
-    if (merged_into[s] < 0) first_.push_back(fs[s + 1] - snc[s]);
+    if (!merged[s]) first_.push_back(fs[s + 1] - snc[s]);
   first_.push_back(n);
   const int ns = static_cast<int>(first_.size()) - 1;
   snode_.resize(n);
