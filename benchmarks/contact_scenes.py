@@ -435,7 +435,7 @@ def convergence(out_dir: Path):
                                   ("jacobi", {"linear": "jacobi"}),
                                   ("gauss_seidel", {"linear": "gauss_seidel"}),
                                   ("ldlt", {"linear": "ldlt"})]),
-                      ("rscale", [("effective_mass", {}), ("time_step", {"rscale": "time_step"}),
+                      ("rscale", [("effective_mass", {"rscale": "effective_mass"}), ("time_step", {"rscale": "time_step"}),
                                   ("identity", {"rscale": "identity"})])]:
         fig, ax = plt.subplots(figsize=(5, 3.5))
         for label, o in opts:

@@ -75,7 +75,8 @@ py::object enum_name(E v, std::initializer_list<std::pair<const char*, E>> table
 const std::initializer_list<std::pair<const char*, NcpFunction>> kNcp = {
     {"fischer_burmeister", NcpFunction::FischerBurmeister}, {"minimum_map", NcpFunction::MinimumMap}};
 const std::initializer_list<std::pair<const char*, RScaling>> kRscale = {
-    {"effective_mass", RScaling::EffectiveMass}, {"time_step", RScaling::TimeStep}, {"identity", RScaling::Identity}};
+    {"mixed", RScaling::Mixed},         {"effective_mass", RScaling::EffectiveMass},
+    {"time_step", RScaling::TimeStep}, {"identity", RScaling::Identity}};
 const std::initializer_list<std::pair<const char*, LinearSolverType>> kLinear = {
     {"pcr", LinearSolverType::PCR},       {"pcg", LinearSolverType::PCG},   {"jacobi", LinearSolverType::Jacobi},
     {"gauss_seidel", LinearSolverType::GaussSeidel}, {"ldlt", LinearSolverType::LDLT},
@@ -106,7 +107,8 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(proximal, double,
                 "Marquardt damping: each dual row's diagonal grows by this times its J H^-1 J^T entry (0: off)"),
       ENUM_FIELD("ncp", ncp, kNcp, "ncp function", "NCP function of the normal and limit rows"),
-      ENUM_FIELD("rscale", rscale, kRscale, "rscale", "complementarity preconditioner r (eq. 66)"),
+      ENUM_FIELD("rscale", rscale, kRscale, "rscale", "complementarity preconditioner r: mixed (eq. 66, except the time step on normal rows "
+                  "that move a particle), effective_mass (eq. 66 everywhere), time_step or identity"),
       ENUM_FIELD("linear", linear, kLinear, "linear solver", "linear solver of eq. 59"),
       NUM_FIELD(warm_start, bool, "start lambda from the previous step's contact impulses (not in a Batch)"),
       OptionField{"margin", "collision margin",

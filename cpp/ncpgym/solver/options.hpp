@@ -15,8 +15,18 @@ namespace ncpgym {
 
 enum class NcpFunction { FischerBurmeister = 0, MinimumMap = 1 };
 // Complementarity preconditioner r (§7, Fig. 17): identity, time-step scaled (h^2 for
-// position rows, h for friction rows), or time-step scaled effective mass (eq. 66).
-enum class RScaling { Identity = 0, TimeStep = 1, EffectiveMass = 2 };
+// position rows, h for friction rows), time-step scaled effective mass (eq. 66), or mixed:
+// eq. 66 on every row except the normal rows that move a particle, which take the time-step
+// r (h^2). Why mixed exists: eq. 66 takes a row's effective mass from diag J H^-1 J^T, and for
+// a particle of a soft body H holds only the particle's mass, not the elastic stiffness that
+// carries it, so a stiff finger's contact row is credited a 30-50x larger response than it
+// has (a PneuNet finger-ball row: 1,546 from the mass, 27-56 from J K^-1 J^T) and the held
+// ball jitters against the mount by 8 mm (0.29 mm mixed). Friction rows keep eq. 66: a soft
+// tomato carried by rigid fingers slips 6.4-8.8 mm with the time-step r there, 4.7 mm with
+// eq. 66. Not the default: on a soft foam block (E = 1e5 Pa) under a rigid plate the mixed
+// r leaves the static compression 0.1-0.2 % off after 3-12 s (eq. 66: 0.008 %).
+// docs/architecture.md, "The mixed r-factor".
+enum class RScaling { Identity = 0, TimeStep = 1, EffectiveMass = 2, Mixed = 3 };
 
 inline constexpr int kDefaultNewtonIterations = 8;
 inline constexpr int kDefaultLinearIterations = 50;

@@ -277,11 +277,20 @@ void Stepper::ncp_terms(double h, int nrow) {
       cdiag(cdiag_.data(), nrow), hvec(hvec_.data(), nrow), rfac(rfac_.data(), nrow);
   const auto& kind = rows_.kind;
   const VecX& C = rows_.C;
+  const RScaling rs = opt_.rscale;
+  const SparseRows& J = rows_.J;
   for (int r = 0; r < nrow; ++r) {
+    if (kind[r] == RowKind::Compliant) continue;  // eq. 8 rows take no r
     const bool fric = kind[r] == RowKind::Friction;
+    bool eff = rs == RScaling::EffectiveMass;
+    if (rs == RScaling::Mixed) {  // eq. 66 unless a normal row moves a particle (options.hpp)
+      eff = true;
+      if (!fric)
+        for (int k = J.start[r]; k < J.start[r + 1] && eff; ++k) eff = J.col[k] < m_->nv;
+    }
     double rr = 1.0;
-    if (opt_.rscale == RScaling::TimeStep) rr = fric ? h : h * h;
-    if (opt_.rscale == RScaling::EffectiveMass) rr = (fric ? h : h * h) * jhj[r];
+    if (rs == RScaling::TimeStep || rs == RScaling::Mixed) rr = fric ? h : h * h;
+    if (eff) rr = (fric ? h : h * h) * jhj[r];
     rfac[r] = std::max(rr, 1e-300);
   }
   for (int r = 0; r < nrow; ++r) {
