@@ -14,10 +14,9 @@ are medians over the timed steps, one-world rows only. Scenes:
   (8 x 2 x 2, 576 tets), timed while the scripted close-and-lift holds the ball (every
   finger in contact), with the task's solver options (the seed's 4 Newton iterations,
   time-step complementarity scaling, no geometric stiffness) and with the defaults
-  (effective-mass scaling, geometric stiffness) at 4 and 6 iterations; and at the seed's
+  (mixed scaling, geometric stiffness) at 4 and 6 iterations; and at the seed's
   mesh and time step (Table 2: h = 0.0083 s; here 1/120) with the task's options and with
-  the defaults at the seed's 4 iterations; each also with ``rscale="mixed"`` at 4
-  iterations (eq. 66 except the time-step r on normal rows that move a particle);
+  the defaults at the seed's 4 iterations;
 * pneunet_grasp neohookean: the task's default mesh with ``material="neohookean"`` (App. B's
   elements; the task's options plus ``line_search``, without which it diverges);
 * pneunet_grasp pressure: the same task's ``actuation="pressure"`` world (thin-walled air
@@ -29,8 +28,7 @@ are medians over the timed steps, one-world rows only. Scenes:
   foam ball; the seed's Allegro Ball has 427), timed while the fingers, closed by a
   scripted 1 s ramp to HOME + 0.5 rad, hold it squeezed (about 4 % volumetric strain),
   with the task's options (4 Newton iterations, time-step scaling, no geometric
-  stiffness), the same at the seed's 6 Newton iterations, and the defaults at 6 (also with
-  ``rscale="mixed"``);
+  stiffness), the same at the seed's 6 Newton iterations, and the defaults at 6;
 * fetch_tomato: ncpgym/FetchTomato-v0's world (Fetch, the 384-element Neo-Hookean tomato,
   the scale; the seed's Fetch Tomato has 319), timed while the fingers hold the tomato
   lifted mid-carry (the scripted pick-and-place's step 150), with the task's 8 Newton
@@ -251,14 +249,10 @@ def main() -> None:
         cases.append((name + " (task solver)", model, warm, None, task_opts, None))
         for newton in (6, 4):
             cases.append((name + " (defaults)", model, warm, None, {"newton_iterations": newton}, None))
-        cases.append((name + " (defaults, rscale=mixed)", model, warm, None,
-                      {"newton_iterations": 4, "rscale": "mixed"}, None))
     # the seed's time step (Table 2: h = 0.0083 s) at the seed's mesh size
     model, warm = grasp((14, 3, 3), 0.35, timestep=1 / 120)
     cases.append(("pneunet_grasp 14x3x3 h=1/120 (task solver)", model, warm, None, task_opts, None))
     cases.append(("pneunet_grasp 14x3x3 h=1/120 (defaults)", model, warm, None, {"newton_iterations": 4}, None))
-    cases.append(("pneunet_grasp 14x3x3 h=1/120 (defaults, rscale=mixed)", model, warm, None,
-                  {"newton_iterations": 4, "rscale": "mixed"}, None))
     model, warm = grasp((8, 2, 2), 0.25, "neohookean")
     cases.append(("pneunet_grasp 8x2x2 neohookean (task solver + line_search)", model, warm, None,
                   {**task_opts, "line_search": True}, None))
@@ -273,8 +267,6 @@ def main() -> None:
     cases.append(("allegro_ball (task solver)", model, warm, None, squeeze_opts, q0))
     cases.append(("allegro_ball (task solver, 6 Newton)", model, warm, None, {**squeeze_opts, "newton_iterations": 6}, q0))
     cases.append(("allegro_ball (defaults)", model, warm, None, {"newton_iterations": 6}, q0))
-    cases.append(("allegro_ball (defaults, rscale=mixed)", model, warm, None,
-                  {"newton_iterations": 6, "rscale": "mixed"}, q0))
     model, warm, q0, x0 = fetch_tomato()
     cases.append(("fetch_tomato (task solver: 8 Newton)", model, warm, x0, {"newton_iterations": 8}, q0))
     cases.append(("fetch_tomato (the seed's 4 Newton / 50 linear)", model, warm, x0,

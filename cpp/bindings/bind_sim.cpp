@@ -107,7 +107,7 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(proximal, double,
                 "Marquardt damping: each dual row's diagonal grows by this times its J H^-1 J^T entry (0: off)"),
       ENUM_FIELD("ncp", ncp, kNcp, "ncp function", "NCP function of the normal and limit rows"),
-      ENUM_FIELD("rscale", rscale, kRscale, "rscale", "complementarity preconditioner r: mixed (eq. 66, except the time step on normal rows "
+      ENUM_FIELD("rscale", rscale, kRscale, "rscale", "complementarity preconditioner r: mixed (the default: eq. 66, except the time step on normal rows "
                   "that move a particle), effective_mass (eq. 66 everywhere), time_step or identity"),
       ENUM_FIELD("linear", linear, kLinear, "linear solver", "linear solver of eq. 59"),
       NUM_FIELD(warm_start, bool, "start lambda from the previous step's contact impulses (not in a Batch)"),
@@ -117,7 +117,7 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(thickness, double, "contact thickness d of eq. 9"),
       NUM_FIELD(timestep, double, "time step (0: the model's)"),
       NUM_FIELD(dense_max_rows, int, "larger systems are solved matrix-free; Gauss-Seidel and LDLT always assemble"),
-      NUM_FIELD(geometric_stiffness, bool, "diagonal shift on particle coordinates (eqs. 71-74)"),
+      NUM_FIELD(geometric_stiffness, bool, "diagonal shift on particle coordinates (eqs. 70-74, secant at fixed lambda)"),
       NUM_FIELD(block_preconditioner, bool, "PCR/PCG: invert each contact's 3 x 3 block instead of Jacobi"),
       NUM_FIELD(implicit_springs, bool,
                 "joint springs and servo stiffness folded exactly into H instead of compliant Newton rows"),

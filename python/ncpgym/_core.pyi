@@ -261,7 +261,7 @@ class SolverOptions:
     def __init__(self, *, newton_iterations: int = 0, linear_iterations: int = 0,
                  tolerance: float = 0.0, linear_tolerance: float = 0.0, step: float = 0.75,
                  regularization: float = 1e-6, proximal: float = 0.0,
-                 ncp: str = "fischer_burmeister", rscale: str = "effective_mass",
+                 ncp: str = "fischer_burmeister", rscale: str = "mixed",
                  linear: str = "pcr", warm_start: bool = False, margin: float = 0.01,
                  thickness: float = 0.0, timestep: float = 0.0, dense_max_rows: int = 64,
                  geometric_stiffness: bool = True, block_preconditioner: bool = False,

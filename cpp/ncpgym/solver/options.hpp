@@ -2,7 +2,8 @@
 // (the Python bindings and stubs take theirs from a default-constructed SolverOptions; a
 // test checks the docstrings). They follow nonsmooth-newton-ncp.txt: zero start (eqs.
 // 67-68), damped step t = 0.75 (§8.1), regularisation 1e-6 (§8.4), FB with the
-// effective-mass r-factor (eq. 66, Fig. 17), PCR with a Jacobi preconditioner (§8.2).
+// effective-mass r-factor (eq. 66, Fig. 17; the time-step r on normal rows that move a
+// particle: RScaling::Mixed), PCR with a Jacobi preconditioner (§8.2).
 // Iteration counts: the largest of Table 2 (8 Newton, 50 linear), which the heavy stack
 // needs (with 20 linear iterations its 4096:1 system is solved loosely enough that the
 // stack creeps sideways by centimetres over 10 s), unless the model asks for its own.
@@ -15,18 +16,17 @@ namespace ncpgym {
 
 enum class NcpFunction { FischerBurmeister = 0, MinimumMap = 1 };
 // Complementarity preconditioner r (§7, Fig. 17): identity, time-step scaled (h^2 for
-// position rows, h for friction rows), time-step scaled effective mass (eq. 66), or mixed:
-// eq. 66 on every row except the normal rows that move a particle, which take the time-step
-// r (h^2). Why mixed exists: eq. 66 takes a row's effective mass from diag J H^-1 J^T, and for
-// a particle of a soft body H holds only the particle's mass, not the elastic stiffness that
-// carries it, so a stiff finger's contact row is credited a 30-50x larger response than it
-// has (a PneuNet finger-ball row: 1,546 from the mass, 27-56 from J K^-1 J^T) and the held
-// ball jitters against the mount by 8 mm (0.29 mm mixed). Friction rows keep eq. 66: a soft
-// tomato carried by rigid fingers slips 6.4-8.8 mm with the time-step r there, 4.7 mm with
-// eq. 66. Not the default: on a soft foam block (E = 1e5 Pa) under a rigid plate the mixed
-// r leaves the static compression 0.1-0.3 % off after 3-12 s (eq. 66: 0.004-0.05 %): its
-// momentum residual converges far more slowly there (0.094 against 0.0016 after 16 iterations).
-// docs/architecture.md, "The mixed r-factor".
+// position rows, h for friction rows), time-step scaled effective mass (eq. 66), or mixed
+// (the default): eq. 66 on every row except the normal rows that move a particle, which take
+// the time-step r (h^2). Why: eq. 66 takes a row's effective mass from diag J H^-1 J^T, and
+// for a particle of a soft body H holds only the particle's mass, not the elastic stiffness
+// that carries it, so a stiff finger's contact row is credited a 30-50x larger response than
+// it has (a PneuNet finger-ball row: 1,546 from the mass, 27-56 from J K^-1 J^T) and the
+// held ball jitters against the mount by 8 mm (0.15 mm mixed). Friction rows keep eq. 66: a
+// soft tomato carried by rigid fingers slips 6.4-8.8 mm with the time-step r there, 4.7 mm
+// with eq. 66. Rows between articulated bodies keep eq. 66 (the time-step r lets the arch
+// drift 2.6 against 0.36 mm), so rigid-only worlds are unchanged. docs/architecture.md,
+// "One set of solver defaults".
 enum class RScaling { Identity = 0, TimeStep = 1, EffectiveMass = 2, Mixed = 3 };
 
 inline constexpr int kDefaultNewtonIterations = 8;
@@ -52,7 +52,7 @@ struct SolverOptions {
   // iteration never enters (docs/architecture.md, "Direct solves and piles"). 0: off.
   double proximal = 0.0;
   NcpFunction ncp = NcpFunction::FischerBurmeister;
-  RScaling rscale = RScaling::EffectiveMass;
+  RScaling rscale = RScaling::Mixed;
   LinearSolverType linear = LinearSolverType::PCR;
   bool warm_start = false;      // start lambda from the previous step's contact impulses
   double thickness = 0.0;       // contact thickness d of eq. 9
@@ -61,8 +61,9 @@ struct SolverOptions {
   // sparse J and sparse rows of H^-1 J^T, or one O(n) H^-1 sweep) instead of forming the
   // dense H^-1 J^T; Gauss-Seidel and LDL^T always take the dense form, assembled.
   int dense_max_rows = 64;
-  // Diagonal geometric-stiffness shift on particle coordinates (eqs. 71-74); never on the
-  // articulated bodies, where the seed saw jitter at joint limits.
+  // Diagonal geometric-stiffness shift on particle coordinates (eqs. 70-74, the secant taken
+  // at fixed lambda: Stepper::geometric_stiffness); never on the articulated bodies, where
+  // the seed saw jitter at joint limits.
   bool geometric_stiffness = true;
   // Preconditioner of PCR/PCG: the seed's Jacobi (diagonal), or block Jacobi that inverts
   // each contact's 3 x 3 normal-friction block (better on long chains of contacts).

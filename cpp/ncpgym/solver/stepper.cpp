@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "ncpgym/collision/detect.hpp"
@@ -63,7 +64,6 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   tmp_.setZero(nvall_);
   jtl_.setZero(nvall_);
   u_base_.setZero(nvall_);
-  force_base_.setZero(3 * m.nparticle);
   const int nrow = typical_rows(m, cons_);
   const int ncap = 4 * m.ngeom + 32 + 4 * m.nparticle;
   contacts_.reserve(ncap);
@@ -245,29 +245,36 @@ bool Stepper::unconstrained_solves(const State& s, double h, int nrow) {
 }
 
 void Stepper::geometric_stiffness(double h, int it, int nrow) {
-  // Geometric stiffness (eqs. 71-74): the change of the constraint force J^T lambda
-  // between iterates, per particle coordinate, gives c_k; H_kk = M_kk - min(0, c_k).
-  // With g = M (u - u~) - h J^T lambda (eq. 57), g(u') - g(u) = M du - h d(J^T lambda),
-  // so the part of dg/du beyond M is -h d(J^T lambda)/du. The printed eq. 73 adds
-  // (M du)_k inside the bracket, which would double-count M; we follow the derivation:
-  // c_k = h d(J^T lambda)_k / du_k, so that H_kk grows by -c_k when the constraint
-  // forces stiffen (a chain under tension: H = M + h^2 T/L (I - n n^T)).
+  // Geometric stiffness (eqs. 70-74): K = d(J^T lambda)/dq at fixed lambda (eq. 70), which
+  // the Newton matrix H = M leaves out, approximated per particle coordinate by a secant
+  // between the last two iterates: c_k = h [J(q^n)^T lambda - J(q^{n-1})^T lambda]_k / du_k,
+  // both products with this iterate's lambda (f_prev_ comes from evaluate_iterate, through
+  // the rows of the previous evaluation), and H_kk = M_kk - min(0, c_k) (eq. 74): a chain
+  // under tension gets H = M + h^2 T/L (I - n n^T). Two departures from the printed eqs.
+  // 71-73, which take the secant of g (eq. 57) itself: (1) eq. 73 adds (M du)_k inside the
+  // bracket, which would count M twice (g(u') - g(u) = M du - h d(J^T lambda)); (2) the
+  // secant of g also contains J^T dlambda, the change of the multipliers, which the Newton
+  // system already carries exactly in its J^T block: counted again on the diagonal it made
+  // H stiffer than the system it preconditions, and Newton converged only linearly on
+  // stiff soft bodies (a foam block under a plate: momentum residual 1.6e-3 after 16
+  // iterations with the old secant, 3e-7 with this one; docs/architecture.md, "The
+  // geometric-stiffness shift at fixed lambda"). With stress_stiffness the element rows'
+  // share is exact in the primal Newton matrix and is left out here (nrow stops before
+  // them).
   const Model& m = *m_;
   const int np3 = 3 * m.nparticle;
+  if (it == 0) return;
   rows_.J.transpose_times(nrow, nullptr, lambda_.data(), tmp_.data(), nvall_);
   f_now_ = tmp_.tail(np3);
-  if (it > 0) {
-    VecX& pminv = del_.particle_hinv();
-    for (int k = 0; k < np3; ++k) {
-      if (std::abs(du_prev_[k]) < 1e-12) continue;
-      const double c = h * (f_now_[k] - f_prev_[k]) / du_prev_[k];  // eq. 73, see above
-      const double mk = pmass_[k / 3];
-      const double Hkk = mk - std::min(0.0, c);  // eq. 74
-      pminv[k] = 1.0 / Hkk;
-      scale_[m.nv + k] = mk / Hkk;  // H^-1 M on the diagonal
-    }
+  VecX& pminv = del_.particle_hinv();
+  for (int k = 0; k < np3; ++k) {
+    if (std::abs(du_prev_[k]) < 1e-12) continue;
+    const double c = h * (f_now_[k] - f_prev_[k]) / du_prev_[k];  // eq. 73 at fixed lambda
+    const double mk = pmass_[k / 3];
+    const double Hkk = mk - std::min(0.0, c);  // eq. 74
+    pminv[k] = 1.0 / Hkk;
+    scale_[m.nv + k] = mk / Hkk;  // H^-1 M on the diagonal
   }
-  f_prev_ = f_now_;
 }
 
 void Stepper::ncp_terms(double h, int nrow) {
@@ -395,8 +402,16 @@ double Stepper::evaluate_iterate(const State& s, double h, int nrow, int it, boo
   const int np3 = 3 * m.nparticle;
   integrate(m, s.q.data(), u_.data(), h, qn_.data());
   if (np3) xn_ = s.x + h * u_.tail(np3);
+  // the shift's secant (geometric_stiffness) at fixed lambda: the forces of this iterate's
+  // multipliers through the rows of the last evaluation, before evaluate_rows replaces them
+  const bool shift = np3 && opt_.geometric_stiffness;
+  const int gs_rows = opt_.stress_stiffness && primal ? rows_.begin(kFirstElementBlock) : nrow;
+  if (shift && it > 0) {
+    rows_.J.transpose_times(gs_rows, nullptr, lambda_.data(), tmp_.data(), nvall_);
+    f_prev_ = tmp_.tail(np3);
+  }
   evaluate_rows(qn_, xn_);
-  if (np3 && opt_.geometric_stiffness) geometric_stiffness(h, it, nrow);
+  if (shift) geometric_stiffness(h, it, gs_rows);
   // the primal path needs diag J H^-1 J^T only for the rows it keeps dual
   del_.rows_changed(it, primal ? rows_.begin(kFirstElementBlock) : nrow, jhj_.data());
   ncp_terms(h, nrow);
@@ -477,7 +492,6 @@ void Stepper::newton(const State& s, double h, int nrow) {
   const bool search = opt_.line_search && primal && elements;  // soft steps only (options.hpp)
   double merit = 0.0;
   for (int it = 0;; ++it) {
-    if (search && it > 0) force_base_ = f_prev_;  // the accepted iterate's, for a backtrack
     double trial = evaluate_iterate(s, h, nrow, it, primal);
     if (search && it > 0) {
       // Backtracking on the merit |(hvec, H^-1 g)|_2 (Armijo with sigma = 1e-4, t halved at
@@ -490,8 +504,9 @@ void Stepper::newton(const State& s, double h, int nrow) {
         stats_.residual.pop_back();
         stats_.momentum_residual.pop_back();
         set_iterate(nrow, t_);
-        if (np3) du_prev_ = t_ * du_.tail(np3);
-        f_prev_ = force_base_;
+        // the shift's secant runs from the rejected trial (2 t), whose rows are the last
+        // evaluated, to this one (t)
+        if (np3) du_prev_ = -t_ * du_.tail(np3);
         stats_.step_size.back() = t_ * du_.lpNorm<Eigen::Infinity>();
         trial = evaluate_iterate(s, h, nrow, it, primal);
       }
