@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "ncpgym/collision/detect.hpp"
@@ -257,8 +256,8 @@ void Stepper::geometric_stiffness(double h, int it, int nrow) {
   // system already carries exactly in its J^T block: counted again on the diagonal it made
   // H stiffer than the system it preconditions, and Newton converged only linearly on
   // stiff soft bodies (a foam block under a plate: momentum residual 1.6e-3 after 16
-  // iterations with the old secant, 3e-7 with this one; docs/architecture.md, "The
-  // geometric-stiffness shift at fixed lambda"). With stress_stiffness the element rows'
+  // iterations with the old secant, 3e-7 with this one; docs/architecture.md, "One set of
+  // solver defaults"). With stress_stiffness the element rows'
   // share is exact in the primal Newton matrix and is left out here (nrow stops before
   // them).
   const Model& m = *m_;
@@ -292,7 +291,7 @@ void Stepper::ncp_terms(double h, int nrow) {
     bool eff = rs == RScaling::EffectiveMass;
     if (rs == RScaling::Mixed) {  // eq. 66 unless a normal row moves a particle (options.hpp)
       eff = true;
-      if (!fric)
+      if (!fric && m_->nparticle > 0)
         for (int k = J.start[r]; k < J.start[r + 1] && eff; ++k) eff = J.col[k] < m_->nv;
     }
     double rr = 1.0;
