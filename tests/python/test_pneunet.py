@@ -61,26 +61,34 @@ def test_inflating_the_gripper_curls_its_fingers_inward_and_downward():
     np.testing.assert_allclose(inward, inward[0], atol=1e-6)  # the three fingers alike
 
 
-@pytest.mark.parametrize("material", ["linear", "neohookean"])
-def test_scripted_close_and_lift_picks_the_ball_up_and_holds_it_for_two_seconds(material):
-    """Both finger materials (the Neo-Hookean gripper with line_search; with the damped step it
-    diverges on every step of this script, docs/architecture.md)."""
+def _close_and_lift(n, **kw):
+    """The scripted grasp on PneuNetGrasp-v0 (n worlds, seed 3): close to activation 0.25 for
+    0.6 s, lift until the ball is at 0.2 m, hold; 280 steps (5.6 s), none terminated or
+    diverged. Returns the ball heights and mount positions per step (280, n) and the last
+    rewards."""
     import gymnasium as gym
 
-    env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=2, num_threads=2, max_episode_steps=300,
-                       material=material)
+    env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=n, num_threads=min(n, 2), max_episode_steps=300, **kw)
     obs, _ = env.reset(seed=3)
     close = 2 * 0.25 / 0.35 - 1  # chamber command for activation 0.25
     heights, mount = [], []
-    for k in range(280):  # 5.6 s: close for 0.6 s, lift until the ball is at 0.2 m, hold
+    for k in range(280):
         ball_z = obs[:, 20] + 0.12 + obs[:, 34]  # ball relative to the mount + mount height
         lift = np.where((k >= 30) & (ball_z < 0.2), 1.0, 0.0)
-        a = np.column_stack([np.full((2, 3), close), lift]).astype(np.float32)
+        a = np.column_stack([np.full((n, 3), close), lift]).astype(np.float32)
         obs, reward, term, trunc, info = env.step(a)
         heights.append(info["ball_height"].copy())
         mount.append(obs[:, 34].copy())
         assert not term.any() and not info["diverged"].any()
-    heights, mount = np.array(heights), np.array(mount)
+    env.close()
+    return np.array(heights), np.array(mount), reward
+
+
+@pytest.mark.parametrize("material", ["linear", "neohookean"])
+def test_scripted_close_and_lift_picks_the_ball_up_and_holds_it_for_two_seconds(material):
+    """Both finger materials (the Neo-Hookean gripper with line_search; with the damped step it
+    diverges on every step of this script, docs/architecture.md)."""
+    heights, mount, reward = _close_and_lift(2, material=material)
     assert np.all(heights[-1] > 0.18)  # lifted 14 cm off the ground
     hold = heights[-100:]  # the last 2 s: still in the grip
     assert np.all(np.ptp(hold, axis=0) < 0.01), np.ptp(hold, axis=0)
@@ -88,29 +96,17 @@ def test_scripted_close_and_lift_picks_the_ball_up_and_holds_it_for_two_seconds(
     assert np.all(np.ptp(rel, axis=0) < 2e-4), np.ptp(rel, axis=0)  # still: 0.9 mm before the task's solver options
     assert np.all(np.abs(rel[-10:].mean(axis=0) - rel[:10].mean(axis=0)) < 1e-4)
     assert np.all(reward == 2.0)  # lifted and held at the target
-    env.close()
 
 
 def _scripted_hold(monkeypatch, options):
-    """The scripted close and lift of the test above in one world, with the task's solver
-    options replaced: the held ball's motion against the mount over the last 2 s (ptp, m)."""
-    import gymnasium as gym
+    """The scripted close and lift in one world with the task's solver options replaced: the
+    held ball's motion against the mount over the last 2 s (ptp, m)."""
     from ncpgym.tasks import PneuNetGraspTask
 
     monkeypatch.setattr(PneuNetGraspTask, "solver_options", options)
-    env = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=1, num_threads=1, max_episode_steps=300)
-    obs, _ = env.reset(seed=3)
-    close = 2 * 0.25 / 0.35 - 1
-    rel = []
-    for k in range(280):
-        ball_z = obs[0, 20] + 0.12 + obs[0, 34]
-        lift = 1.0 if k >= 30 and ball_z < 0.2 else 0.0
-        obs, _, term, _, info = env.step(np.array([[close, close, close, lift]], np.float32))
-        assert not term.any() and not info["diverged"].any()
-        rel.append(info["ball_height"][0] - obs[0, 34])
-    env.close()
-    assert info["ball_height"][0] > 0.18  # lifted 14 cm and held there
-    return np.ptp(rel[-100:])
+    heights, mount, _ = _close_and_lift(1)
+    assert heights[-1, 0] > 0.18  # lifted 14 cm and held there
+    return np.ptp(heights[-100:, 0] - mount[-100:, 0])
 
 
 def test_default_solver_options_hold_the_ball_in_the_soft_grip(monkeypatch):
