@@ -243,6 +243,12 @@ bool Stepper::unconstrained_solves(const State& s, double h, int nrow) {
   return true;
 }
 
+void Stepper::particle_forces(int nrow, VecX& f) {
+  // (J^T lambda) over rows [0, nrow), its particle coordinates
+  rows_.J.transpose_times(nrow, nullptr, lambda_.data(), tmp_.data(), nvall_);
+  f = tmp_.tail(3 * m_->nparticle);
+}
+
 void Stepper::geometric_stiffness(double h, int it, int nrow) {
   // Geometric stiffness (eqs. 70-74): K = d(J^T lambda)/dq at fixed lambda (eq. 70), which
   // the Newton matrix H = M leaves out, approximated per particle coordinate by a secant
@@ -257,14 +263,12 @@ void Stepper::geometric_stiffness(double h, int it, int nrow) {
   // H stiffer than the system it preconditions, and Newton converged only linearly on
   // stiff soft bodies (a foam block under a plate: momentum residual 1.6e-3 after 16
   // iterations with the old secant, 3e-7 with this one; docs/architecture.md, "One set of
-  // solver defaults"). With stress_stiffness the element rows'
-  // share is exact in the primal Newton matrix and is left out here (nrow stops before
-  // them).
+  // solver defaults"). With stress_stiffness the element rows' share is exact in the primal
+  // Newton matrix and is left out here (nrow stops before them).
   const Model& m = *m_;
   const int np3 = 3 * m.nparticle;
   if (it == 0) return;
-  rows_.J.transpose_times(nrow, nullptr, lambda_.data(), tmp_.data(), nvall_);
-  f_now_ = tmp_.tail(np3);
+  particle_forces(nrow, f_now_);
   VecX& pminv = del_.particle_hinv();
   for (int k = 0; k < np3; ++k) {
     if (std::abs(du_prev_[k]) < 1e-12) continue;
@@ -288,15 +292,11 @@ void Stepper::ncp_terms(double h, int nrow) {
   for (int r = 0; r < nrow; ++r) {
     if (kind[r] == RowKind::Compliant) continue;  // eq. 8 rows take no r
     const bool fric = kind[r] == RowKind::Friction;
-    bool eff = rs == RScaling::EffectiveMass;
-    if (rs == RScaling::Mixed) {  // eq. 66 unless a normal row moves a particle (options.hpp)
-      eff = true;
-      if (!fric && m_->nparticle > 0)
-        for (int k = J.start[r]; k < J.start[r + 1] && eff; ++k) eff = J.col[k] < m_->nv;
-    }
-    double rr = 1.0;
-    if (rs == RScaling::TimeStep || rs == RScaling::Mixed) rr = fric ? h : h * h;
-    if (eff) rr = (fric ? h : h * h) * jhj[r];
+    bool eff = rs == RScaling::EffectiveMass || rs == RScaling::Mixed;
+    if (rs == RScaling::Mixed && !fric && m_->nparticle > 0)  // the time-step r where a normal row moves a particle (options.hpp)
+      for (int k = J.start[r]; k < J.start[r + 1] && eff; ++k) eff = J.col[k] < m_->nv;
+    double rr = rs == RScaling::Identity ? 1.0 : (fric ? h : h * h);
+    if (eff) rr *= jhj[r];  // eq. 66
     rfac[r] = std::max(rr, 1e-300);
   }
   for (int r = 0; r < nrow; ++r) {
@@ -405,10 +405,7 @@ double Stepper::evaluate_iterate(const State& s, double h, int nrow, int it, boo
   // multipliers through the rows of the last evaluation, before evaluate_rows replaces them
   const bool shift = np3 && opt_.geometric_stiffness;
   const int gs_rows = opt_.stress_stiffness && primal ? rows_.begin(kFirstElementBlock) : nrow;
-  if (shift && it > 0) {
-    rows_.J.transpose_times(gs_rows, nullptr, lambda_.data(), tmp_.data(), nvall_);
-    f_prev_ = tmp_.tail(np3);
-  }
+  if (shift && it > 0) particle_forces(gs_rows, f_prev_);
   evaluate_rows(qn_, xn_);
   if (shift) geometric_stiffness(h, it, gs_rows);
   // the primal path needs diag J H^-1 J^T only for the rows it keeps dual

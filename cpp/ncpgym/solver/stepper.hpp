@@ -89,7 +89,8 @@ class Stepper {
     cons_.evaluate(dk_, q, x, contacts_, limits_, act_, rows_);
   }
   void newton(const State& s, double h, int nrow);
-  void geometric_stiffness(double h, int it, int nrow);  // eqs. 71-74 on the particles
+  void geometric_stiffness(double h, int it, int nrow);  // eqs. 70-74 on the particles
+  void particle_forces(int nrow, VecX& f);               // (J^T lambda) of rows [0, nrow) on the particles
   void ncp_terms(double h, int nrow);                    // r, alpha, C block, hvec per row
   void dual_rhs(double h, int nrow);                        // system diagonal, H^-1 g, b of eq. 59
   LinearResult dual_direction(double h, int it);  // eqs. 59-60 through the Delassus operator
