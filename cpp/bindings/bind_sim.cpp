@@ -138,6 +138,9 @@ const std::vector<OptionField>& option_fields() {
                 "without the walls' stress stiffness)"),
       NUM_FIELD(stress_stiffness, bool,
                 "the tetrahedra's stress stiffness -h^2 sum lambda d2c/dx2 in the primal Newton matrix"),
+      NUM_FIELD(element_multipliers_from_x, bool,
+                "primal soft path: the eliminated element rows take lambda = -c(x) / E at every Newton iterate "
+                "(off: their linearised update from the zero start, as the seed)"),
       NUM_FIELD(project_impulses, bool,
                 "clip normal-contact and joint-limit impulses at 0 after each damped Newton update (not in the seed)"),
       NUM_FIELD(bounded_friction_w, bool,

@@ -269,7 +269,7 @@ class SolverOptions:
                  soft_solver: str = "primal", soft_triangle_contacts: bool = False,
                  soft_soft_contacts: bool = True, deformable_contacts: bool = True,
                  refresh_depth: float = 0.001, pressure_stiffness: bool = False,
-                 stress_stiffness: bool = False,
+                 stress_stiffness: bool = False, element_multipliers_from_x: bool = True,
                  project_impulses: bool = True,
                  bounded_friction_w: bool = True, smooth_full_step: bool = False,
                  line_search: bool = False, max_speed: float = 1e4) -> None: ...

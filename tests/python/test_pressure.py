@@ -176,7 +176,8 @@ def test_bad_chambers_are_refused():
 def test_newton_converges_on_a_pressure_load_without_the_load_stiffness():
     # options.hpp, pressure_stiffness: the load term alone (without the walls' stress
     # stiffness) makes the Newton matrix indefinite; by default it stays out, and full Newton
-    # steps on a lone finger suddenly loaded with 20 kPa converge to round-off
+    # steps on a lone finger suddenly loaded with 20 kPa converge (momentum residual, where
+    # the primal path's error lives: its element rows take their multipliers from x)
     from ncpgym.envs.pneunet import pressure_finger
 
     model, _ = pressure_finger(gravity=False)
@@ -185,10 +186,11 @@ def test_newton_converges_on_a_pressure_load_without_the_load_stiffness():
         sim = ncpgym.Simulator(model, newton_iterations=12, geometric_stiffness=False, step=1.0, pressure_stiffness=on)
         sim.activation[:7] = 2e4
         sim.step()
-        res[on] = np.array(sim.solver_stats["residual"])
+        res[on] = np.array(sim.solver_stats["momentum_residual"])
+        assert sim.solver_stats["residual"][-1] < 1e-5  # the NCP rows either way (3e-16, 1.4e-6)
     assert ncpgym.SolverOptions().pressure_stiffness is False
-    assert res[False][-1] < 1e-10, res[False]  # measured 2e-13 from iteration 8
-    assert res[True][-1] > 1.0, res[True]  # measured 1e4: why it is off
+    assert res[False][-1] < 1e-7, res[False]  # measured 9.5e-9 from 30 m/s, a rate of ~0.17
+    assert res[True][-1] > 1.0, res[True]  # measured 1.2e6: why it is off
 
 
 def test_a_thin_walled_chambered_finger_has_the_designed_cavities_and_bends_further():

@@ -117,6 +117,14 @@ struct SolverOptions {
   //   against 30.5 ms), 1.6x for the strain gripper's scripted grasp (a 9 x 9 block
   //   per element and iterate), and the tasks' defaults already hold.
   bool stress_stiffness = false;
+  // element_multipliers_from_x: the primal path's eliminated element rows take their
+  //   multipliers from the positions at every iterate, lambda_s = -c_s(x) / E_s (eq. 8; the
+  //   implicit-FEM Newton iteration, Stepper::element_multipliers). False carries the
+  //   linearised Newton update from the zero start (eq. 68), as the seed and the dual path do,
+  //   which leaves (1 - t)^k of every element's force unsolved after k damped iterations (an
+  //   activated Neo-Hookean finger at rest ended its steps at NCP residuals of 480-944; with
+  //   the multipliers from x, 1e-9).
+  bool element_multipliers_from_x = true;
   // Safeguards of the damped Newton iteration (departures from the seed, measured on the
   // humanoid and the arch; docs/architecture.md "Newton safeguards"):
   // project_impulses: after each update, normal-contact and joint-limit multipliers are

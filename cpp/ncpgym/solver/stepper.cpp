@@ -280,6 +280,25 @@ void Stepper::geometric_stiffness(double h, int it, int nrow) {
   }
 }
 
+void Stepper::element_multipliers(int nrow) {
+  // The primal path eliminates the compliant element rows (soft_kkt.cpp), so their
+  // multipliers are functions of the positions: eq. 8, c(x) + E lambda = 0, solved for
+  // lambda at this iterate's x (the elements' elastic forces), instead of carrying the
+  // linearised Newton update of the last direction. A departure from the seed's zero start
+  // (eq. 68) on these rows, whose value then stays exactly zero in the NCP residual and whose
+  // error moves into the momentum residual, the implicit-Euler balance the primal Newton
+  // iteration solves. Why: from lambda = 0 the damped update (t = 0.75) leaves (1 - t)^k of
+  // the elastic force unconverged in every step, which on a Neo-Hookean finger at rest
+  // (pivot-scaled rows, tet_neohookean.cpp) reads as NCP residuals of 480-944 after 8
+  // iterations; with the multipliers taken from x the same finger ends every step at 1e-9
+  // (docs/architecture.md, "Element multipliers from the positions"). Rows with E = 0 (none
+  // today) keep the Newton update. Option element_multipliers_from_x (on by default).
+  const VecX& C = rows_.C;
+  const VecX& E = rows_.E;
+  for (int r = rows_.begin(kFirstElementBlock); r < nrow; ++r)
+    if (rows_.kind[r] == RowKind::Compliant && E[r] > 0) lambda_[r] = -C[r] / E[r];
+}
+
 void Stepper::ncp_terms(double h, int nrow) {
   // Per row: the r-factor (eq. 66), the NCP derivative alpha = dphi/dC, the compliance
   // block (eq. 55) and the value hvec (eq. 58).
@@ -408,6 +427,7 @@ double Stepper::evaluate_iterate(const State& s, double h, int nrow, int it, boo
   if (shift && it > 0) particle_forces(gs_rows, f_prev_);
   evaluate_rows(qn_, xn_);
   if (shift) geometric_stiffness(h, it, gs_rows);
+  if (primal && opt_.element_multipliers_from_x) element_multipliers(nrow);
   // the primal path needs diag J H^-1 J^T only for the rows it keeps dual
   del_.rows_changed(it, primal ? rows_.begin(kFirstElementBlock) : nrow, jhj_.data());
   ncp_terms(h, nrow);

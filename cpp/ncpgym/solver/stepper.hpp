@@ -90,6 +90,7 @@ class Stepper {
   }
   void newton(const State& s, double h, int nrow);
   void geometric_stiffness(double h, int it, int nrow);  // eqs. 70-74 on the particles
+  void element_multipliers(int nrow);                    // lambda_s = -c_s(x) / E_s on the eliminated element rows
   void particle_forces(int nrow, VecX& f);               // (J^T lambda) of rows [0, nrow) on the particles
   void ncp_terms(double h, int nrow);                    // r, alpha, C block, hvec per row
   void dual_rhs(double h, int nrow);                        // system diagonal, H^-1 g, b of eq. 59
