@@ -100,12 +100,16 @@ def test_neohookean_gripper_survives_its_activation_ramp_with_line_search():
     """The PneuNet gripper with Neo-Hookean fingers (E 10 MPa, nu 0.47, h = 0.02 s, the task's
     mesh), activation ramped to 0.35 over 10 steps, ball out of reach: with the default
     options the step diverges at the third step (issue 20's "Neo-Hookean fingers diverge under
-    activation"); with line_search every step stays finite and the fingers curl in."""
+    activation"); with line_search every step stays finite and the fingers curl in, and so
+    with the elements' stress stiffness in the Newton matrix and the damped step, now that
+    the element rows take their multipliers from x (with them carried from the zero start it
+    diverges at the second step)."""
     from ncpgym.envs.pneunet import build_gripper
 
     m, info = build_gripper(n=(8, 2, 2), tilt=np.radians(70), root_radius=0.03, mount_height=0.12, timestep=0.02,
                             model="neohookean")
-    for opts, diverges in (({}, True), ({"line_search": True}, False)):
+    for opts, diverges in (({}, True), ({"line_search": True}, False), ({"stress_stiffness": True}, False),
+                           ({"stress_stiffness": True, "element_multipliers_from_x": False}, True)):
         sim = ncpgym.Simulator(m, **opts)
         sim.q[1] = 0.5  # the ball out of reach
         tips = lambda: np.stack([sim.x[t].mean(axis=0) for t in info["tips"]])  # noqa: E731
