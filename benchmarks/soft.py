@@ -31,7 +31,7 @@ are medians over the timed steps, one-world rows only. Scenes:
   stiffness), the same at the seed's 6 Newton iterations, and the defaults at 6;
 * fetch_tomato: ncpgym/FetchTomato-v0's world (Fetch, the 384-element Neo-Hookean tomato,
   the scale; the seed's Fetch Tomato has 319), timed while the fingers hold the tomato
-  lifted mid-carry (the scripted pick-and-place's step 150), with the task's 8 Newton
+  lifted mid-carry (the scripted pick-and-place's step 150), with the task's 10 Newton
   iterations and the seed's 4 / 50;
 * ball_squeezed: a voxelised soft ball (r = 5 cm, 696 tets) squeezed between a fixed rigid
   plate and a 5 kg rigid plate resting on it;
@@ -268,7 +268,9 @@ def main() -> None:
     cases.append(("allegro_ball (task solver, 6 Newton)", model, warm, None, {**squeeze_opts, "newton_iterations": 6}, q0))
     cases.append(("allegro_ball (defaults)", model, warm, None, {"newton_iterations": 6}, q0))
     model, warm, q0, x0 = fetch_tomato()
-    cases.append(("fetch_tomato (task solver: 8 Newton)", model, warm, x0, {"newton_iterations": 8}, q0))
+    from ncpgym.tasks.fetch_tomato import FetchTomatoTask
+
+    cases.append(("fetch_tomato (task solver: 10 Newton)", model, warm, x0, dict(FetchTomatoTask.solver_options), q0))
     cases.append(("fetch_tomato (the seed's 4 Newton / 50 linear)", model, warm, x0,
                   {"newton_iterations": 4, "linear_iterations": 50}, q0))
     model, warm = ball_squeezed()

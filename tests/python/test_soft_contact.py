@@ -115,7 +115,11 @@ def pressed_edge(mass, surface=True):
     turn = [np.cos(np.pi / 8), 0.0, np.sin(np.pi / 8), 0.0]
     g = b.add_geom(body, "box", size=[0.02, 0.15, 0.02], quat=turn, friction=[0.8, 0.005, 0.0001])
     model = b.build()
-    sim = ncpgym.Simulator(model, soft_triangle_contacts=surface)
+    # 10 Newton iterations: the face's particles stick under the edge as slowly as other
+    # sticking contacts converge (docs/architecture.md, Known limits): at the default 8 they
+    # creep by 10.4 um per 0.5 s with the time-step r on rows that move a particle (2.4 um with
+    # eq. 66's r on the friction rows before session 27), at 10 by 3.6 um
+    sim = ncpgym.Simulator(model, soft_triangle_contacts=surface, newton_iterations=10)
     edge = []
     for _ in range(240):
         sim.step()

@@ -2,8 +2,8 @@
 // (the Python bindings and stubs take theirs from a default-constructed SolverOptions; a
 // test checks the docstrings). They follow nonsmooth-newton-ncp.txt: zero start (eqs.
 // 67-68), damped step t = 0.75 (§8.1), regularisation 1e-6 (§8.4), FB with the
-// effective-mass r-factor (eq. 66, Fig. 17; the time-step r on normal rows that move a
-// particle: RScaling::Mixed), PCR with a Jacobi preconditioner (§8.2).
+// effective-mass r-factor (eq. 66, Fig. 17; the time-step r on rows that move a particle:
+// RScaling::Mixed), PCR with a Jacobi preconditioner (§8.2).
 // Iteration counts: the largest of Table 2 (8 Newton, 50 linear), which the heavy stack
 // needs (with 20 linear iterations its 4096:1 system is solved loosely enough that the
 // stack creeps sideways by centimetres over 10 s), unless the model asks for its own.
@@ -17,16 +17,19 @@ namespace ncpgym {
 enum class NcpFunction { FischerBurmeister = 0, MinimumMap = 1 };
 // Complementarity preconditioner r (§7, Fig. 17): identity, time-step scaled (h^2 for
 // position rows, h for friction rows), time-step scaled effective mass (eq. 66), or mixed
-// (the default): eq. 66 on every row except the normal rows that move a particle, which take
-// the time-step r (h^2). Why: eq. 66 takes a row's effective mass from diag J H^-1 J^T, and
-// for a particle of a soft body H holds only the particle's mass, not the elastic stiffness
-// that carries it, so a stiff finger's contact row is credited a 30-50x larger response than
-// it has (a PneuNet finger-ball row: 1,546 from the mass, 27-56 from J K^-1 J^T) and the
-// held ball jitters against the mount by 8 mm (0.15 mm mixed). Friction rows keep eq. 66: a
-// soft tomato carried by rigid fingers slips 6.4-8.8 mm with the time-step r there, 4.7 mm
-// with eq. 66. Rows between articulated bodies keep eq. 66 (the time-step r lets the arch
-// drift 2.6 against 0.36 mm), so rigid-only worlds are unchanged. docs/architecture.md,
-// "One set of solver defaults".
+// (the default): eq. 66 on every row except the rows that move a particle (normal and
+// friction), which take the time-step r (h^2, h). Why: eq. 66 takes a row's effective mass
+// from diag J H^-1 J^T, and for a particle of a soft body H holds only the particle's mass,
+// not the elastic stiffness that carries it, so a stiff finger's contact row is credited a
+// 30-50x larger response than it has (a PneuNet finger-ball row: 1,546 from the mass, 27-56
+// from J K^-1 J^T): the held ball jittered against the mount by 8 mm (0.06 mm mixed), and on
+// friction rows the huge r switches a contact between sticking (W ~ 0) and released (W
+// large) as |lambda_f| crosses the cone, which made Newton diverge within the step when
+// rigid fingers squeeze a soft ball (AllegroSqueeze at 6 iterations: 26 of 32 scripted
+// episodes, 31 with the time-step r). The price: sticking on a soft surface converges more
+// slowly (Fetch's tomato needs 10 iterations instead of 8). Rows between articulated bodies
+// keep eq. 66 (the time-step r lets the arch drift 2.6 against 0.36 mm), so rigid-only
+// worlds are unchanged. docs/architecture.md, "One set of solver defaults".
 enum class RScaling { Identity = 0, TimeStep = 1, EffectiveMass = 2, Mixed = 3 };
 
 inline constexpr int kDefaultNewtonIterations = 8;

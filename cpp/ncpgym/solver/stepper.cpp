@@ -312,7 +312,7 @@ void Stepper::ncp_terms(double h, int nrow) {
     if (kind[r] == RowKind::Compliant) continue;  // eq. 8 rows take no r
     const bool fric = kind[r] == RowKind::Friction;
     bool eff = rs == RScaling::EffectiveMass || rs == RScaling::Mixed;
-    if (rs == RScaling::Mixed && !fric && m_->nparticle > 0)  // the time-step r where a normal row moves a particle (options.hpp)
+    if (rs == RScaling::Mixed && m_->nparticle > 0)  // the time-step r where a row moves a particle (options.hpp)
       for (int k = J.start[r]; k < J.start[r + 1] && eff; ++k) eff = J.col[k] < m_->nv;
     double rr = rs == RScaling::Identity ? 1.0 : (fric ? h : h * h);
     if (eff) rr *= jhj[r];  // eq. 66
