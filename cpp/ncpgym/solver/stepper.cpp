@@ -291,8 +291,9 @@ void Stepper::element_multipliers(int nrow) {
   // the elastic force unconverged in every step, which on a Neo-Hookean finger at rest
   // (pivot-scaled rows, tet_neohookean.cpp) reads as NCP residuals of 480-944 after 8
   // iterations; with the multipliers taken from x the same finger ends every step at 1e-9
-  // (docs/architecture.md, "Element multipliers from the positions"). Rows with E = 0 (a stretch
-  // added with compliance 0) have no such function and keep the Newton update. Option element_multipliers_from_x (on by default).
+  // (docs/architecture.md, "Element multipliers from the positions"). Rows with E = 0 (a
+  // stretch added with compliance 0) have no such function and keep the Newton update.
+  // Option element_multipliers_from_x (on by default).
   const VecX& C = rows_.C;
   const VecX& E = rows_.E;
   for (int r = rows_.begin(kFirstElementBlock); r < nrow; ++r)
