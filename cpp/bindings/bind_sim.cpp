@@ -107,8 +107,9 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(proximal, double,
                 "Marquardt damping: each dual row's diagonal grows by this times its J H^-1 J^T entry (0: off)"),
       ENUM_FIELD("ncp", ncp, kNcp, "ncp function", "NCP function of the normal and limit rows"),
-      ENUM_FIELD("rscale", rscale, kRscale, "rscale", "complementarity preconditioner r: mixed (the default: eq. 66, except the time step on rows "
-                  "that move a particle), effective_mass (eq. 66 everywhere), time_step or identity"),
+      ENUM_FIELD("rscale", rscale, kRscale, "rscale",
+                 "complementarity preconditioner r: mixed (the default: eq. 66, except the time step on rows "
+                 "that move a particle), effective_mass (eq. 66 everywhere), time_step or identity"),
       ENUM_FIELD("linear", linear, kLinear, "linear solver", "linear solver of eq. 59"),
       NUM_FIELD(warm_start, bool, "start lambda from the previous step's contact impulses (not in a Batch)"),
       OptionField{"margin", "collision margin",

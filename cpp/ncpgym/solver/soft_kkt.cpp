@@ -333,7 +333,9 @@ LinearResult Stepper::soft_direction(int nrow, int elem_row0, double h, const Ve
     factored = ldlt.factorize(S);
     ++stats_.projected;
   }
-  if (!factored) throw std::runtime_error("the solver diverged: the soft-body KKT matrix could not be factorised (state left unchanged)");
+  if (!factored)
+    throw std::runtime_error(
+        "the solver diverged: the soft-body KKT matrix could not be factorised (state left unchanged)");
   ldlt.solve(rhs_, sol_);
   const double res = (rhs_ - S.selfadjointView<Eigen::Lower>() * sol_).norm();
 
