@@ -1,6 +1,7 @@
 // ncpgym._core.Batch: N worlds of one Model stepped in parallel. Every array property is a
 // NumPy view of the batch's own buffer (no copy; the view keeps the batch alive), shaped
 // [num_worlds, ...]. Validation of user input beyond shapes lives in ncpgym.vector.
+#include <cmath>
 #include <stdexcept>
 #include <tuple>
 
@@ -161,6 +162,41 @@ status 1 until reset.
             for (int i = 0; i < b.size(); ++i) b.set_rng(i, a.at(i, 0), a.at(i, 1));
           },
           "[N, 2] uint64 (key, counter) of each world's random stream (a copy; assign to restore)")
+      .def_property(
+          "warm_start_state",
+          [](Batch& b) {
+            size_t n = 0;
+            for (const WarmStart& w : b.warm_starts()) n += w.entries().size();
+            py::array_t<double> out({static_cast<py::ssize_t>(n), py::ssize_t(kWarmColumns)});
+            double* p = out.mutable_data();
+            for (int i = 0; i < b.size(); ++i) {
+              const WarmStart& w = b.warm_starts()[static_cast<size_t>(i)];
+              w.write_rows(i, p);
+              p += w.entries().size() * kWarmColumns;
+            }
+            return out;
+          },
+          [](Batch& b, py::array_t<double, py::array::c_style | py::array::forcecast> a) {
+            if (a.ndim() != 2 || a.shape(1) != kWarmColumns)
+              throw std::invalid_argument("warm_start_state: expected shape (K, " + std::to_string(kWarmColumns) + ")");
+            const py::ssize_t n = a.shape(0);
+            std::vector<std::vector<double>> rows(static_cast<size_t>(b.size()));
+            for (py::ssize_t k = 0; k < n; ++k) {
+              const double wld = a.at(k, 0);
+              if (!(wld == std::floor(wld)) || wld < 0 || wld >= b.size())
+                throw std::invalid_argument("warm_start_state: row " + std::to_string(k) + " names world " +
+                                            std::to_string(wld) + " of " + std::to_string(b.size()));
+              auto& r = rows[static_cast<size_t>(wld)];
+              r.insert(r.end(), a.data(k, 0), a.data(k, 0) + kWarmColumns);
+            }
+            for (int i = 0; i < b.size(); ++i) {
+              const auto& r = rows[static_cast<size_t>(i)];
+              b.warm_starts()[static_cast<size_t>(i)].read_rows(r.data(), static_cast<int>(r.size() / kWarmColumns));
+            }
+          },
+          "[K, 15] the contact impulses each world starts its next step from (option warm_start): one row "
+          "per contact of the world's last step, [world, geom1, geom2, particle1, soft point 1, soft point 2, "
+          "pos (3), impulse in the world frame (3), the normal it was solved with (3)]; a copy, assign to restore (state.batch_state saves it)")
       .def(
           "seed_worlds",
           [](Batch& b, py::array_t<uint64_t, py::array::c_style | py::array::forcecast> seeds, int64_t first_world) {

@@ -317,6 +317,22 @@ void bind_sim(py::module_& mod) {
         auto& s = self.cast<Simulator&>();
         return py::array_t<double>({s.model_->nparticle, 3}, s.state.f.data(), self);
       }, "External forces on the particles (nparticle, 3) in N, held over each step until changed; writable view.")
+      .def_property(
+          "warm_start_state",
+          [](Simulator& s) {
+            const WarmStart& w = s.stepper.warm_start();
+            py::array_t<double> out({static_cast<py::ssize_t>(w.entries().size()), py::ssize_t(kWarmColumns)});
+            w.write_rows(0, out.mutable_data());
+            return out;
+          },
+          [](Simulator& s, py::array_t<double, py::array::c_style | py::array::forcecast> a) {
+            if (a.ndim() != 2 || a.shape(1) != kWarmColumns)
+              throw std::invalid_argument("warm_start_state: expected shape (K, " + std::to_string(kWarmColumns) + ")");
+            s.stepper.warm_start().read_rows(a.data(), static_cast<int>(a.shape(0)));
+          },
+          "[K, 15] the contact impulses the next step starts from (option warm_start): one row per contact "
+          "of the last step, [0, geom1, geom2, particle1, soft point 1, soft point 2, pos (3), impulse in "
+          "the world frame (3), its normal (3)]; a copy, assign to restore (state.simulator_state saves it)")
       .def_property_readonly("contacts", [](const Simulator& s) {
         const auto& cs = s.stepper.contacts();
         const py::ssize_t n = static_cast<py::ssize_t>(cs.size());

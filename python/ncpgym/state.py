@@ -1,6 +1,7 @@
 """Saving and restoring worlds: everything a world needs to continue bitwise identically
 (positions, velocities, particles, controls, activations, per-world parameters, mocap
-poses, equality switches and the random stream's position), for a whole
+poses, equality switches, the random stream's position and, for ``warm_start=True``, the
+last step's contact impulses), for a whole
 :class:`ncpgym.Batch`, and with the task's and the episode clocks' state for an ncpgym
 vector env (``envs.get_state()`` / ``envs.set_state(state)``). States are dicts of NumPy
 arrays: they pickle, and ``copy.deepcopy`` copies them. Environments pickle by how they
@@ -44,6 +45,7 @@ def batch_state(batch: _core.Batch) -> dict[str, np.ndarray]:
     """Copies of the batch's per-world arrays and random streams."""
     state = {k: np.array(getattr(batch, k), copy=True) for k in BATCH_FIELDS}
     state["rng_state"] = batch.rng_state
+    state["warm_start"] = batch.warm_start_state  # the last impulses (option warm_start)
     state["num_worlds"] = np.array(batch.num_worlds)
     return state
 
@@ -56,6 +58,8 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
     for _, dst, src in _saved_fields(batch, state, BATCH_FIELDS, "batch"):
         dst[...] = src
     batch.rng_state = state["rng_state"]
+    # states saved before the warm start was kept have none: the worlds start from lambda = 0
+    batch.warm_start_state = state.get("warm_start", np.zeros((0, 15)))
     batch.forward()
 
 
@@ -64,10 +68,11 @@ SIMULATOR_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "particle_force", 
 
 
 def simulator_state(sim: _core.Simulator) -> dict[str, np.ndarray]:
-    """Copies of everything a Simulator's world needs to continue bitwise identically (it
-    keeps nothing else between steps, unless ``warm_start=True`` whose multipliers are
-    not saved)."""
-    return {k: np.array(getattr(sim, k), copy=True) for k in SIMULATOR_FIELDS}
+    """Copies of everything a Simulator's world needs to continue bitwise identically,
+    with the last step's contact impulses that ``warm_start=True`` starts from."""
+    state = {k: np.array(getattr(sim, k), copy=True) for k in SIMULATOR_FIELDS}
+    state["warm_start"] = sim.warm_start_state
+    return state
 
 
 def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> None:
@@ -77,6 +82,7 @@ def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> Non
             setattr(sim, k, src.copy())  # properties with setters (checked on assignment)
         else:
             dst[...] = src
+    sim.warm_start_state = state.get("warm_start", np.zeros((0, 15)))
 
 
 def task_state(task) -> dict[str, Any]:

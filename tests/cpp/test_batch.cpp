@@ -169,9 +169,6 @@ TEST(Batch, RandomStreamsDependOnlyOnTheirWorld) {
 TEST(Batch, RejectsBadArguments) {
   auto m = boxes();
   EXPECT_THROW(Batch(m, 0, SolverOptions()), std::invalid_argument);
-  SolverOptions warm;
-  warm.warm_start = true;
-  EXPECT_THROW(Batch(m, 2, warm), std::invalid_argument);
   Batch batch(m, 2, SolverOptions(), 1);
   EXPECT_THROW(batch.step(0), std::invalid_argument);
   EXPECT_THROW(batch.set_num_threads(0), std::invalid_argument);

@@ -64,8 +64,6 @@ def test_bad_arguments(model):
         b.reset(np.array([True, False]), np.zeros((2, 24)), np.zeros((1, 23)))
     with pytest.raises(ValueError, match="at least one world"):
         ncpgym.Batch(model, 0)
-    with pytest.raises(ValueError, match="warm_start"):
-        ncpgym.Batch(model, 2, warm_start=True)
     with pytest.raises(ValueError, match="unknown linear solver"):
         ncpgym.Batch(model, 2, linear="qr")
 

@@ -25,8 +25,6 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   if (nworld < 1) throw std::invalid_argument("Batch needs at least one world, got " + std::to_string(nworld));
   if (nthread < 0)
     throw std::invalid_argument("num_threads must be >= 0 (0: OpenMP's default), got " + std::to_string(nthread));
-  if (opt_.warm_start)
-    throw std::invalid_argument("warm_start is not available in a Batch (impulses would leak between worlds)");
   const Model& m = *base_;
   h_ = opt_.timestep;
   const size_t N = static_cast<size_t>(n_);
@@ -48,6 +46,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   eq_active_.resize(N * m.neq);
   for (int i = 0; i < n_; ++i) reset_parameters(i);
   status_.assign(N, 0);
+  warm_.resize(N);  // each world's last impulses (option warm_start), empty at the start
   friction_scale_.assign(N, 1.0);
   mass_scale_.assign(N, 1.0);
   stiffness_scale_.assign(N, 1.0);
@@ -308,11 +307,15 @@ void Batch::step(int substeps, double* obs_out) {
     load(w, i);
     status_[i] = static_cast<int8_t>(WorldStatus::Ok);
     bool ok = true;
+    WarmStart& warm = w.stepper->warm_start();
+    warm.swap(warm_[i]);  // the world's own memory: independent of the thread and its history
     try {
       for (int k = 0; k < substeps; ++k) w.stepper->step(w.state);
     } catch (const std::exception&) {
       ok = false;
+      warm.clear();  // the state goes back to before the step: forget the impulses as well
     }
+    warm.swap(warm_[i]);
     if (ok) {
       store(w, i);
       derive(w, i, true);
@@ -359,6 +362,7 @@ void Batch::reset(const uint8_t* mask, const double* q, const double* u) {
         v_[(I * m.nparticle + p) * 3 + k] = 0.0;
       }
     status_[i] = 0;
+    warm_[i].clear();
     ++row;
   }
   forward(mask);

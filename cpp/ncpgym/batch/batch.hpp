@@ -64,6 +64,9 @@ class Batch {
   double* x() { return x_.data(); }
   double* v() { return v_.data(); }
   int8_t* status() { return status_.data(); }
+  // Each world's contact impulses of its last step (option warm_start; cleared by reset and
+  // by a diverged step), for saving and restoring worlds (solver/warm_start.hpp).
+  std::vector<WarmStart>& warm_starts() { return warm_; }
   double* activation() { return act_.data(); }  // [N, nactgroup] active strain per group
   double* particle_force() { return pforce_.data(); }  // [N, nparticle, 3] external forces (N)
   // Per-world parameters for domain randomisation: friction scale, mass scale (bodies
@@ -173,6 +176,7 @@ class Batch {
   std::vector<uint8_t> eq_active_;
   std::vector<int> mocap_body_;  // body of each mocap index
   std::vector<int8_t> status_;
+  std::vector<WarmStart> warm_;  // per world: the last step's contact impulses (warm_start)
   std::vector<double> friction_scale_, mass_scale_, stiffness_scale_, gravity_, medium_;
   std::vector<uint64_t> key_, counter_;
   std::vector<double> xpos_, xquat_, xipos_, cinert_, cvel_, cfrc_ext_, qfrc_act_, site_xpos_, site_xmat_,

@@ -35,6 +35,7 @@ void Batch::project(const int* effectors, int ne, const int* groups, int ng, con
     const VecX x0 = w.state.x;
     MatX B = MatX::Zero(np3, na);
     MatX R;
+    w.stepper->warm_start() = warm_[i];  // a copy: the free step must not change the world's memory
     try {
       w.stepper->step(w.state);  // Step I: the free step (not stored)
       VecX act = VecX::Zero(m.nactgroup), f(np3);

@@ -66,7 +66,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   const int nrow = typical_rows(m, cons_);
   const int ncap = 4 * m.ngeom + 32 + 4 * m.nparticle;
   contacts_.reserve(ncap);
-  previous_.reserve(ncap);
+  warm_.reserve(ncap);
   fresh_.reserve(ncap);
   limits_.joint.reserve(m.njnt * 2);
   limits_.kind.reserve(m.njnt * 2);
@@ -170,11 +170,6 @@ void Stepper::detect(const State& s, double h) {
       const double sw = h * ((v.tail<3>() + v.head<3>().cross(c)).norm() + v.head<3>().norm() * r);
       sweep_[g] = pass == 0 ? sw : std::max(sweep_[g], sw);
     }
-  }
-  if (opt_.warm_start) {
-    previous_.assign(contacts_.begin(), contacts_.end());
-    grow(previous_force_, contact_force_.size());
-    previous_force_.head(contact_force_.size()) = contact_force_;
   }
   // The margin is measured from the contact surface, which sits `thickness` out (eq. 9):
   // without it a thickness beyond the margin would hide every resting contact.
@@ -467,18 +462,11 @@ void Stepper::clip_impulses(int nrow) {
 
 void Stepper::newton(const State& s, double h, int nrow) {
   const Model& m = *m_;
-  const int nc = static_cast<int>(contacts_.size());
   const int np3 = 3 * m.nparticle;
   VMap lambda(lambda_.data(), nrow);
   lambda.setZero();
-  if (opt_.warm_start && !previous_.empty()) {
-    // reuse the impulse of a contact between the same geoms at (nearly) the same place
-    for (int c = 0; c < nc; ++c)
-      for (size_t p = 0; p < previous_.size(); ++p)
-        if (previous_[p].geom1 == contacts_[c].geom1 && previous_[p].geom2 == contacts_[c].geom2 &&
-            (previous_[p].pos - contacts_[c].pos).norm() < 1e-3)
-          lambda.segment<3>(3 * c) = previous_force_.segment<3>(3 * p);
-  }
+  // the last step's impulse of each contact found again (warm_start.hpp)
+  if (opt_.warm_start) warm_.apply(contacts_, lambda_.data());
   u_.setZero();  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started)
   VecX& pminv = del_.particle_hinv();
   for (int p = 0; p < m.nparticle; ++p) pminv.segment<3>(3 * p).setConstant(1.0 / pmass_[p]);
@@ -600,6 +588,7 @@ void Stepper::step(State& s) {
   nforce_ = 3 * nc;
   contact_force_.head(3 * nc) = lambda_.head(3 * nc);
   last_primal_ = step_primal_;
+  if (opt_.warm_start) warm_.record(contacts_, lambda_.data());
 }
 
 }  // namespace ncpgym

@@ -17,6 +17,7 @@
 #include "ncpgym/solver/linear.hpp"
 #include "ncpgym/solver/options.hpp"
 #include "ncpgym/solver/supernodal_ldlt.hpp"
+#include "ncpgym/solver/warm_start.hpp"
 
 namespace ncpgym {
 
@@ -58,6 +59,9 @@ class Stepper {
   // Per contact: normal force and the two friction forces (lambda, in N; impulse h lambda).
   Eigen::Map<const VecX> contact_forces() const { return {contact_force_.data(), nforce_}; }
   const SolverStats& stats() const { return stats_; }
+  // The contact impulses this stepper starts the next step from (option warm_start): they
+  // belong to the world stepped, so a Batch swaps each world's memory in and out.
+  WarmStart& warm_start() { return warm_; }
   // The body poses (kinematics without inertias) at q when the solver holds them: after a
   // step whose contact refresh posed the bodies at the result (no mocap bodies, whose poses
   // change between steps), for q equal to that result bit for bit; else nullptr.
@@ -149,8 +153,8 @@ class Stepper {
   // step's forward dynamics and the Batch's observations copy them (poses_at).
   VecX posed_q_;
   bool posed_valid_ = false;
-  std::vector<Contact> contacts_, previous_, fresh_;
-  VecX previous_force_;
+  std::vector<Contact> contacts_, fresh_;
+  WarmStart warm_;                  // the last step's impulses (option warm_start)
   LimitSet limits_;                 // limits within reach this step
   Constraints cons_;                // the row kinds (constraints/)
   Rows rows_;                       // J (raw gradients), C, E, kinds at the iterate

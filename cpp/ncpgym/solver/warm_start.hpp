@@ -1,0 +1,66 @@
+// The contact impulses of a world's last step, kept to start the next step's Newton
+// iteration from them (option warm_start) instead of lambda = 0 (eq. 68 of
+// nonsmooth-newton-ncp.txt). A departure from the seed: why, and the figures, are in
+// docs/architecture.md ("Warm start").
+//
+// The memory belongs to a world, not to a solver: a Batch keeps one per world and lends it
+// to the stepper of the thread that steps the world, so the result does not depend on the
+// thread count or on which worlds a thread stepped before (bitwise determinism).
+#pragma once
+
+#include <vector>
+
+#include "ncpgym/collision/contact.hpp"
+
+namespace ncpgym {
+
+struct WarmContact {
+  // What identifies a contact across steps: the geoms, the particle of side A, and the first
+  // particle of each soft side (a soft triangle's point); the position must also be within
+  // kWarmMatchDistance of the new contact's.
+  int key[5];
+  Vec3 pos;
+  // The impulse in the world frame, lambda_n n + lambda_1 t1 + lambda_2 t2, and the normal
+  // n it was solved with. The next step turns it with the contact (the rotation taking n to
+  // the new normal) before reading its components in the new basis: the force stays fixed
+  // to the bodies that carry it, as copying lambda would, and survives a switch of
+  // set_tangents' tangent basis. (Read in the new basis without the turn, the arch's
+  // normals, turning by 1e-4 to 1e-3 rad per step, leak lambda_n into the friction rows:
+  // the arch drifted 38.7 mm in 10 s at 8 Newton iterations against 0.28 mm.)
+  Vec3 force, normal;
+};
+
+inline constexpr int kWarmKeys = 5;
+inline constexpr int kWarmColumns = 1 + kWarmKeys + 9;
+inline constexpr double kWarmMatchDistance = 1e-3;  // m
+
+class WarmStart {
+ public:
+  // Keeps the step's contacts and their multipliers (3 per contact: normal, t1, t2).
+  void record(const std::vector<Contact>& contacts, const double* lambda);
+  // Writes the remembered impulse of each contact that matches one of the last step (the
+  // nearest within kWarmMatchDistance with the same key) into lambda (3 per contact); the
+  // others are left as they are.
+  void apply(const std::vector<Contact>& contacts, double* lambda) const;
+  void clear() { entries_.clear(); }
+  bool empty() const { return entries_.empty(); }
+  void reserve(size_t n) { entries_.reserve(n); }
+  std::vector<WarmContact>& entries() { return entries_; }  // sorted by key (record)
+  const std::vector<WarmContact>& entries() const { return entries_; }
+  void swap(WarmStart& other) noexcept { entries_.swap(other.entries_); }
+
+  // Saving and restoring a world (Simulator/Batch.warm_start_state): one row of
+  // kWarmColumns numbers per remembered contact, [world, key (5), pos, force, normal (3 each)].
+  void write_rows(int world, double* out) const;
+  // Replaces the memory with n such rows (their world column is not read); throws
+  // std::invalid_argument on a non-integer key or non-finite numbers.
+  void read_rows(const double* rows, int n);
+
+ private:
+  void sort();
+  std::vector<WarmContact> entries_;
+};
+
+void contact_key(const Contact& c, int key[kWarmKeys]);
+
+}  // namespace ncpgym

@@ -1,0 +1,114 @@
+// The warm-start memory (solver/warm_start.hpp): which remembered impulse a new contact
+// gets, and how it is carried into the new contact's basis.
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+#include <cmath>
+#include <vector>
+
+#include "ncpgym/solver/warm_start.hpp"
+
+namespace ncpgym {
+namespace {
+
+Contact contact(int g1, int g2, const Vec3& pos, const Vec3& normal) {
+  Contact c;
+  c.geom1 = g1;
+  c.geom2 = g2;
+  c.pos = pos;
+  c.normal = normal.normalized();
+  set_tangents(c);
+  return c;
+}
+
+TEST(WarmStart, TheSameContactGetsItsImpulseBack) {
+  const std::vector<Contact> cs = {contact(0, 2, Vec3(0, 0, 0), Vec3::UnitZ()),
+                                   contact(0, 3, Vec3(1, 0, 0), Vec3(0.3, 0.1, 1.0))};
+  const double lam[6] = {5.0, -1.0, 2.0, 7.0, 0.5, -0.25};
+  WarmStart w;
+  w.record(cs, lam);
+  double out[6] = {};
+  w.apply(cs, out);
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(out[i], lam[i], 1e-12) << i;
+}
+
+TEST(WarmStart, AForceTurnsWithItsContactNormal) {
+  // The normal turns by 0.2 rad about x: lambda_n stays lambda_n (read in the new basis
+  // without the turn it would be 5 cos 0.2 + the friction's share, and part of lambda_n
+  // would leak into the friction rows).
+  const Contact before = contact(1, 4, Vec3(0, 0, 0), Vec3::UnitZ());
+  const Eigen::AngleAxisd turn(0.2, Vec3::UnitX());
+  const Contact after = contact(1, 4, Vec3(0, 0, 0.0005), turn * Vec3::UnitZ());
+  const double lam[3] = {5.0, 0.0, 0.0};
+  WarmStart w;
+  w.record({before}, lam);
+  double out[3] = {};
+  w.apply({after}, out);
+  EXPECT_NEAR(out[0], 5.0, 1e-12);
+  EXPECT_NEAR(out[1], 0.0, 1e-12);
+  EXPECT_NEAR(out[2], 0.0, 1e-12);
+  // the world force the friction carried turns as well: its size is kept
+  const double fric[3] = {5.0, 1.0, -2.0};
+  w.record({before}, fric);
+  w.apply({after}, out);
+  EXPECT_NEAR(out[0], 5.0, 1e-12);
+  EXPECT_NEAR(std::hypot(out[1], out[2]), std::hypot(1.0, 2.0), 1e-12);
+}
+
+TEST(WarmStart, OnlyTheNearestContactOfTheSamePairWithinAMillimetre) {
+  const Vec3 n = Vec3::UnitZ();
+  const std::vector<Contact> old = {contact(0, 2, Vec3(0, 0, 0), n), contact(0, 2, Vec3(0.0008, 0, 0), n),
+                                    contact(0, 5, Vec3(0.0001, 0, 0), n)};
+  const double lam[9] = {1, 0, 0, 2, 0, 0, 3, 0, 0};
+  WarmStart w;
+  w.record(old, lam);
+  const std::vector<Contact> now = {contact(0, 2, Vec3(0.0006, 0, 0), n),    // nearest: the second
+                                    contact(0, 2, Vec3(0, 0.0011, 0), n),    // beyond 1 mm of both
+                                    contact(2, 0, Vec3(0, 0, 0), n),         // geoms swapped: another pair
+                                    contact(0, 5, Vec3(0.0001, 0, 0.0009), n)};
+  double out[12];
+  for (double& v : out) v = -7;  // left as it is where nothing matches
+  w.apply(now, out);
+  EXPECT_EQ(out[0], 2.0);
+  EXPECT_EQ(out[3], -7.0);
+  EXPECT_EQ(out[6], -7.0);
+  EXPECT_EQ(out[9], 3.0);
+}
+
+TEST(WarmStart, ParticleContactsAreToldApartByTheirParticles) {
+  Contact a = contact(-1, 0, Vec3(0, 0, 0), Vec3::UnitZ()), b = a;
+  a.particle1 = 3;
+  b.particle1 = 4;
+  const double lam[3] = {9, 0, 0};
+  WarmStart w;
+  w.record({a}, lam);
+  double out[3] = {0, 0, 0};
+  w.apply({b}, out);
+  EXPECT_EQ(out[0], 0.0);
+  w.apply({a}, out);
+  EXPECT_EQ(out[0], 9.0);
+}
+
+TEST(WarmStart, RowsRoundTripAndBadRowsAreRefused) {
+  const std::vector<Contact> cs = {contact(0, 2, Vec3(0.1, 0.2, 0.3), Vec3(0, 1, 1)),
+                                   contact(0, 1, Vec3(0, 0, 0), Vec3::UnitZ())};
+  const double lam[6] = {1, 2, 3, 4, 5, 6};
+  WarmStart w;
+  w.record(cs, lam);
+  std::vector<double> rows(2 * kWarmColumns);
+  w.write_rows(7, rows.data());
+  EXPECT_EQ(rows[0], 7.0);
+  WarmStart back;
+  back.read_rows(rows.data(), 2);
+  double out[6] = {};
+  back.apply(cs, out);
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(out[i], lam[i], 1e-12);
+  rows[1] = 0.5;  // a geom id that is not an integer
+  EXPECT_THROW(back.read_rows(rows.data(), 2), std::invalid_argument);
+  rows[1] = 0;
+  rows[kWarmColumns - 1] = 3.0;  // a normal that is not a unit vector
+  EXPECT_THROW(back.read_rows(rows.data(), 2), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ncpgym
