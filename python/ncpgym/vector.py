@@ -195,7 +195,10 @@ def _is_seed(s) -> bool:
 class _Core:
     """What the vector and single-world envs share: the batch, the task, resets, a step."""
 
-    def __init__(self, task: Task, num_envs: int, num_threads: int, world_offset: int = 0):
+    def __init__(self, task: Task, num_envs: int, num_threads: int, world_offset: int = 0,
+                 solver_options: dict[str, Any] | None = None):
+        if solver_options is not None and not isinstance(solver_options, dict):
+            raise TypeError(f"solver_options must be a dict of ncpgym.SolverOptions keywords, got {solver_options!r}")
         if not isinstance(world_offset, (int, np.integer)) or world_offset < 0:
             raise ValueError(f"world_offset must be a non-negative integer, got {world_offset!r}")
         self.world_offset = int(world_offset)
@@ -210,7 +213,9 @@ class _Core:
         if have and need > have:  # refuse before the allocation: zero-filling it would swap or be OOM-killed
             raise MemoryError(f"num_envs={num_envs}: the worlds' state needs about {need / 2**30:.1f} GiB, "
                               f"more than this machine's {have / 2**30:.1f} GiB")
-        self.batch = _core.Batch(self.model, int(num_envs), num_threads=num_threads, **task.solver_options)
+        # the task's options, then the caller's on top (gymnasium.make_vec(..., solver_options={...}))
+        self.batch = _core.Batch(self.model, int(num_envs), num_threads=num_threads,
+                                 **{**task.solver_options, **(solver_options or {})})
         self.n = int(num_envs)
         self.single_observation_space, self.single_action_space = task.spaces(self.model)
         self.dt = self.batch.timestep * task.frame_skip
@@ -373,6 +378,9 @@ class NcpVectorEnv(gym.vector.VectorEnv):
     the worlds in ``render_worlds`` (an index or a list of them; default the first world;
     settable later), seen by ``camera`` (an :class:`ncpgym.render.Camera`, a camera name
     of the task's MJCF, or None for the task's view); ``metadata["render_fps"]`` = 1 / dt.
+    ``solver_options`` (a dict of :class:`ncpgym.SolverOptions` keywords, e.g.
+    ``{"newton_iterations": 12, "warm_start": True}``) go over the task's own
+    ``Task.solver_options``; unknown names raise TypeError.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"]}
@@ -391,12 +399,13 @@ class NcpVectorEnv(gym.vector.VectorEnv):
         width: int | None = None,
         height: int | None = None,
         camera: Any = None,
+        solver_options: dict[str, Any] | None = None,
     ):
         from .render import EnvRenderer, check_render_mode
 
         mode = _autoreset_mode(autoreset_mode)
         check_render_mode(render_mode)
-        self._c = _Core(task, num_envs, num_threads, world_offset)
+        self._c = _Core(task, num_envs, num_threads, world_offset, solver_options)
         self._render = EnvRenderer(task, self._c.model, self._c.n, render_mode, render_worlds,
                                    width, height, camera)
         self.metadata = dict(type(self).metadata, autoreset_mode=mode, render_fps=1.0 / self._c.dt)
@@ -599,11 +608,12 @@ class NcpEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"]}
 
     def __init__(self, task: Task, *, num_threads: int = 1, render_mode: str | None = None,
-                 width: int | None = None, height: int | None = None, camera: Any = None):
+                 width: int | None = None, height: int | None = None, camera: Any = None,
+                 solver_options: dict[str, Any] | None = None):
         from .render import EnvRenderer, check_render_mode
 
         check_render_mode(render_mode)
-        self._c = _Core(task, 1, num_threads)
+        self._c = _Core(task, 1, num_threads, 0, solver_options)
         self._render = EnvRenderer(task, self._c.model, 1, render_mode, 0, width, height, camera)
         self.metadata = dict(type(self).metadata, render_fps=1.0 / self._c.dt)
         self.observation_space = self._c.single_observation_space
@@ -676,26 +686,30 @@ def _rebuild(cls, made: dict[str, Any], state: dict[str, Any] | None):
 def env_classes(task_cls: type[Task], name: str) -> tuple[type[NcpVectorEnv], type[NcpEnv]]:
     """The Gymnasium vector env and single env classes of a task, as registered entry
     points: ``<name>VectorEnv(num_envs, *, num_threads, autoreset_mode, max_episode_steps,
-    world_offset, render_mode, render_worlds, width, height, camera, **task_kwargs)`` and
-    ``<name>Env(*, num_threads, render_mode, width, height, camera, **task_kwargs)``."""
+    world_offset, render_mode, render_worlds, width, height, camera, solver_options,
+    **task_kwargs)`` and ``<name>Env(*, num_threads, render_mode, width, height, camera,
+    solver_options, **task_kwargs)``. ``solver_options`` (a dict of
+    :class:`ncpgym.SolverOptions` keywords) goes over the task's own ``solver_options``."""
 
     def vector_init(self, num_envs: int = 1, *, num_threads: int = 0, autoreset_mode="next_step",
                     max_episode_steps: int | None = None, world_offset: int = 0, render_mode=None,
-                    render_worlds=None, width=None, height=None, camera=None, **task_kwargs: Any):
+                    render_worlds=None, width=None, height=None, camera=None, solver_options=None,
+                    **task_kwargs: Any):
         NcpVectorEnv.__init__(self, task_cls(**task_kwargs), num_envs, num_threads=num_threads,
                               autoreset_mode=autoreset_mode, max_episode_steps=max_episode_steps,
                               world_offset=world_offset, render_mode=render_mode,
                               render_worlds=render_worlds, width=width, height=height,
-                              camera=camera)
+                              camera=camera, solver_options=solver_options)
         self._made_with = dict(num_envs=num_envs, num_threads=num_threads, autoreset_mode=autoreset_mode,
                                max_episode_steps=max_episode_steps, world_offset=world_offset,
                                render_mode=render_mode, render_worlds=render_worlds, width=width,
-                               height=height, camera=camera, **task_kwargs)
+                               height=height, camera=camera, solver_options=solver_options, **task_kwargs)
 
     def single_init(self, *, num_threads: int = 1, render_mode: str | None = None, width=None,
-                    height=None, camera=None, **task_kwargs: Any):
+                    height=None, camera=None, solver_options=None, **task_kwargs: Any):
         NcpEnv.__init__(self, task_cls(**task_kwargs), num_threads=num_threads,
-                        render_mode=render_mode, width=width, height=height, camera=camera)
+                        render_mode=render_mode, width=width, height=height, camera=camera,
+                        solver_options=solver_options)
 
     doc = f"{name}: see {task_cls.__module__}.{task_cls.__name__}."
     vec = type(f"{name}VectorEnv", (NcpVectorEnv,), {"__init__": vector_init, "__doc__": doc,

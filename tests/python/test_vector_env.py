@@ -633,3 +633,35 @@ def test_info_masks_are_separate_arrays():
     masks[0][1] = False
     assert all(m.tolist() == [True] * 3 for m in masks[1:])
     env.close()
+
+
+def test_solver_options_of_make_vec_go_over_the_tasks_and_survive_pickling():
+    """gym.make_vec(..., solver_options={...}) reaches the batch on top of the task's own
+    options (PneuNetGrasp-v0 keeps its time-step r where the caller says nothing), in the
+    single env too; a warm-started env saves its impulses and continues bitwise from a
+    pickle; unknown names and non-dicts are refused."""
+    import pickle
+
+    e = gym.make_vec("ncpgym/PneuNetGrasp-v0", num_envs=2, num_threads=1,
+                     solver_options={"newton_iterations": 7, "warm_start": True})
+    opts = e.unwrapped.batch.options
+    assert opts["newton_iterations"] == 7 and opts["warm_start"]
+    assert opts["rscale"] == e.unwrapped.task.solver_options["rscale"] != "mixed"  # the task's, kept
+    e.close()
+    one = gym.make("ncpgym/Humanoid-v0", solver_options={"linear_iterations": 9})
+    assert one.unwrapped.batch.options["linear_iterations"] == 9
+    envs = gym.make_vec(ID, num_envs=2, num_threads=1, solver_options={"warm_start": True})
+    envs.reset(seed=2)
+    a = np.zeros(envs.action_space.shape, np.float32)
+    for _ in range(40):
+        envs.step(a)
+    assert len(envs.unwrapped.batch.warm_start_state) > 0  # the feet's impulses
+    blob = pickle.dumps(envs)
+    first = [envs.step(a)[0] for _ in range(5)]
+    again = pickle.loads(blob)
+    assert again.unwrapped.batch.options["warm_start"]
+    assert all(np.array_equal(x, y) for x, y in zip(first, [again.step(a)[0] for _ in range(5)]))
+    with pytest.raises(TypeError, match="unknown solver option 'newton'"):
+        gym.make_vec(ID, num_envs=1, solver_options={"newton": 3})
+    with pytest.raises(TypeError, match="solver_options must be a dict"):
+        gym.make_vec(ID, num_envs=1, solver_options=12)
