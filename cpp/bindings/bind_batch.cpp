@@ -194,9 +194,9 @@ status 1 until reset.
               b.warm_starts()[static_cast<size_t>(i)].read_rows(r.data(), static_cast<int>(r.size() / kWarmColumns));
             }
           },
-          "[K, 15] the contact impulses each world starts its next step from (option warm_start): one row "
+          "[K, 12] the contact impulses each world starts its next step from (option warm_start): one row "
           "per contact of the world's last step, [world, geom1, geom2, particle1, soft point 1, soft point 2, "
-          "pos (3), impulse in the world frame (3), the normal it was solved with (3)]; a copy, assign to restore (state.batch_state saves it)")
+          "pos (3), multipliers (normal, t1, t2)]; a copy, assign to restore (state.batch_state saves it)")
       .def(
           "seed_worlds",
           [](Batch& b, py::array_t<uint64_t, py::array::c_style | py::array::forcecast> seeds, int64_t first_world) {

@@ -330,9 +330,9 @@ void bind_sim(py::module_& mod) {
               throw std::invalid_argument("warm_start_state: expected shape (K, " + std::to_string(kWarmColumns) + ")");
             s.stepper.warm_start().read_rows(a.data(), static_cast<int>(a.shape(0)));
           },
-          "[K, 15] the contact impulses the next step starts from (option warm_start): one row per contact "
-          "of the last step, [0, geom1, geom2, particle1, soft point 1, soft point 2, pos (3), impulse in "
-          "the world frame (3), its normal (3)]; a copy, assign to restore (state.simulator_state saves it)")
+          "[K, 12] the contact impulses the next step starts from (option warm_start): one row per contact "
+          "of the last step, [0, geom1, geom2, particle1, soft point 1, soft point 2, pos (3), "
+          "multipliers (normal, t1, t2)]; a copy, assign to restore (state.simulator_state saves it)")
       .def_property_readonly("contacts", [](const Simulator& s) {
         const auto& cs = s.stepper.contacts();
         const py::ssize_t n = static_cast<py::ssize_t>(cs.size());

@@ -59,7 +59,7 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
         dst[...] = src
     batch.rng_state = state["rng_state"]
     # states saved before the warm start was kept have none: the worlds start from lambda = 0
-    batch.warm_start_state = state.get("warm_start", np.zeros((0, 15)))
+    batch.warm_start_state = state.get("warm_start", np.zeros((0, 12)))
     batch.forward()
 
 
@@ -82,7 +82,7 @@ def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> Non
             setattr(sim, k, src.copy())  # properties with setters (checked on assignment)
         else:
             dst[...] = src
-    sim.warm_start_state = state.get("warm_start", np.zeros((0, 15)))
+    sim.warm_start_state = state.get("warm_start", np.zeros((0, 12)))
 
 
 def task_state(task) -> dict[str, Any]:

@@ -57,12 +57,12 @@ struct SolverOptions {
   NcpFunction ncp = NcpFunction::FischerBurmeister;
   RScaling rscale = RScaling::Mixed;
   LinearSolverType linear = LinearSolverType::PCR;
-  // Start each contact's multipliers from its impulse of the world's last step (matched by
-  // geoms, particles and position; solver/warm_start.hpp) instead of lambda = 0 (eq. 68).
-  // Off by default: it carries each step's unconverged error into the next, and the arch
-  // (seed masses, 8 or 12 Newton iterations) then drifts 6-76 mm in 10 s depending on
-  // round-off, against 2.0-2.5 / 0.33-0.36 mm from lambda = 0 (docs/architecture.md, "Warm
-  // start"). A Batch keeps one memory per world (reset and a diverged step clear it).
+  // Start each contact's multipliers from those of the same contact in the world's last
+  // step (matched by geoms, particles and position; solver/warm_start.hpp) instead of
+  // lambda = 0 (eq. 68). Off by default: it holds the arch and the incline at 8 Newton
+  // iterations (2.1 -> 0.2 mm, 0.25 mm -> 0 over perturbed starts), but a pile without the
+  // contact refresh diverged with it and the soft grips loosened (docs/architecture.md
+  // "Warm start"). A Batch keeps one memory per world (reset and a diverged step clear it).
   bool warm_start = false;
   double thickness = 0.0;       // contact thickness d of eq. 9
   double timestep = 0.0;        // 0 (unset): the model's timestep

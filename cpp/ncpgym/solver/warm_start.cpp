@@ -5,8 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <Eigen/Geometry>
-
 namespace ncpgym {
 
 namespace {
@@ -30,8 +28,7 @@ void WarmStart::record(const std::vector<Contact>& contacts, const double* lambd
     WarmContact& e = entries_[c];
     contact_key(k, e.key);
     e.pos = k.pos;
-    e.force = lambda[3 * c] * k.normal + lambda[3 * c + 1] * k.tangent1 + lambda[3 * c + 2] * k.tangent2;
-    e.normal = k.normal;
+    e.lambda = Vec3(lambda[3 * c], lambda[3 * c + 1], lambda[3 * c + 2]);
   }
   sort();
 }
@@ -60,10 +57,7 @@ void WarmStart::apply(const std::vector<Contact>& contacts, double* lambda) cons
       if (d < best_d) best_d = d, best = &*it;
     }
     if (!best) continue;
-    const Vec3 f = Eigen::Quaterniond::FromTwoVectors(best->normal, k.normal) * best->force;
-    lambda[3 * c] = k.normal.dot(f);
-    lambda[3 * c + 1] = k.tangent1.dot(f);
-    lambda[3 * c + 2] = k.tangent2.dot(f);
+    for (int i = 0; i < 3; ++i) lambda[3 * c + i] = best->lambda[i];
   }
 }
 
@@ -72,8 +66,7 @@ void WarmStart::write_rows(int world, double* out) const {
     *out++ = world;
     for (int k = 0; k < kWarmKeys; ++k) *out++ = e.key[k];
     for (int k = 0; k < 3; ++k) *out++ = e.pos[k];
-    for (int k = 0; k < 3; ++k) *out++ = e.force[k];
-    for (int k = 0; k < 3; ++k) *out++ = e.normal[k];
+    for (int k = 0; k < 3; ++k) *out++ = e.lambda[k];
   }
 }
 
@@ -88,10 +81,9 @@ void WarmStart::read_rows(const double* rows, int n) {
         throw std::invalid_argument("warm_start_state: row " + std::to_string(i) + " has a non-integer geom/particle id");
       e.key[k] = static_cast<int>(v);
     }
-    for (int k = 0; k < 3; ++k)
-      e.pos[k] = r[1 + kWarmKeys + k], e.force[k] = r[4 + kWarmKeys + k], e.normal[k] = r[7 + kWarmKeys + k];
-    if (!e.pos.allFinite() || !e.force.allFinite() || !e.normal.allFinite() || std::abs(e.normal.norm() - 1) > 1e-6)
-      throw std::invalid_argument("warm_start_state: row " + std::to_string(i) + " is not finite or its normal not a unit vector");
+    for (int k = 0; k < 3; ++k) e.pos[k] = r[1 + kWarmKeys + k], e.lambda[k] = r[4 + kWarmKeys + k];
+    if (!e.pos.allFinite() || !e.lambda.allFinite())
+      throw std::invalid_argument("warm_start_state: row " + std::to_string(i) + " is not finite");
   }
   sort();
 }

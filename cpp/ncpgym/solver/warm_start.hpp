@@ -20,18 +20,15 @@ struct WarmContact {
   // kWarmMatchDistance of the new contact's.
   int key[5];
   Vec3 pos;
-  // The impulse in the world frame, lambda_n n + lambda_1 t1 + lambda_2 t2, and the normal
-  // n it was solved with. The next step turns it with the contact (the rotation taking n to
-  // the new normal) before reading its components in the new basis: the force stays fixed
-  // to the bodies that carry it, as copying lambda would, and survives a switch of
-  // set_tangents' tangent basis. (Read in the new basis without the turn, the arch's
-  // normals, turning by 1e-4 to 1e-3 rad per step, leak lambda_n into the friction rows:
-  // the arch drifted 38.7 mm in 10 s at 8 Newton iterations against 0.28 mm.)
-  Vec3 force, normal;
+  // The multipliers (normal, t1, t2) in the contact's own basis, copied as they are (the
+  // seed's and the pre-session-28 rule). Why not a world-frame force turned with the normal
+  // and read in the new basis: on the piles that was worse over every start measured (the
+  // table pile's transient 33-279 mm against 2.2-3.8 mm, docs/architecture.md "Warm start").
+  Vec3 lambda;
 };
 
 inline constexpr int kWarmKeys = 5;
-inline constexpr int kWarmColumns = 1 + kWarmKeys + 9;
+inline constexpr int kWarmColumns = 1 + kWarmKeys + 6;
 inline constexpr double kWarmMatchDistance = 1e-3;  // m
 
 class WarmStart {
@@ -50,7 +47,7 @@ class WarmStart {
   void swap(WarmStart& other) noexcept { entries_.swap(other.entries_); }
 
   // Saving and restoring a world (Simulator/Batch.warm_start_state): one row of
-  // kWarmColumns numbers per remembered contact, [world, key (5), pos, force, normal (3 each)].
+  // kWarmColumns numbers per remembered contact, [world, key (5), pos (3), lambda (3)].
   void write_rows(int world, double* out) const;
   // Replaces the memory with n such rows (their world column is not read); throws
   // std::invalid_argument on a non-integer key or non-finite numbers.
