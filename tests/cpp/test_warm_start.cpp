@@ -17,6 +17,7 @@ Contact contact(int g1, int g2, const Vec3& pos, const Vec3& normal) {
   c.geom2 = g2;
   c.pos = pos;
   c.normal = normal.normalized();
+  c.friction = 1.0;
   set_tangents(c);
   return c;
 }
@@ -24,7 +25,7 @@ Contact contact(int g1, int g2, const Vec3& pos, const Vec3& normal) {
 TEST(WarmStart, TheSameContactGetsItsImpulseBack) {
   const std::vector<Contact> cs = {contact(0, 2, Vec3(0, 0, 0), Vec3::UnitZ()),
                                    contact(0, 3, Vec3(1, 0, 0), Vec3(0.3, 0.1, 1.0))};
-  const double lam[6] = {5.0, -1.0, 2.0, 7.0, 0.5, -0.25};
+  const double lam[6] = {5.0, -1.0, 2.0, 7.0, 0.5, -0.25};  // inside the cone (mu = 1)
   WarmStart w;
   w.record(cs, lam);
   double out[6] = {};
@@ -66,24 +67,25 @@ TEST(WarmStart, OnlyTheNearestContactOfTheSamePairWithinAMillimetre) {
   EXPECT_EQ(out[9], 3.0);
 }
 
-TEST(WarmStart, ParticleContactsAreToldApartByTheirParticles) {
-  Contact a = contact(-1, 0, Vec3(0, 0, 0), Vec3::UnitZ()), b = a;
+TEST(WarmStart, ContactsThatMoveAParticleStartFromZero) {
+  Contact a = contact(-1, 0, Vec3(0, 0, 0), Vec3::UnitZ());
   a.particle1 = 3;
-  b.particle1 = 4;
-  const double lam[3] = {9, 0, 0};
+  Contact tri = contact(2, 0, Vec3(1, 0, 0), Vec3::UnitZ());
+  tri.n1 = 3;
+  tri.p1[0] = 7;
+  const double lam[6] = {9, 0, 0, 4, 1, 0};
   WarmStart w;
-  w.record({a}, lam);
-  double out[3] = {0, 0, 0};
-  w.apply({b}, out);
-  EXPECT_EQ(out[0], 0.0);
-  w.apply({a}, out);
-  EXPECT_EQ(out[0], 9.0);
+  w.record({a, tri}, lam);
+  EXPECT_EQ(w.entries().size(), 2u);  // remembered (saved with the state), not applied
+  double out[6] = {0, 0, 0, 0, 0, 0};
+  w.apply({a, tri}, out);
+  for (double v : out) EXPECT_EQ(v, 0.0);
 }
 
 TEST(WarmStart, RowsRoundTripAndBadRowsAreRefused) {
   const std::vector<Contact> cs = {contact(0, 2, Vec3(0.1, 0.2, 0.3), Vec3(0, 1, 1)),
                                    contact(0, 1, Vec3(0, 0, 0), Vec3::UnitZ())};
-  const double lam[6] = {1, 2, 3, 4, 5, 6};
+  const double lam[6] = {5, 1, 2, 6, 2, -3};  // inside the cone (mu = 1)
   WarmStart w;
   w.record(cs, lam);
   std::vector<double> rows(2 * kWarmColumns);

@@ -61,8 +61,9 @@ struct SolverOptions {
   // step (matched by geoms, particles and position; solver/warm_start.hpp) instead of
   // lambda = 0 (eq. 68). Off by default: it holds the arch and the incline at 8 Newton
   // iterations (2.1 -> 0.2 mm, 0.25 mm -> 0 over perturbed starts), but a pile without the
-  // contact refresh diverged with it and the soft grips loosened (docs/architecture.md
-  // "Warm start"). A Batch keeps one memory per world (reset and a diverged step clear it).
+  // contact refresh diverged with it (docs/architecture.md "Warm start"). Contacts that move
+  // a particle always start from 0. A Batch keeps one memory per world (reset and a
+  // diverged step clear it).
   bool warm_start = false;
   double thickness = 0.0;       // contact thickness d of eq. 9
   double timestep = 0.0;        // 0 (unset): the model's timestep

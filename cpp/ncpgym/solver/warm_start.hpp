@@ -37,7 +37,7 @@ class WarmStart {
   void record(const std::vector<Contact>& contacts, const double* lambda);
   // Writes the remembered impulse of each contact that matches one of the last step (the
   // nearest within kWarmMatchDistance with the same key) into lambda (3 per contact); the
-  // others are left as they are.
+  // others, and every contact that moves a particle, are left as they are.
   void apply(const std::vector<Contact>& contacts, double* lambda) const;
   void clear() { entries_.clear(); }
   bool empty() const { return entries_.empty(); }
