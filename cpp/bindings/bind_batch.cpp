@@ -189,10 +189,12 @@ status 1 until reset.
               auto& r = rows[static_cast<size_t>(wld)];
               r.insert(r.end(), a.data(k, 0), a.data(k, 0) + kWarmColumns);
             }
+            std::vector<WarmStart> read(static_cast<size_t>(b.size()));  // all worlds or none
             for (int i = 0; i < b.size(); ++i) {
               const auto& r = rows[static_cast<size_t>(i)];
-              b.warm_starts()[static_cast<size_t>(i)].read_rows(r.data(), static_cast<int>(r.size() / kWarmColumns));
+              read[static_cast<size_t>(i)].read_rows(r.data(), static_cast<int>(r.size() / kWarmColumns));
             }
+            for (int i = 0; i < b.size(); ++i) b.warm_starts()[static_cast<size_t>(i)].swap(read[static_cast<size_t>(i)]);
           },
           "[K, 12] the contact impulses each world starts its next step from (option warm_start): one row "
           "per contact of the world's last step, [world, geom1, geom2, particle1, soft point 1, soft point 2, "

@@ -121,8 +121,9 @@ def test_a_saved_simulator_state_continues_bitwise():
 
 
 def test_bad_warm_start_rows_are_refused():
-    m, q0, _ = _start(2)
+    m, q0, u = _start(2)
     b = ncpgym.Batch(m, 2, **OPTS)
+    b.reset(None, np.tile(q0, (2, 1)), u)
     with pytest.raises(ValueError, match=r"expected shape \(K, 12\)"):
         b.warm_start_state = np.zeros((1, 15))
     row = np.zeros((1, 12))
@@ -135,5 +136,12 @@ def test_bad_warm_start_rows_are_refused():
         b.warm_start_state = row
     row[0, 11] = 0
     row[0, 1] = 0.5  # a geom id that is not an integer
+    b.step(None, 30)
+    before = b.warm_start_state
+    assert len(before) > 0
+    changed = before.copy()
+    changed[:, 9:] *= 2  # other impulses for every world, and a bad row for world 1
+    row[0, 0] = 1
     with pytest.raises(ValueError, match="non-integer"):
-        b.warm_start_state = row
+        b.warm_start_state = np.concatenate([changed, row])
+    assert np.array_equal(b.warm_start_state, before)  # all worlds or none

@@ -75,10 +75,10 @@ void WarmStart::write_rows(int world, double* out) const {
 }
 
 void WarmStart::read_rows(const double* rows, int n) {
-  entries_.resize(static_cast<size_t>(n));
+  std::vector<WarmContact> read(static_cast<size_t>(n));  // the memory is kept on a bad row
   for (int i = 0; i < n; ++i) {
     const double* r = rows + static_cast<size_t>(i) * kWarmColumns;
-    WarmContact& e = entries_[static_cast<size_t>(i)];
+    WarmContact& e = read[static_cast<size_t>(i)];
     for (int k = 0; k < kWarmKeys; ++k) {
       const double v = r[1 + k];
       if (!(v == std::floor(v)) || v < -1 || v > 2e9)
@@ -89,6 +89,7 @@ void WarmStart::read_rows(const double* rows, int n) {
     if (!e.pos.allFinite() || !e.lambda.allFinite())
       throw std::invalid_argument("warm_start_state: row " + std::to_string(i) + " is not finite");
   }
+  entries_.swap(read);
   sort();
 }
 
