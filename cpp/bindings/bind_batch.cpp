@@ -177,8 +177,7 @@ status 1 until reset.
             return out;
           },
           [](Batch& b, py::array_t<double, py::array::c_style | py::array::forcecast> a) {
-            if (a.ndim() != 2 || a.shape(1) != kWarmColumns)
-              throw std::invalid_argument("warm_start_state: expected shape (K, " + std::to_string(kWarmColumns) + ")");
+            check_warm_start_rows(a, kWarmColumns);
             const py::ssize_t n = a.shape(0);
             std::vector<std::vector<double>> rows(static_cast<size_t>(b.size()));
             for (py::ssize_t k = 0; k < n; ++k) {

@@ -326,8 +326,7 @@ void bind_sim(py::module_& mod) {
             return out;
           },
           [](Simulator& s, py::array_t<double, py::array::c_style | py::array::forcecast> a) {
-            if (a.ndim() != 2 || a.shape(1) != kWarmColumns)
-              throw std::invalid_argument("warm_start_state: expected shape (K, " + std::to_string(kWarmColumns) + ")");
+            check_warm_start_rows(a, kWarmColumns);
             s.stepper.warm_start().read_rows(a.data(), static_cast<int>(a.shape(0)));
           },
           "[K, 12] the contact impulses the next step starts from (option warm_start): one row per contact "

@@ -33,6 +33,13 @@ class SignalCheck {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
+// The shape check of a warm_start_state assignment (Simulator and Batch): [K, kWarmColumns].
+template <class Array>
+void check_warm_start_rows(const Array& a, int columns) {
+  if (a.ndim() != 2 || a.shape(1) != columns)
+    throw std::invalid_argument("warm_start_state: expected shape (K, " + std::to_string(columns) + ")");
+}
+
 // A writable NumPy view of a vector owned by the Python object `owner` (kept alive).
 inline py::array_t<double> view(ncpgym::VecX& v, py::handle owner) {
   return py::array_t<double>({v.size()}, {sizeof(double)}, v.data(), owner);

@@ -23,6 +23,9 @@ __all__ = ["batch_state", "restore_batch", "simulator_state", "restore_simulator
 # (zero forces, the model's medium)
 _ADDED_LATER = ("particle_force", "medium")
 
+# a state saved before the warm start was kept: no rows (the worlds start from lambda = 0)
+_NO_WARM_START = np.zeros((0, 12))
+
 # the writable per-world arrays of a Batch, by name
 BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "particle_force", "mocap_pos", "mocap_quat", "eq_active",
                 "friction_scale", "mass_scale", "stiffness_scale", "gravity", "medium", "status")
@@ -58,8 +61,7 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
     for _, dst, src in _saved_fields(batch, state, BATCH_FIELDS, "batch"):
         dst[...] = src
     batch.rng_state = state["rng_state"]
-    # states saved before the warm start was kept have none: the worlds start from lambda = 0
-    batch.warm_start_state = state.get("warm_start", np.zeros((0, 12)))
+    batch.warm_start_state = state.get("warm_start", _NO_WARM_START)
     batch.forward()
 
 
@@ -82,7 +84,7 @@ def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> Non
             setattr(sim, k, src.copy())  # properties with setters (checked on assignment)
         else:
             dst[...] = src
-    sim.warm_start_state = state.get("warm_start", np.zeros((0, 12)))
+    sim.warm_start_state = state.get("warm_start", _NO_WARM_START)
 
 
 def task_state(task) -> dict[str, Any]:
