@@ -97,7 +97,8 @@ class Ncp:
         return self.sim.q
 
     def contacts(self):
-        d = self.sim.contacts["dist"]
+        c = self.sim.contacts
+        d = c["dist"][~c["refreshed"]]  # detected at the step's start: the state's depth
         return len(d), (-float(d.min()) if len(d) else 0.0)
 
 

@@ -110,7 +110,7 @@ def run_ncpgym(scene: str, seconds: float, seed: int = 0, **opts):
             sim.step(ctrl=rng.uniform(-0.4, 0.4, m.nu) if scene == "humanoid" else None)
             done += 1
             if scene in TRACKED:
-                d = sim.contacts["dist"]
+                d = detected_dist(sim)
                 deepest = -d.min() if len(d) else 0.0
                 pen = max(pen, deepest)
                 rest_pen = max(rest_pen, deepest) if k >= late else rest_pen
@@ -125,9 +125,18 @@ def run_ncpgym(scene: str, seconds: float, seed: int = 0, **opts):
     stable = stable and bool(np.isfinite(q).all()) and pen < 0.05 and drift < DRIFT_LIMIT.get(scene, 0.05)
     row = dict(max_penetration_m=float(pen), drift_m=float(drift), stable=stable, step_us=dt * 1e6)
     if scene in PILES:
-        d = sim.contacts["dist"]
+        d = detected_dist(sim)
         row.update(rest_penetration_m=float(rest_pen), contacts=int((d <= 1e-3).sum()))
     return row
+
+
+def detected_dist(sim) -> np.ndarray:
+    """Gaps of the contacts the last step detected at its start, i.e. the penetration of
+    the state the step before left (what MuJoCo's d.contact.dist holds after mj_step).
+    Contacts the refresh added at the step's end (contacts["refreshed"]) are left out: their dist is their row's value at the step's start, an
+    extrapolation of a feature that was not in contact there, not a depth of any state."""
+    c = sim.contacts
+    return c["dist"][~c["refreshed"]]
 
 
 def measure(scene, q, q0, pen, q_late=None, m=None):
@@ -333,7 +342,7 @@ def run_fetch_beam(engine: str, **opts):
             sim.step()
 
         def deepest():
-            d = sim.contacts["dist"]
+            d = detected_dist(sim)
             return -d.min() if len(d) else 0.0
         angles = lambda: sim.q[:16]  # noqa: E731
     else:

@@ -83,7 +83,8 @@ def run_ncpgym(scene: str, h: float, newton: int, seconds: float) -> dict:
             ctrl = torques[int(k * h / TORQUE_DT)] if torques is not None else None
             sim.step(ctrl=ctrl)
             if scene in ("pile", "humanoid"):
-                d = sim.contacts["dist"]
+                c = sim.contacts
+                d = c["dist"][~c["refreshed"]]  # the state's depth (refresh-added rows: not a depth)
                 pen = max(pen, -float(d.min()) if len(d) else 0.0)
     except RuntimeError:
         stable = False

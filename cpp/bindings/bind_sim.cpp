@@ -338,7 +338,9 @@ void bind_sim(py::module_& mod) {
         py::array_t<double> pos({n, py::ssize_t(3)}), normal({n, py::ssize_t(3)}), force({n, py::ssize_t(3)});
         py::array_t<double> dist(n), friction(n);
         py::array_t<int> g1(n), g2(n), part(n);
+        py::array_t<bool> refreshed(n);
         const auto f = s.stepper.contact_forces();
+        const py::ssize_t detected = s.stepper.contacts_detected();
         for (py::ssize_t i = 0; i < n; ++i) {
           for (int k = 0; k < 3; ++k) {
             pos.mutable_at(i, k) = cs[i].pos[k];
@@ -350,6 +352,7 @@ void bind_sim(py::module_& mod) {
           g1.mutable_at(i) = cs[i].geom1;
           part.mutable_at(i) = cs[i].particle1;
           g2.mutable_at(i) = cs[i].geom2;
+          refreshed.mutable_at(i) = i >= detected;
         }
         py::dict d;
         d["pos"] = pos;
@@ -360,10 +363,13 @@ void bind_sim(py::module_& mod) {
         d["geom1"] = g1;
         d["geom2"] = g2;
         d["particle"] = part;
+        d["refreshed"] = refreshed;
         return d;
       }, "Contacts of the last step: pos, normal (from geom2 to geom1), dist at detection, "
          "force (normal, tangent1, tangent2; impulse = timestep * force), geom ids, particle id "
-         "(side 1 is a particle where >= 0, then geom1 = -1).")
+         "(side 1 is a particle where >= 0, then geom1 = -1), refreshed (found at the step's end by the "
+         "contact refresh, option refresh_depth: their dist is their row's value at the step's start, "
+         "not a depth of that state; dist[~refreshed] is the penetration the step started from).")
       .def("particle_response", [](Simulator& s, const MatX& F) { return s.stepper.particle_response(F); },
            py::arg("forces"),
            "How the last step's particle positions respond to forces held on the particles: for each column f "

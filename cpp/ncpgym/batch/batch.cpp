@@ -251,7 +251,8 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
   if (with_contacts) {
     const auto& cs = w.stepper->contacts();
     const auto lam = w.stepper->contact_forces();
-    for (const Contact& ct : cs) deepest = std::max(deepest, -ct.dist);
+    // the contacts detected at the step's start (not the refresh's: their dist is not a depth)
+    for (int k = 0; k < w.stepper->contacts_detected(); ++k) deepest = std::max(deepest, -cs[k].dist);
     for (size_t k = 0; k < cs.size(); ++k) {
       const Contact& ct = cs[k];
       const double ln = lam[3 * k];

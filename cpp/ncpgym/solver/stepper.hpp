@@ -56,6 +56,9 @@ class Stepper {
   const Model& model() const { return *m_; }
   const SolverOptions& options() const { return opt_; }
   const std::vector<Contact>& contacts() const { return contacts_; }
+  // The first contacts() entries, those detected at the step's start; the refresh's come
+  // after them (their dist is their row's value at the start, not a depth of any state).
+  int contacts_detected() const { return static_cast<int>(contacts_.size()) - stats_.refreshed; }
   // Per contact: normal force and the two friction forces (lambda, in N; impulse h lambda).
   Eigen::Map<const VecX> contact_forces() const { return {contact_force_.data(), nforce_}; }
   const SolverStats& stats() const { return stats_; }
@@ -92,7 +95,9 @@ class Stepper {
     posed_valid_ = false;  // dk_ gets the poses of some bodies at q
     cons_.evaluate(dk_, q, x, contacts_, limits_, act_, rows_);
   }
-  void newton(const State& s, double h, int nrow);
+  // Newton's iteration on the step's rows (eqs. 57-63), from lambda = 0 (eq. 68) except the
+  // warm-started contacts and the first `carried` multipliers, taken from carried_.
+  void newton(const State& s, double h, int nrow, int carried = 0);
   void geometric_stiffness(double h, int it, int nrow);  // eqs. 70-74 on the particles
   void element_multipliers(int nrow);                    // lambda_s = -c_s(x) / E_s on the eliminated element rows
   void particle_forces(int nrow, VecX& f);               // (J^T lambda) of rows [0, nrow) on the particles
@@ -113,6 +118,7 @@ class Stepper {
   void set_iterate(int nrow, double t);  // line_search: accepted iterate + t (du_, dl_)
   void clip_impulses(int nrow);          // project_impulses
   static constexpr int kMaxBacktracks = 4;
+  static constexpr int kRefreshRounds = 4;  // step(): collide again and re-solve at most this often
   void momentum_residual(double h);  // stats: max |H^-1 g| at the iterate, from jtl_
   SupernodalLdlt soft_ldlt_;
   Eigen::SparseMatrix<double> S_, S_resp_;
@@ -165,6 +171,7 @@ class Stepper {
   // system diagonal, NCP derivative dphi/dC, compliance block, NCP value, r-factor,
   // J H^-1 g, right-hand side, solution.
   VecX lambda_, jhj_, opdiag_, alpha_, cdiag_, hvec_, rfac_, Jg_, b_, dl_;
+  VecX carried_;  // a refreshed step's contact multipliers of the last solve (step())
   VecX contact_force_;
   Eigen::Index nforce_ = 0;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_;
