@@ -719,6 +719,33 @@ def test_contacts_the_refresh_added_are_flagged_and_not_read_as_a_depth():
     assert told_apart > 0
 
 
+def test_the_refresh_holds_falling_rocks_to_a_millimetre():
+    """30 random convex rocks dropped into a box (scenes.rocks, the benchmark's scene),
+    the first 2 s, where they land on each other: the deepest penetration any step leaves
+    (the detection at the next step's start, checked against the GJK/EPA distance of the
+    two hulls at that state) stays within 1.2 mm. Measured 0.90-1.00 mm over six perturbed
+    starts; 2.49 mm when a fresh contact counted as covered by any nearby contact of the
+    pair (a rock turning about it), 1.31 mm when the re-solve started from lambda = 0,
+    solver/refresh.cpp and Stepper::step."""
+    m, q0 = scenes.rocks(n=30)
+    sim = ncpgym.Simulator(m)
+    sim.q[:] = q0
+    worst, where = 0.0, None
+    for _ in range(240):
+        q_before = sim.q.copy()
+        sim.step()
+        c = sim.contacts
+        d = c["dist"][~c["refreshed"]]
+        if len(d) and -d.min() > worst:
+            i = int(np.argmin(d))
+            worst, where = -float(d[i]), (int(c["geom1"][i]), int(c["geom2"][i]), q_before)
+    assert worst < 1.2e-3, f"{worst * 1e3:.2f} mm"
+    g1, g2, q = where
+    sim.q[:] = q
+    dist, _ = sim.geom_distance(g1, g2)
+    assert -dist == pytest.approx(worst, abs=1e-4)
+
+
 # ---------------------------------------------------------------- real robot meshes
 def test_fetch_link_meshes_distances_match_mujoco():
     """Fetch's link meshes (Gymnasium-Robotics `fetch/pick_and_place.xml`; hulls of 60 to
