@@ -44,10 +44,13 @@ RECORDED = {
 }
 
 
+_EXACT_BUILD = cs.build
+
+
 def perturbed_build(start: int):
     """contact_scenes.build with the free bodies' positions moved by PERTURBATION (start 0:
     exact). The scenes' q is 7 numbers per free body, position first."""
-    exact = cs.build
+    exact = _EXACT_BUILD  # not cs.build, which run() replaces (starts would add up)
 
     def build(scene):
         m, q0 = exact(scene)

@@ -4,6 +4,8 @@
 // column count). Shapes: q (nq), u (nv), tau (nv), B (nv x m).
 #pragma once
 
+#include <vector>
+
 #include "ncpgym/dynamics/data.hpp"
 #include "ncpgym/dynamics/kinematics.hpp"
 
@@ -31,6 +33,17 @@ void aba(const Model& m, Data& d, const double* q, const double* u, const double
 // The same when d holds kinematics(q) with inertias already (q is read for the springs).
 void aba_posed(const Model& m, Data& d, const double* q, const double* u, const double* tau,
                Passive passive = Passive::All, const double* extra_armature = nullptr);
+
+// Implicit gyroscopic term (gyroscopic.cpp): the bodies whose free joint hangs from the
+// world and carries no other body (no armature or damping on it), and, for those, u~
+// (nv, the explicit step u + h qacc at the poses in d) corrected so that the angular
+// velocity solves the implicit midpoint rule of Euler's equations, I (w - w-) + h m x I m =
+// h tau with m = (w + w-) / 2, and the origin's velocity set so that the com's velocity
+// changes by the applied force alone. A departure from the seed's explicit gyroscopic
+// forces; why in gyroscopic.cpp.
+std::vector<int> lone_free_bodies(const Model& m);
+void implicit_gyroscopic(const Model& m, const Data& d, const std::vector<int>& bodies, const double* q,
+                         const double* u, double h, double* u_tilde);
 
 // Only the configuration-dependent part of aba (kinematics + articulated inertias):
 // what minv_times needs.
@@ -70,6 +83,9 @@ Vec6 site_jdot_u(const Model& m, const Data& d, int site);
 // Quaternion kinematic map G (nq x nv) of nonsmooth-newton-ncp.txt eqs. 88-89, in
 // MuJoCo's convention (integrate.cpp): qdot = G(q) u.
 void kinematic_map(const Model& m, const double* q, Eigen::Ref<MatX> G);
+// One joint quaternion t (wxyz, 4 numbers) advanced by the body-axes angular velocity w:
+// normalise(t + h/2 Q(t) w), as integrate() moves free and ball joints.
+Vec4 quat_step(const double* t, const Vec3& w, double h);
 // q_out = q + h G(q) u with quaternions renormalised (the seed's §9.4 integration).
 void integrate(const Model& m, const double* q, const double* u, double h, double* q_out);
 

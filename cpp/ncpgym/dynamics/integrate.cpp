@@ -19,6 +19,14 @@ inline Eigen::Matrix<double, 4, 3> quat_right_map(const double* t) {
 }
 }  // namespace
 
+Vec4 quat_step(const double* t, const Vec3& w, double h) {
+  // q + h G u, then renormalise (the seed keeps |theta| = 1 by normalisation)
+  const Vec4 t0(t[0], t[1], t[2], t[3]);
+  Vec4 tn = t0 + 0.5 * h * quat_right_map(t) * w;
+  tn.normalize();
+  return tn;
+}
+
 void kinematic_map(const Model& m, const double* q, Eigen::Ref<MatX> G) {
   G.setZero();
   for (int j = 0; j < m.njnt; ++j) {
@@ -56,9 +64,7 @@ void integrate(const Model& m, const double* q, const double* u, double h, doubl
     }
     if (quat_at >= 0) {
       // q + h G u, then renormalise (the seed keeps |theta| = 1 by normalisation).
-      const Vec4 t(q[quat_at], q[quat_at + 1], q[quat_at + 2], q[quat_at + 3]);
-      Vec4 tn = t + 0.5 * h * quat_right_map(q + quat_at) * Eigen::Map<const Vec3>(u + w_at);
-      tn.normalize();
+      const Vec4 tn = quat_step(q + quat_at, Eigen::Map<const Vec3>(u + w_at), h);
       for (int k = 0; k < 4; ++k) q_out[quat_at + k] = tn[k];
     }
   }

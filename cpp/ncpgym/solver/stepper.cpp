@@ -41,6 +41,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
       nvall_(m_->nv + 3 * m_->nparticle),
       del_(*m_, dH_, rows_.J, std::min(opt_.dense_max_rows, typical_rows(*m_, cons_))) {
   const Model& m = *m_;
+  lone_free_ = lone_free_bodies(m);
   tau_.setZero(m.nv);
   extra_arm_.setZero(m.nv);
   u_tilde_.setZero(nvall_);
@@ -141,6 +142,7 @@ void Stepper::free_velocity(const State& s, double h) {
     aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), Passive::GravcompOnly, extra_arm_.data());
   }
   u_tilde_.head(m.nv) = s.u + h * dH_.qacc;
+  implicit_gyroscopic(m, dH_, lone_free_, s.q.data(), s.u.data(), h, u_tilde_.data());
   for (int p = 0; p < m.nparticle; ++p) {
     // particles: M diagonal; gravity with buoyancy, the external force, and linear viscous
     // friction taken implicitly: (m + h c) u = m v + h (m g' + f) (soft/medium.hpp)

@@ -171,6 +171,7 @@ class Stepper {
   // system diagonal, NCP derivative dphi/dC, compliance block, NCP value, r-factor,
   // J H^-1 g, right-hand side, solution.
   VecX lambda_, jhj_, opdiag_, alpha_, cdiag_, hvec_, rfac_, Jg_, b_, dl_;
+  std::vector<int> lone_free_;  // bodies with the implicit gyroscopic term (dynamics/gyroscopic.cpp)
   VecX carried_;  // a refreshed step's contact multipliers of the last solve (step())
   VecX contact_force_;
   Eigen::Index nforce_ = 0;
