@@ -73,6 +73,7 @@ void implicit_gyroscopic(const Model& m, const Data& d, const std::vector<int>& 
     const Vec3 htau = I * (w - w0) + h * w0.cross(I * w0);
     const Mat3 Jie = I + h * (skew(w0) * I - skew(I * w0));
     const Vec3 w_ie = w0 + Jie.partialPivLu().solve(I * (w - w0));
+    if (!w_ie.allFinite()) continue;  // a singular inertia: the explicit step stands
     Vec3 x = w_ie;  // Newton on the midpoint rule
     const double scale = (I * w0).norm() + htau.norm();
     bool converged = false;

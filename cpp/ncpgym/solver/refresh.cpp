@@ -9,8 +9,9 @@
 // once more at its result q^{n+1}; a contact deeper than refresh_depth that no contact of
 // the step covers (same geom pair, core points within a quarter of the smaller geom's
 // inner radius on both bodies, and its row at q^{n+1} as deep) joins the contacts, and the
-// step is solved again with the enlarged set (Stepper::step: up to kRefreshRounds times). We chose this over persistent manifolds (MuJoCo-style
-// speculative corners, Bullet's contact caches) because it needs no state between steps
+// step is solved again with the enlarged set (Stepper::step: up to kRefreshRounds times).
+// We chose this over persistent manifolds (MuJoCo-style speculative corners, Bullet's
+// contact caches) because it needs no state between steps
 // (batches stay bitwise reproducible and resettable per world) and costs one collision
 // pass per step plus a second solve only in the steps that miss a feature; the figures
 // are in docs/architecture.md "Contacts within a step".
@@ -49,7 +50,7 @@ bool Stepper::refresh_contacts(const State& s, double h) {
         // with the distance test alone (1.0 mm with this one and the rounds of step())
         Vec3 a, b;
         contact_witnesses(dk_, s.x, k, a, b);
-        covered = k.normal.dot(a - b) - opt_.thickness <= f.dist - opt_.thickness + 0.5 * opt_.refresh_depth;
+        covered = k.normal.dot(a - b) <= f.dist + 0.5 * opt_.refresh_depth;
       }
     }
     if (!covered) contacts_.push_back(f);
