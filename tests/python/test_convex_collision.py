@@ -725,10 +725,10 @@ def test_the_refresh_holds_falling_rocks_to_a_millimetre():
     with the rocks moved by ~1e-9 m: one run is one draw of a chaotic pile): the deepest
     penetration a step leaves (the detection at the next step's start, checked against the
     GJK/EPA distance of the two hulls at that state) has a median within 1.2 mm. Measured
-    0.90-2.23 mm, median 0.99; 1.8 mm in every start when the re-solve started from lambda =
-    0, 2.5 mm when a fresh contact counted as covered by any nearby contact of the pair (a
-    rock turning about it) or with a single refresh round (1.8-2.1 mm over perturbed starts,
-    before the implicit gyroscopic term), solver/refresh.cpp and Stepper::step."""
+    0.96-1.16 mm, median 1.00; 1.8 mm in every start when the re-solve started from u = 0,
+    lambda = 0, 2.5 mm when a fresh contact counted as covered by any nearby contact of the
+    pair (a rock turning about it) or with a single refresh round (1.8-2.1 mm over perturbed
+    starts, before the implicit gyroscopic term), solver/refresh.cpp and Stepper::step."""
     worst_by_start = []
     for start in range(5):
         m, q0 = scenes.rocks(n=30)

@@ -473,7 +473,9 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
   if (opt_.warm_start) warm_.apply(contacts_, lambda_.data());
   // a refreshed step's solve continues from the last solve's contact multipliers (step())
   if (carried > 0) lambda_.head(carried) = carried_.head(carried);
-  u_.setZero();  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started)
+  // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started); a refreshed step's solve continues
+  // from the last solve's velocity, which its carried multipliers balance
+  if (carried == 0) u_.setZero();
   VecX& pminv = del_.particle_hinv();
   for (int p = 0; p < m.nparticle; ++p) pminv.segment<3>(3 * p).setConstant(1.0 / pmass_[p]);
   scale_.setOnes();
@@ -571,13 +573,14 @@ void Stepper::step(State& s) {
   }
   // Features missed at q- found at q+ join the step, which is solved again with them
   // (refresh.cpp); the new solve can sink another feature, so up to kRefreshRounds times
-  // (the piles never needed more than 2). Each solve starts from the last one's multipliers
-  // on the contacts detected at q- (contact rows come first, in contact order; contacts
-  // that move a particle start from 0, as warm_start's do), the added ones from 0. From
-  // lambda = 0 the second solve of a violent step was as unconverged as the first: over six
-  // perturbed starts the rocks' deepest state was 1.31 mm (0.90-1.00 carried), the table
-  // pile's 2.8-4.2 mm (1.0-4.2); carrying the added contacts' multipliers too was worse on
-  // the table pile (1.7-8.3 mm). docs/architecture.md "Contacts within a step".
+  // (the piles never needed more than 2). Each solve continues from the last one's iterate:
+  // its velocity and its multipliers on the contacts detected at q- (contact rows come
+  // first, in contact order; contacts that move a particle start from 0, as warm_start's
+  // do), the added contacts from 0. From u = 0, lambda = 0 the second solve of a violent
+  // step was as unconverged as the first: the rocks' deepest state in the first 2 s over
+  // five starts 0.96-1.16 mm against 1.8 mm, the table pile's over 6 s 1.6-3.5 mm against
+  // 2.3-13.4 with the multipliers alone carried; carrying the added contacts' multipliers too
+  // was worse. docs/architecture.md "Contacts within a step".
   const int detected = static_cast<int>(contacts_.size());
   for (int round = 0; round < kRefreshRounds; ++round) {
     if (!refresh_contacts(s, h)) break;
