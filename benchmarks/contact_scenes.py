@@ -133,8 +133,9 @@ def run_ncpgym(scene: str, seconds: float, seed: int = 0, **opts):
 def detected_dist(sim) -> np.ndarray:
     """Gaps of the contacts the last step detected at its start, i.e. the penetration of
     the state the step before left (what MuJoCo's d.contact.dist holds after mj_step).
-    Contacts the refresh added at the step's end (contacts["refreshed"]) are left out: their dist is their row's value at the step's start, an
-    extrapolation of a feature that was not in contact there, not a depth of any state."""
+    Contacts the refresh added at the step's end (contacts["refreshed"]) are left out:
+    their dist is their row's value at the step's start, an extrapolation of a feature
+    that was not in contact there, not a depth of any state."""
     c = sim.contacts
     return c["dist"][~c["refreshed"]]
 
