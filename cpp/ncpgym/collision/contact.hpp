@@ -34,6 +34,11 @@ struct Contact {
   double friction = 0;         // Coulomb coefficient mu of the pair
 };
 
+// A contact that moves a particle: a particle or a soft-surface point on either side. Such
+// contacts start every solve from 0 (warm_start.cpp, a refresh's re-solve in stepper.cpp)
+// and are not judged by their row's depth in the refresh (refresh.cpp).
+inline bool moves_particle(const Contact& k) { return k.particle1 >= 0 || k.n1 > 0 || k.n2 > 0; }
+
 // Friction coefficient of a pair: the larger of the two (MuJoCo's rule for geom pairs; also
 // used for particles and soft triangles, whose coefficient is the largest of its vertices).
 inline double combine_friction(double mu1, double mu2) { return mu1 > mu2 ? mu1 : mu2; }

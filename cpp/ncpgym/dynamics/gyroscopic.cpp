@@ -88,7 +88,7 @@ void implicit_gyroscopic(const Model& m, const Data& d, const std::vector<int>& 
     w = converged && x.allFinite() ? x : w_ie;
     const Vec3 vc = v0 + R * w0.cross(c) + dvc;
     const Vec4 t1 = quat_step(q + m.jnt_qposadr[j] + 3, w, h);
-    const Mat3 R1 = Eigen::Quaterniond(t1[0], t1[1], t1[2], t1[3]).toRotationMatrix();
+    const Mat3 R1 = quat_wxyz(t1.data()).toRotationMatrix();
     v = vc - R1 * w.cross(c);
   }
 }

@@ -43,7 +43,7 @@ bool Stepper::refresh_contacts(const State& s, double h) {
       const Contact& k = contacts_[c];
       covered = k.geom1 == f.geom1 && k.geom2 == f.geom2 && (k.local1 - f.local1).norm() < cover &&
                 (k.local2 - f.local2).norm() < cover;
-      if (covered && k.n1 == 0 && k.n2 == 0 && k.particle1 < 0) {
+      if (covered && !moves_particle(k)) {
         // ... and only if that contact's row sees the depth at q+ (within half the
         // threshold): a nearby contact whose normal or point no longer measures the overlap
         // (a rock turning about it) does not hold it, and the rocks' deepest state was 2.5 mm

@@ -587,10 +587,8 @@ void Stepper::step(State& s) {
     stats_.refreshed = static_cast<int>(contacts_.size()) - detected;
     // carried_ holds 3 * detected: reserve_rows sized it for the first solve's rows
     carried_.head(3 * detected) = lambda_.head(3 * detected);
-    for (int c = 0; c < detected; ++c) {
-      const Contact& k = contacts_[c];
-      if (k.particle1 >= 0 || k.n1 > 0 || k.n2 > 0) carried_.segment<3>(3 * c).setZero();
-    }
+    for (int c = 0; c < detected; ++c)
+      if (moves_particle(contacts_[c])) carried_.segment<3>(3 * c).setZero();
     nrow = cons_.layout(contacts_, limits_, rows_);
     reserve_rows(nrow);
     newton(s, h, nrow, 3 * detected);

@@ -50,7 +50,7 @@ void WarmStart::apply(const std::vector<Contact>& contacts, double* lambda) cons
     // Contacts that move a particle start from 0: warm-started, the soft grips loosened (the
     // strain gripper's held ball jittered 0.45-0.53 mm, the seed-mesh gripper's ball sank
     // below its bound), as a full warm start of soft rows did before (docs/architecture.md).
-    if (k.particle1 >= 0 || k.n1 > 0 || k.n2 > 0) continue;
+    if (moves_particle(k)) continue;
     contact_key(k, key);
     auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
                                [](const WarmContact& e, const int* kk) { return key_less(e.key, kk); });
