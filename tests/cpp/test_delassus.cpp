@@ -4,7 +4,7 @@
 // reaches H^-1 J^T two ways (the IIM over the rows, or the rows times the step's H^-1); a
 // forest of a deep chain, a branched free-floating tree and free boxes makes each way the
 // cheaper one for some rows, so both are checked; likewise the matrix-free form's two ways
-// to multiply by H^-1 J^T (sparse rows of it, or the IIM's O(n) sweep per product).
+// to multiply by H^-1 J^T (sparse rows of it, or J^T x times the trees' H^-1 per product).
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -92,8 +92,12 @@ TEST(Delassus, EveryFormGivesTheDenseSolveWithTheMassMatrix) {
   // and the arm (one across two trees) and 60 one-entry rows make the step's H^-1 cheaper.
   // Matrix-free form: a sparse H^-1 J^T row spans its trees, so limit-like rows of one entry
   // on the 30-dof chain (30 values per row against 1 + a share of the sweep) keep the sweep.
-  std::vector<std::vector<int>> limits;
+  std::vector<std::vector<int>> limits, triples;
   for (int i = 0; i < 60; ++i) limits.push_back({(7 * i) % 30});
+  // the same in groups of three rows with the same column (as a contact's normal and
+  // friction rows): the grouped kernels' three sums per column read (rows_times,
+  // rows_transpose_times, rows_hinv_diag)
+  for (int i = 0; i < 60; ++i) triples.push_back({(7 * (i / 3)) % 30});
   std::vector<Case> cases = {
       {"deep chain", {range(0, 30), range(0, 30), range(10, 30)}, false, true},
       {"shallow trees",
@@ -102,6 +106,7 @@ TEST(Delassus, EveryFormGivesTheDenseSolveWithTheMassMatrix) {
        true, true},
       // 60 rows on 30 dofs: J H^-1 J^T is singular, so the rows are compliant (soft limits)
       {"one-entry rows on the chain", limits, true, false, 0.3},
+      {"one-entry rows on the chain in triples", triples, true, false, 0.3},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -82,6 +82,8 @@ class Delassus {
   void scatter_hinv_jt(const double* alpha, const double* x, double* out) const;  // out = H^-1 J_eff^T x
   void find_row_triples();                               // group_ for the step
   void rows_times(const double* x, double* y) const;     // y = J x, the rows in their groups
+  void rows_transpose_times(const double* alpha, const double* x, double* y) const;  // J^T diag(alpha) x
+  void rows_hinv_diag(int ndiag, double* jhj) const;     // row_hinv_diag of rows [0, ndiag)
   bool assemble_through_hinv() const;  // the cheaper way to H^-1 J^T this step
   LinearResult solve_sparse(const RowCoefficients& k, const double* b, double* x, bool first);
 
@@ -110,6 +112,8 @@ class Delassus {
   bool via_hinv_ = false;  // this step forms H^-1 J^T from Hinv_ (assemble_through_hinv)
   int iterations_ = 1;
   MatX Hinv_, eye_;       // dense H^-1 of the trees (nv x nv)
+  bool tree_gemv_ = false;   // apply_hinv multiplies by Hinv_ (else the IIM sweep)
+  bool hinv_fresh_ = false;  // Hinv_ holds this step's H^-1 (apply_hinv then multiplies by it)
   std::vector<int> dof_root_;  // per dof, the first dof of its tree (H^-1 couples no two trees)
   std::vector<int> tree_end_;  // per dof, one past the last dof of its tree
   double tree_work_ = 0;       // sum over trees of (dofs)^2: the cost of Hinv_
