@@ -84,8 +84,19 @@ double geom_distance(const Model& m, const Data& d, int g1, int g2, double distm
   return best;
 }
 
+namespace {
+
+// How far geoms a and b may approach over the step (detect.hpp, GeomMotion)
+double approach(const GeomMotion& a, const GeomMotion& b) {
+  double s = 0.0;
+  for (int k = 0; k < 2; ++k) s = std::max(s, (a.shift[k] - b.shift[k]).norm() + a.turn[k] + b.turn[k]);
+  return s;
+}
+
+}  // namespace
+
 void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt, std::vector<Contact>& out,
-                     const double* sweep) {
+                     const double* sweep, const GeomMotion* motion) {
   out.clear();
   thread_local collision::Points pts = [] {  // per-thread scratch, reserved on first use
     collision::Points p;
@@ -101,7 +112,8 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
     int a = g1, b = g2;
     if (rank(m.geom_type[a]) > rank(m.geom_type[b])) std::swap(a, b);
     const GeomPose &pa = pose[a], &pb = pose[b];
-    const double margin = opt.margin + (sweep ? sweep[a] + sweep[b] : 0.0);
+    const double margin =
+        opt.margin + (motion ? approach(motion[a], motion[b]) : sweep ? sweep[a] + sweep[b] : 0.0);
     // bounding spheres (planes always pass): what the narrow phase would reject anyway
     if (m.geom_type[b] != GeomType::Plane &&
         (pa.pos - pb.pos).norm() > geom_rbound(m, a) + geom_rbound(m, b) + margin)

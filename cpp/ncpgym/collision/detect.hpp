@@ -17,12 +17,25 @@ struct CollisionOptions {
   double margin = 0.01;  // pairs closer than this become contacts (inactive while apart)
 };
 
+// How a geom moves over one step under each of the velocities that bound its motion (the
+// step's start and the unconstrained one): its centre's displacement h v_c and h |w| r
+// (r its bounding radius), which bounds how far any of its points turns about the centre.
+struct GeomMotion {
+  Vec3 shift[2];
+  double turn[2];
+};
+
 // Contacts at the poses in d (after kinematics()), written to `out` (cleared first).
 // `sweep` (ngeom, optional) is how far each geom may travel during the step; a pair is
 // tested with margin + sweep1 + sweep2, so fast bodies get their contacts before they
 // reach the surface (speculative contacts: C_n > 0 with lambda_n = 0 until they touch).
+// With `motion` (ngeom) a pair is tested with margin plus how far the two may approach:
+// max over the two velocities of |shift1 - shift2| + turn1 + turn2 (at most sweep1 +
+// sweep2): geoms that move together (a falling or running robot's own links, a carried
+// object and the hand) get no speculative contacts from their common motion.
 void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
-                     std::vector<Contact>& out, const double* sweep = nullptr);
+                     std::vector<Contact>& out, const double* sweep = nullptr,
+                     const GeomMotion* motion = nullptr);
 
 // Contacts of particles (spheres of their radius at positions x, 3 nparticle) against
 // the geoms that accept them (conaffinity bit 1 set), appended to `out`. psweep/gsweep

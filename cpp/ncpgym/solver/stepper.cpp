@@ -50,6 +50,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   qn_.setZero(m.nq);
   posed_q_.setZero(m.nq);
   sweep_.setZero(m.ngeom);
+  motion_.resize(m.ngeom);
   xn_.setZero(3 * m.nparticle);
   psweep_.setZero(m.nparticle);
   pmass_.setZero(m.nparticle);
@@ -157,10 +158,13 @@ void Stepper::free_velocity(const State& s, double h) {
 }
 
 void Stepper::detect(const State& s, double h) {
-  // Collision detection once per step, at q-, with each geom's sweep over the step under
-  // the unconstrained velocity as extra margin (speculative contacts). Both the velocity at
-  // the start and the unconstrained one bound the sweep: a contact elsewhere may push a
-  // geom along its current velocity rather than u~.
+  // Collision detection once per step, at q-, with how far each pair of geoms may approach
+  // over the step under the unconstrained velocity as extra margin (speculative contacts;
+  // the broad phase's boxes take each geom's own sweep). Both the velocity at the start and
+  // the unconstrained one bound the motion: a contact elsewhere may push a geom along its
+  // current velocity rather than u~. The approach is relative (detect.hpp, GeomMotion): a
+  // falling humanoid's own links took ~75 speculative contacts per step from their common
+  // velocity when each pair was tested with the sum of both sweeps.
   const Model& m = *m_;
   posed_valid_ = false;
   copy_poses(dH_, dk_);  // free_velocity's forward dynamics posed the bodies at q- already
@@ -171,7 +175,10 @@ void Stepper::detect(const State& s, double h) {
       const Vec6& v = dk_.cvel[b];
       const Vec3 c = dk_.xpos[b] + dk_.xmat[b] * m.geom_pos[g];
       const double r = m.geom_type[g] == GeomType::Plane ? 0.0 : geom_rbound(m, g);
-      const double sw = h * ((v.tail<3>() + v.head<3>().cross(c)).norm() + v.head<3>().norm() * r);
+      GeomMotion& gm = motion_[g];
+      gm.shift[pass] = h * (v.tail<3>() + v.head<3>().cross(c));
+      gm.turn[pass] = h * v.head<3>().norm() * r;
+      const double sw = gm.shift[pass].norm() + gm.turn[pass];
       sweep_[g] = pass == 0 ? sw : std::max(sweep_[g], sw);
     }
   }
@@ -179,7 +186,7 @@ void Stepper::detect(const State& s, double h) {
   // without it a thickness beyond the margin would hide every resting contact.
   CollisionOptions coll = opt_.collision;
   coll.margin += opt_.thickness;
-  detect_contacts(m, dk_, coll, contacts_, sweep_.data());
+  detect_contacts(m, dk_, coll, contacts_, sweep_.data(), motion_.data());
   if (m.nparticle > 0)
     detect_particle_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data());
   if (m.nrodedge > 0) detect_rod_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ncpgym/collision/contact.hpp"
+#include "ncpgym/collision/detect.hpp"
 #include "ncpgym/constraints/constraints.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/model/state.hpp"
@@ -176,6 +177,7 @@ class Stepper {
   VecX contact_force_;
   Eigen::Index nforce_ = 0;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_;
+  std::vector<GeomMotion> motion_;  // per geom, its motion over the step (detect())
   VecX u_base_, lambda_base_;  // line_search: the accepted iterate
   double ncp_norm_ = 0.0, ncp_norm2_ = 0.0;  // max |hvec| and |hvec|^2 of eq. 58 at the iterate (ncp_terms)
   double momentum2_ = 0.0;  // |H^-1 g|_2^2 at the iterate (dual_rhs, momentum_residual)
