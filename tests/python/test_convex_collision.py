@@ -842,18 +842,6 @@ def test_capsule_lying_on_a_cylinder_cap_rests_level_on_both_ends():
     assert (c["dist"] < 1e-3).sum() >= 2
 
 
-def _two_free_boxes(half_a, pos_b):
-    """Box A (half extents half_a) at the origin and a 5 cm cube B at pos_b, both free, no
-    gravity, h = 1/120."""
-    b = ncpgym.Builder()
-    b.set_gravity(np.zeros(3))
-    b.set_timestep(H)
-    for pos, half in (([0.0, 0.0, 0.0], half_a), (pos_b, [0.05, 0.05, 0.05])):
-        body = b.add_body(0, pos=pos, mass=1.0, inertia=np.eye(3) * 0.01)
-        b.add_joint(body, "free")
-        b.add_geom(body, "box", size=half)
-    return b.build()
-
 
 def _contacts_at_start(m, u):
     sim = ncpgym.Simulator(m)
@@ -863,23 +851,43 @@ def _contacts_at_start(m, u):
     return c["dist"][~c["refreshed"]]
 
 
-def test_speculative_contacts_come_from_how_far_a_pair_may_approach_not_from_common_motion():
-    """Speculative contacts (detect.hpp): a pair is tested with the margin (1 cm) plus how
-    far the two may approach within the step, |h v_A - h v_B| + h |w_A| r_A + h |w_B| r_B
-    over the step's velocities. Two boxes 10 cm apart flying side by side at 10 m/s may not
-    approach at all: no contact (the sum of their sweeps, 2 x 8.3 cm, took one). Flying at
-    each other at 10 m/s each they may approach 16.7 cm: a contact with the 10 cm gap. A bar
-    of half-length 0.5 m spinning at 36 rad/s may reach 36 x 0.505 / 120 = 15 cm with its
-    ends: the cube 10 cm beside its tip gets a contact, which the centres' motion alone
-    (zero) would not give."""
-    m = _two_free_boxes([0.05, 0.05, 0.05], [0.2, 0.0, 0.0])  # faces 10 cm apart
-    together = np.array([10.0, 0, 0, 0, 0, 0, 10.0, 0, 0, 0, 0, 0])  # (linear, angular) per body
-    assert len(_contacts_at_start(m, together)) == 0
-    towards = np.array([10.0, 0, 0, 0, 0, 0, -10.0, 0, 0, 0, 0, 0])
-    dist = _contacts_at_start(m, towards)
+def test_speculative_contacts_within_a_robot_come_from_its_links_relative_motion():
+    """Speculative contacts (detect.hpp, GeomMotion): two geoms of one articulated tree are
+    tested with the margin (1 cm) plus how far they may approach within the step,
+    |h v_1 - h v_2| + h |w_1| r_1 + h |w_2| r_2; geoms of different trees with the sum of
+    their own sweeps h (|v| + |w| r), since a contact with a third body may stop one of them.
+    A free base carries a bar (half-length 0.5 m, hinge about z at its centre) and, on a
+    hinge of its own, a 5 cm cube whose face is 10 cm beside the bar's tip (h = 1/120, no
+    gravity). The robot flying at 10 m/s: its links cannot approach, no contact (the sum
+    of the sweeps, 2 x 8.3 cm, took one). The bar spinning at 36 rad/s may reach 36 x 0.505
+    / 120 = 15 cm with its tip: a contact at the 10 cm gap (its centre does not move). Two
+    free cubes 10 cm apart flying side by side at 10 m/s: different trees, a contact."""
+    b = ncpgym.Builder()
+    b.set_gravity(np.zeros(3))
+    b.set_timestep(H)
+    base = b.add_body(0, mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_joint(base, "free")
+    bar = b.add_body(base, mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_joint(bar, "hinge", axis=[0, 0, 1])
+    b.add_geom(bar, "box", size=[0.5, 0.05, 0.05])
+    cube = b.add_body(base, pos=[0.45, 0.2, 0.0], mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_joint(cube, "hinge", axis=[0, 0, 1])
+    b.add_geom(cube, "box", size=[0.05, 0.05, 0.05])
+    robot = b.build()
+    flying = np.array([10.0, 0, 0, 0, 0, 0, 0, 0])  # base (linear, angular), bar, cube
+    assert len(_contacts_at_start(robot, flying)) == 0
+    spinning = np.array([0, 0, 0, 0, 0, 0, 36.0, 0])
+    dist = _contacts_at_start(robot, spinning)
     assert len(dist) > 0 and dist.min() == pytest.approx(0.10, abs=1e-9)
-    bar = _two_free_boxes([0.5, 0.05, 0.05], [0.45, 0.2, 0.0])  # cube's face 10 cm above the bar
-    spin = np.array([0, 0, 0, 0, 0, 36.0, 0, 0, 0, 0, 0, 0])
-    dist = _contacts_at_start(bar, spin)
+    assert len(_contacts_at_start(robot, np.zeros(8))) == 0
+
+    b = ncpgym.Builder()
+    b.set_gravity(np.zeros(3))
+    b.set_timestep(H)
+    for x in (0.0, 0.2):
+        body = b.add_body(0, pos=[x, 0, 0], mass=1.0, inertia=np.eye(3) * 0.01)
+        b.add_joint(body, "free")
+        b.add_geom(body, "box", size=[0.05, 0.05, 0.05])
+    cubes = b.build()
+    dist = _contacts_at_start(cubes, np.array([10.0, 0, 0, 0, 0, 0, 10.0, 0, 0, 0, 0, 0]))
     assert len(dist) > 0 and dist.min() == pytest.approx(0.10, abs=1e-9)
-    assert len(_contacts_at_start(bar, np.zeros(12))) == 0

@@ -29,10 +29,13 @@ struct GeomMotion {
 // `sweep` (ngeom, optional) is how far each geom may travel during the step; a pair is
 // tested with margin + sweep1 + sweep2, so fast bodies get their contacts before they
 // reach the surface (speculative contacts: C_n > 0 with lambda_n = 0 until they touch).
-// With `motion` (ngeom) a pair is tested with margin plus how far the two may approach:
-// max over the two velocities of |shift1 - shift2| + turn1 + turn2 (at most sweep1 +
-// sweep2): geoms that move together (a falling or running robot's own links, a carried
-// object and the hand) get no speculative contacts from their common motion.
+// With `motion` (ngeom) a pair of geoms of one articulated tree is tested with margin plus
+// how far the two may approach: max over the two velocities of |shift1 - shift2| + turn1 +
+// turn2 (at most sweep1 + sweep2): a falling or running robot's own links get no
+// speculative contacts from their common motion. Pairs of different trees keep the sum of
+// the sweeps: a contact with a third body may stop one of them within the step (a box
+// landing under another), and the piles held worse with the relative bound there
+// (docs/architecture.md, "Speculative contacts from relative motion").
 void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
                      std::vector<Contact>& out, const double* sweep = nullptr,
                      const GeomMotion* motion = nullptr);

@@ -162,9 +162,10 @@ void Stepper::detect(const State& s, double h) {
   // over the step under the unconstrained velocity as extra margin (speculative contacts;
   // the broad phase's boxes take each geom's own sweep). Both the velocity at the start and
   // the unconstrained one bound the motion: a contact elsewhere may push a geom along its
-  // current velocity rather than u~. The approach is relative (detect.hpp, GeomMotion): a
-  // falling humanoid's own links took ~75 speculative contacts per step from their common
-  // velocity when each pair was tested with the sum of both sweeps.
+  // current velocity rather than u~. Within one articulated tree the approach is relative
+  // (detect.hpp, GeomMotion): a falling humanoid's own links took ~75 speculative contacts
+  // per step from their common velocity when each pair was tested with the sum of both
+  // sweeps, which pairs of different trees keep.
   const Model& m = *m_;
   posed_valid_ = false;
   copy_poses(dH_, dk_);  // free_velocity's forward dynamics posed the bodies at q- already
