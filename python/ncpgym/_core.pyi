@@ -263,7 +263,7 @@ class SolverOptions:
                  regularization: float = 1e-6, proximal: float = 0.0,
                  ncp: str = "fischer_burmeister", rscale: str = "mixed",
                  linear: str = "pcr", warm_start: bool = False, margin: float = 0.01,
-                 thickness: float = 0.0, timestep: float = 0.0, dense_max_rows: int = 0,
+                 thickness: float = 0.0, timestep: float = 0.0, dense_max_rows: int = 64,
                  geometric_stiffness: bool = True, block_preconditioner: bool = False,
                  implicit_springs: bool = True,
                  soft_solver: str = "primal", soft_triangle_contacts: bool = False,

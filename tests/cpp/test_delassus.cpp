@@ -168,5 +168,35 @@ TEST(Delassus, EveryFormGivesTheDenseSolveWithTheMassMatrix) {
   }
 }
 
+TEST(Delassus, AnUnassembledDenseFormIsTakenOnlyWhereItCostsFewerFlops) {
+  // begin_step(choose = true), as the stepper asks below dense_max_rows for PCR/PCG: three
+  // rows over the 30-dof chain (forming H^-1 J^T 2.7 kflops, then 2 x 51 x 3 per product,
+  // against a sweep of the chain's 30 x 30 H^-1 per matrix-free product) go dense; 30 rows
+  // on the free boxes (6 entries each) go matrix-free (2 x 51 x 30 per dense product
+  // against 2 x 6 x 30 plus the trees' H^-1). Either way diag J H^-1 J^T is exact.
+  const ModelPtr m = forest();
+  std::mt19937 rng(5);
+  VecX q, u;
+  test::random_state(*m, rng, q, u);
+  Data d(*m), dm(*m);
+  crba(*m, dm, q.data());
+  factorize(*m, d, q.data());
+  std::vector<std::vector<int>> boxes;
+  for (int i = 0; i < 30; ++i) boxes.push_back(i / 3 % 2 ? range(39, 45) : range(45, 51));
+  for (const auto& [dofs, dense] : {std::pair{std::vector<std::vector<int>>{range(0, 30), range(0, 30), range(0, 30)}, true},
+                                    std::pair{boxes, false}}) {
+    const SparseRows J = random_rows(dofs, rng);
+    const int nrow = J.rows();
+    const MatX Jd = J.dense(m->nv);
+    const VecX jhj_ref = (Jd * dm.M.ldlt().solve(Jd.transpose())).diagonal();
+    Delassus del(*m, d, J, 64);
+    del.begin_step(nrow, true, 8, false, true, 50, /*choose=*/true);
+    VecX jhj(nrow);
+    del.rows_changed(0, nrow, jhj.data());
+    EXPECT_EQ(del.dense(), dense) << nrow << " rows";
+    EXPECT_LT((jhj - jhj_ref).cwiseAbs().maxCoeff(), 1e-12 * jhj_ref.cwiseAbs().maxCoeff());
+  }
+}
+
 }  // namespace
 }  // namespace ncpgym

@@ -56,9 +56,10 @@ Delassus::Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capa
 }
 
 void Delassus::begin_step(int nrow, bool dense, int iterations, bool assemble, bool products,
-                          int linear_iterations) {
+                          int linear_iterations, bool choose) {
   nrow_ = nrow;
   dense_ = dense;
+  choose_ = dense && !assemble && choose;
   hinv_fresh_ = false;
   assemble_ = dense && assemble;
   products_ = products;
@@ -152,6 +153,12 @@ double Delassus::row_hinv_diag(int r) const {
   return acc;
 }
 
+Delassus::RowTriple Delassus::triple(int r) const {
+  const int b = J_.start[r];
+  return {J_.start[r + 1] - b, J_.col.data() + b, J_.val.data() + b, J_.val.data() + J_.start[r + 1],
+          J_.val.data() + J_.start[r + 2]};
+}
+
 void Delassus::rows_hinv_diag(int ndiag, double* jhj) const {
   // row_hinv_diag of every row, a group of three rows (a contact's, with the same columns)
   // reading each entry of H^-1 once for its three sums (each sum in row_hinv_diag's order)
@@ -164,9 +171,7 @@ void Delassus::rows_hinv_diag(int ndiag, double* jhj) const {
       r += g;
       continue;
     }
-    const int b = J_.start[r], n = J_.start[r + 1] - b;
-    const int* col = J_.col.data() + b;
-    const double *v0 = J_.val.data() + b, *v1 = J_.val.data() + J_.start[r + 1], *v2 = J_.val.data() + J_.start[r + 2];
+    const auto [n, col, v0, v1, v2] = triple(r);
     double acc0 = 0, acc1 = 0, acc2 = 0;
     for (int a = 0; a < n; ++a) {
       const int i = col[a];
@@ -210,9 +215,7 @@ void Delassus::rows_transpose_times(const double* alpha, const double* x, double
   int r = 0;
   for (const int g : group_) {
     if (g == 3) {
-      const int b = J_.start[r], n = J_.start[r + 1] - b;
-      const int* col = J_.col.data() + b;
-      const double *v0 = J_.val.data() + b, *v1 = J_.val.data() + J_.start[r + 1], *v2 = J_.val.data() + J_.start[r + 2];
+      const auto [n, col, v0, v1, v2] = triple(r);
       const double a0 = alpha[r] * x[r], a1 = alpha[r + 1] * x[r + 1], a2 = alpha[r + 2] * x[r + 2];
       for (int k = 0; k < n; ++k) y[col[k]] = y[col[k]] + a0 * v0[k] + a1 * v1[k] + a2 * v2[k];
     } else {
@@ -277,8 +280,29 @@ NCPGYM_CLONES void hinv_columns(int ngroup, const int* group, int nvall, const i
 
 }  // namespace
 
+bool Delassus::dense_pays() const {
+  // Flops per Newton iterate with up to linear_iterations_ products. Dense: forming H^-1 J^T
+  // (the cheaper of its two routes) and two GEMVs of nv x rows per product. Matrix-free:
+  // J^T x and J y through the sparse rows and H^-1 w per product (apply_hinv). The
+  // humanoid (~45 rows of ~13 entries on one 23-dof tree) goes matrix-free, a closed chain
+  // of 60 dofs with a few rows dense (55 against 71 us per step, session 30).
+  const int nv = m_.nv;
+  double nnz = 0, through_hinv = 0;
+  for (int r = 0; r < nrow_; ++r)
+    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k) {
+      nnz += 1;
+      if (J_.col[k] < nv) through_hinv += tree_end_[J_.col[k]] - dof_root_[J_.col[k]];
+    }
+  const double L = linear_iterations_;
+  const double form = std::min(through_hinv, 24.0 * nrow_ * nv);
+  const double dense = form + L * 2.0 * nvall_ * nrow_;
+  const double free = L * (2.0 * nnz + (tree_gemv_ ? tree_work_ : 24.0 * nv) + 3.0 * m_.nparticle);
+  return dense < free;
+}
+
 void Delassus::rows_changed(int it, int ndiag, double* jhj) {
   const int nv = m_.nv, nrow = nrow_;
+  if (it == 0 && choose_) dense_ = dense_pays();
   if (!dense_) {
     // Matrix-free: each row's diagonal entry costs nnz^2 reads of the step's H^-1.
     if (it == 0) {
@@ -411,9 +435,7 @@ void Delassus::rows_times(const double* x, double* y) const {
   int r = 0;
   for (const int g : group_) {
     if (g == 3) {
-      const int b = J_.start[r], n = J_.start[r + 1] - b;
-      const int* col = J_.col.data() + b;
-      const double *v0 = J_.val.data() + b, *v1 = J_.val.data() + J_.start[r + 1], *v2 = J_.val.data() + J_.start[r + 2];
+      const auto [n, col, v0, v1, v2] = triple(r);
       double s0 = 0, s1 = 0, s2 = 0;
       for (int k = 0; k < n; ++k) {
         const double xk = x[col[k]];

@@ -38,10 +38,12 @@ class Delassus {
   // Newton iterations it may take (weighs the two ways to H^-1 J^T) and whether the solver
   // reads the entries of J H^-1 J^T (Gauss-Seidel, the LDL^Ts), which are then assembled too.
   // products: the dual solve multiplies by the operator this step (the primal forms do not),
-  // up to `linear_iterations` times per Newton iterate.
+  // up to `linear_iterations` times per Newton iterate. choose: a dense form that is not
+  // assembled is taken only if it costs fewer flops than matrix-free (dense_pays, decided
+  // at the first iterate from the rows).
   void begin_step(int nrow, bool dense, int iterations, bool assemble, bool products = true,
-                  int linear_iterations = 50);
-  bool dense() const { return dense_; }
+                  int linear_iterations = 50, bool choose = false);
+  bool dense() const { return dense_; }  // the form of this step (known after rows_changed(0))
   // The dense form of this step forms H^-1 J^T from the trees' H^-1 (else by the IIM).
   bool through_hinv() const { return via_hinv_; }
   // The matrix-free form of this step keeps H^-1 J^T as sparse rows (else an O(n) sweep
@@ -82,9 +84,17 @@ class Delassus {
   void scatter_hinv_jt(const double* alpha, const double* x, double* out) const;  // out = H^-1 J_eff^T x
   void find_row_triples();                               // group_ for the step
   void rows_times(const double* x, double* y) const;     // y = J x, the rows in their groups
+  // rows r, r + 1, r + 2 of a group of three (the same n columns): columns, then values
+  struct RowTriple {
+    int n;
+    const int* col;
+    const double *v0, *v1, *v2;
+  };
+  RowTriple triple(int r) const;
   void rows_transpose_times(const double* alpha, const double* x, double* y) const;  // J^T diag(alpha) x
   void rows_hinv_diag(int ndiag, double* jhj) const;     // row_hinv_diag of rows [0, ndiag)
   bool assemble_through_hinv() const;  // the cheaper way to H^-1 J^T this step
+  bool dense_pays() const;             // the dense form costs fewer flops than matrix-free
   LinearResult solve_sparse(const RowCoefficients& k, const double* b, double* x, bool first);
 
   const Model& m_;
@@ -97,6 +107,7 @@ class Delassus {
   // the IIM's output (H^-1 J^T)^T
   MatX JHt_, A_, Jd_, Xt_;
   bool assemble_ = false;  // this step's solver reads A's entries
+  bool choose_ = false;    // this step's form is chosen at the first iterate (dense_pays)
   bool products_ = true;   // this step's solve multiplies by the operator
   int linear_iterations_ = 50;
   // matrix-free form: H^-1 J_r^T as segments, one per tree (or particle coordinate) that

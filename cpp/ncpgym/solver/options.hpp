@@ -68,12 +68,12 @@ struct SolverOptions {
   double thickness = 0.0;       // contact thickness d of eq. 9
   double timestep = 0.0;        // 0 (unset): the model's timestep
   // Systems with more rows than this are solved matrix-free (products J H^-1 J^T x through
-  // sparse J and sparse rows of H^-1 J^T, or J^T x times the trees' H^-1) instead of forming
-  // the dense H^-1 J^T; Gauss-Seidel and LDL^T always take the dense form, assembled. 0 (the
-  // default since session 30): every PCR/PCG system matrix-free, which no longer loses on
-  // small ones (humanoid 7-9 % faster than with 64; docs/architecture.md "Matrix-free by
-  // default").
-  int dense_max_rows = 0;
+  // sparse J and sparse rows of H^-1 J^T, or J^T x times the trees' H^-1); smaller ones take
+  // the dense form (H^-1 J^T formed each iterate) where it costs fewer flops
+  // (Delassus::dense_pays: a few rows on long chains; since session 30, the humanoid goes
+  // matrix-free, docs/architecture.md "Matrix-free where it pays"). Gauss-Seidel and LDL^T
+  // always take the dense form, assembled. 0: always matrix-free.
+  int dense_max_rows = 64;
   // Diagonal geometric-stiffness shift on particle coordinates (eqs. 70-74, the secant taken
   // at fixed lambda: Stepper::geometric_stiffness); never on the articulated bodies, where
   // the seed saw jitter at joint limits.

@@ -499,11 +499,12 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
         "aerodynamic drag and pressure chambers are solved only by the primal soft solver (soft_solver='primal')");
   const bool dense = !primal && (nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                                  opt_.linear == LinearSolverType::LDLT);
-  last_dense_ = dense;
+
   del_.begin_step(nrow, dense, opt_.newton_iterations,
                   opt_.linear == LinearSolverType::GaussSeidel || opt_.linear == LinearSolverType::LDLT ||
                       opt_.linear == LinearSolverType::SparseLDLT,  // dense: the dense LDL^T
-                  !primal && opt_.linear != LinearSolverType::SparseLDLT, opt_.linear_iterations);
+                  !primal && opt_.linear != LinearSolverType::SparseLDLT, opt_.linear_iterations,
+                  /*choose=*/true);
   // Full steps on a smooth system of the trees (options.hpp, smooth_full_step): springs and
   // equalities only; particle rows keep the damping (their H is the quasi-Newton one of eqs.
   // 71-74, and full steps let a whipping chain overshoot: 7 mm stretch against 3 mm).
@@ -550,6 +551,7 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
     damped_update(nrow, it);
     if (!search && it + 1 == opt_.newton_iterations) break;
   }
+  last_dense_ = del_.dense();  // the form the first iterate chose (Delassus::dense_pays)
 }
 
 void Stepper::step(State& s) {
