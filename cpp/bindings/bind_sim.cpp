@@ -117,7 +117,7 @@ const std::vector<OptionField>& option_fields() {
                   [](SolverOptions& o, py::handle v) { o.collision.margin = v.cast<double>(); }},
       NUM_FIELD(thickness, double, "contact thickness d of eq. 9"),
       NUM_FIELD(timestep, double, "time step (0: the model's)"),
-      NUM_FIELD(dense_max_rows, int, "larger systems are solved matrix-free; Gauss-Seidel and LDLT always assemble"),
+      NUM_FIELD(dense_max_rows, int, "larger systems are solved matrix-free, smaller ones in the form of fewer flops; Gauss-Seidel and LDLT always assemble"),
       NUM_FIELD(geometric_stiffness, bool, "diagonal shift on particle coordinates (eqs. 70-74, secant at fixed lambda)"),
       NUM_FIELD(block_preconditioner, bool, "PCR/PCG: invert each contact's 3 x 3 block instead of Jacobi"),
       NUM_FIELD(implicit_springs, bool,

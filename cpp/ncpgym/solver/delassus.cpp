@@ -296,8 +296,8 @@ bool Delassus::dense_pays() const {
   const double L = linear_iterations_;
   const double form = std::min(through_hinv, 24.0 * nrow_ * nv);
   const double dense = form + L * 2.0 * nvall_ * nrow_;
-  const double free = L * (2.0 * nnz + (tree_gemv_ ? tree_work_ : 24.0 * nv) + 3.0 * m_.nparticle);
-  return dense < free;
+  const double matrix_free = L * (2.0 * nnz + (tree_gemv_ ? tree_work_ : 24.0 * nv) + 3.0 * m_.nparticle);
+  return dense < matrix_free;
 }
 
 void Delassus::rows_changed(int it, int ndiag, double* jhj) {
