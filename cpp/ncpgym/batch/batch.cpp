@@ -80,8 +80,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   mass_centre_.assign(N * 3, 0.0);
   soft_volume_.assign(N * m.nsoft, 0.0);
   chamber_volume_.assign(N * m.nchamber, 0.0);
-  root_.assign(m.nbody, 0);
-  for (int b = 1; b < m.nbody; ++b) root_[b] = m.body_parent[b] == 0 ? b : root_[m.body_parent[b]];
+  root_ = body_trees(m);
   set_num_threads(nthread > 0 ? nthread : omp_get_max_threads());
   forward();
 }

@@ -108,16 +108,11 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
   if (pose.size() < static_cast<size_t>(m.ngeom)) pose.resize(m.ngeom);
   for (int g = 0; g < m.ngeom; ++g) pose[g] = geom_pose(m, d, g);
   candidate_pairs(m, pose.data(), opt.margin, sweep, pairs);
-  thread_local std::vector<int> tree;  // each body's tree: the world's child it hangs from
-  if (motion) {
-    if (tree.size() < static_cast<size_t>(m.nbody)) tree.resize(m.nbody);
-    for (int b = 0; b < m.nbody; ++b) tree[b] = b == 0 || m.body_parent[b] == 0 ? b : tree[m.body_parent[b]];
-  }
   for (const auto& [g1, g2] : pairs) {
     int a = g1, b = g2;
     if (rank(m.geom_type[a]) > rank(m.geom_type[b])) std::swap(a, b);
     const GeomPose &pa = pose[a], &pb = pose[b];
-    const bool one_tree = motion && tree[m.geom_body[a]] == tree[m.geom_body[b]];
+    const bool one_tree = motion && motion[a].tree == motion[b].tree;
     const double margin =
         opt.margin + (one_tree ? approach(motion[a], motion[b]) : sweep ? sweep[a] + sweep[b] : 0.0);
     // bounding spheres (planes always pass): what the narrow phase would reject anyway

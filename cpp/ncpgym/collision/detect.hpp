@@ -19,10 +19,12 @@ struct CollisionOptions {
 
 // How a geom moves over one step under each of the velocities that bound its motion (the
 // step's start and the unconstrained one): its centre's displacement h v_c and h |w| r
-// (r its bounding radius), which bounds how far any of its points turns about the centre.
+// (r its bounding radius), which bounds how far any of its points turns about the centre;
+// and its body's tree (body_trees), which decides whether the bound is relative.
 struct GeomMotion {
   Vec3 shift[2];
   double turn[2];
+  int tree = 0;
 };
 
 // Contacts at the poses in d (after kinematics()), written to `out` (cleared first).

@@ -241,4 +241,12 @@ struct Model {
   double total_mass() const;
 };
 
+// Each body's tree: the world's child it hangs from (0 for the world); parents come before
+// their children in the body order.
+inline std::vector<int> body_trees(const Model& m) {
+  std::vector<int> tree(m.nbody, 0);
+  for (int b = 1; b < m.nbody; ++b) tree[b] = m.body_parent[b] == 0 ? b : tree[m.body_parent[b]];
+  return tree;
+}
+
 }  // namespace ncpgym

@@ -90,12 +90,17 @@ bool Delassus::assemble_through_hinv() const {
   // of its tree), after one IIM on the identity (~24 flops per pair of dofs in a tree).
   // The second wins on shallow trees (humanoid: 3x fewer flops; free bodies: ~50x) and
   // loses where rows reach deep into long chains; both are exact.
-  double rows = 0;
-  for (int r = 0; r < nrow_; ++r)
-    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k)
-      if (J_.col[k] < m_.nv) rows += tree_end_[J_.col[k]] - dof_root_[J_.col[k]];
+  const double rows = hinv_column_work();
   const double sweeps = 24.0 * nrow_ * m_.nv;
   return 24.0 * tree_work_ + iterations_ * rows < iterations_ * sweeps;
+}
+
+double Delassus::hinv_column_work() const {
+  // each tree entry of J scales one column of H^-1 over its tree
+  double work = 0;
+  for (int k = 0; k < J_.start[nrow_]; ++k)
+    if (J_.col[k] < m_.nv) work += tree_end_[J_.col[k]] - dof_root_[J_.col[k]];
+  return work;
 }
 
 void Delassus::apply_hinv(const double* w, double* out) {
@@ -287,14 +292,9 @@ bool Delassus::dense_pays() const {
   // humanoid (~45 rows of ~13 entries on one 23-dof tree) goes matrix-free, a closed chain
   // of 60 dofs with a few rows dense (55 against 71 us per step, session 30).
   const int nv = m_.nv;
-  double nnz = 0, through_hinv = 0;
-  for (int r = 0; r < nrow_; ++r)
-    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k) {
-      nnz += 1;
-      if (J_.col[k] < nv) through_hinv += tree_end_[J_.col[k]] - dof_root_[J_.col[k]];
-    }
+  const double nnz = J_.start[nrow_];
   const double L = linear_iterations_;
-  const double form = std::min(through_hinv, 24.0 * nrow_ * nv);
+  const double form = std::min(hinv_column_work(), 24.0 * nrow_ * nv);
   const double dense = form + L * 2.0 * nvall_ * nrow_;
   const double matrix_free = L * (2.0 * nnz + (tree_gemv_ ? tree_work_ : 24.0 * nv) + 3.0 * m_.nparticle);
   return dense < matrix_free;

@@ -94,6 +94,7 @@ class Delassus {
   void rows_transpose_times(const double* alpha, const double* x, double* y) const;  // J^T diag(alpha) x
   void rows_hinv_diag(int ndiag, double* jhj) const;     // row_hinv_diag of rows [0, ndiag)
   bool assemble_through_hinv() const;  // the cheaper way to H^-1 J^T this step
+  double hinv_column_work() const;     // flops of H^-1 J^T from the trees' H^-1
   bool dense_pays() const;             // the dense form costs fewer flops than matrix-free
   LinearResult solve_sparse(const RowCoefficients& k, const double* b, double* x, bool first);
 

@@ -51,6 +51,8 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   posed_q_.setZero(m.nq);
   sweep_.setZero(m.ngeom);
   motion_.resize(m.ngeom);
+  const std::vector<int> tree = body_trees(m);
+  for (int g = 0; g < m.ngeom; ++g) motion_[g].tree = tree[m.geom_body[g]];
   xn_.setZero(3 * m.nparticle);
   psweep_.setZero(m.nparticle);
   pmass_.setZero(m.nparticle);
@@ -499,7 +501,6 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
         "aerodynamic drag and pressure chambers are solved only by the primal soft solver (soft_solver='primal')");
   const bool dense = !primal && (nrow <= opt_.dense_max_rows || opt_.linear == LinearSolverType::GaussSeidel ||
                                  opt_.linear == LinearSolverType::LDLT);
-
   del_.begin_step(nrow, dense, opt_.newton_iterations,
                   opt_.linear == LinearSolverType::GaussSeidel || opt_.linear == LinearSolverType::LDLT ||
                       opt_.linear == LinearSolverType::SparseLDLT,  // dense: the dense LDL^T
