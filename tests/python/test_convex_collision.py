@@ -842,7 +842,6 @@ def test_capsule_lying_on_a_cylinder_cap_rests_level_on_both_ends():
     assert (c["dist"] < 1e-3).sum() >= 2
 
 
-
 def _contacts_at_start(m, u):
     sim = ncpgym.Simulator(m)
     sim.u[:] = u
