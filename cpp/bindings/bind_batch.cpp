@@ -53,7 +53,7 @@ void bind_batch(py::module_& mod) {
 N independent worlds of one Model, stepped in parallel by OpenMP (GIL released).
 
 Batch(model, num_worlds, *, num_threads=0, **solver_options) with the options of
-SolverOptions (warm_start is not available). Arrays are views of the batch's buffers,
+SolverOptions (warm_start keeps one memory per world). Arrays are views of the batch's buffers,
 shaped [num_worlds, ...]; write q, u, ctrl in place and call forward() after changing
 states by hand. A world whose state becomes non-finite keeps its pre-step state and has
 status 1 until reset.

@@ -111,7 +111,7 @@ const std::vector<OptionField>& option_fields() {
                  "complementarity preconditioner r: mixed (the default: eq. 66, except the time step on rows "
                  "that move a particle), effective_mass (eq. 66 everywhere), time_step or identity"),
       ENUM_FIELD("linear", linear, kLinear, "linear solver", "linear solver of eq. 59"),
-      NUM_FIELD(warm_start, bool, "start lambda from the previous step's contact impulses (not in a Batch)"),
+      NUM_FIELD(warm_start, bool, "start lambda from the previous step's contact impulses (a Batch keeps one memory per world)"),
       OptionField{"margin", "collision margin",
                   [](const SolverOptions& o) -> py::object { return py::cast(o.collision.margin); },
                   [](SolverOptions& o, py::handle v) { o.collision.margin = v.cast<double>(); }},
@@ -146,6 +146,9 @@ const std::vector<OptionField>& option_fields() {
                 "clip normal-contact and joint-limit impulses at 0 after each damped Newton update (not in the seed)"),
       NUM_FIELD(bounded_friction_w, bool,
                 "outside the friction cone, W of App. A.2 takes eq. 105's value (eq. 104's denominator vanishes)"),
+      NUM_FIELD(cone_return, bool,
+                "friction outside the cone is driven back to the cone (radial return) instead of to zero, and a "
+                "contact whose normal row separates at an iterate has no friction there (not in the seed; off)"),
       NUM_FIELD(smooth_full_step, bool,
                 "full Newton steps (t = 1) when a step's rows are only equalities and springs of the articulated trees "
                 "(no contact, limit, particle or element rows): damping only slows Newton on smooth systems; "

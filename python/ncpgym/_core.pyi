@@ -271,7 +271,8 @@ class SolverOptions:
                  refresh_depth: float = 0.001, pressure_stiffness: bool = False,
                  stress_stiffness: bool = False, element_multipliers_from_x: bool = True,
                  project_impulses: bool = True,
-                 bounded_friction_w: bool = True, smooth_full_step: bool = False,
+                 bounded_friction_w: bool = True, cone_return: bool = False,
+                 smooth_full_step: bool = False,
                  line_search: bool = False, max_speed: float = 1e4) -> None: ...
     def as_dict(self) -> dict[str, Any]: ...
     def __getattr__(self, name: str) -> Any: ...

@@ -350,7 +350,12 @@ void Stepper::ncp_terms(double h, int nrow) {
     const int r1 = 3 * c + 1, r2 = 3 * c + 2;
     const double mu_ln = contacts_[c].friction * lambda[3 * c];
     const Vec2d slip(rows_.J.dot(r1, u_.data()), rows_.J.dot(r2, u_.data()));
-    if (mu_ln <= 0) {
+    // cone_return (options.hpp): a contact whose normal row separates at this iterate
+    // (C > r lambda_n, where the minimum map of eq. 96 sets lambda_n to 0) has no friction,
+    // as it has none at any solution where C > 0; the damped update leaves it (1 - t)^k of its
+    // normal impulse, and eq. 105's W ~ s / mu_ln then grows without bound
+    const bool separates = opt_.cone_return && C[3 * c] > rfac[3 * c] * lambda[3 * c];
+    if (mu_ln <= 0 || separates) {
       // inactive (eq. 106): rows zeroed, W = 1 drives lambda_f to zero
       alpha[r1] = alpha[r2] = 0.0;
       cdiag[r1] = cdiag[r2] = 1.0 / h;
@@ -365,8 +370,12 @@ void Stepper::ncp_terms(double h, int nrow) {
                          : ncp::friction_w_min(slip.norm(), lf, mu_ln, rf);
     alpha[r1] = alpha[r2] = 1.0;
     cdiag[r1] = cdiag[r2] = W / h;        // W / h (eq. 55)
-    hvec[r1] = slip[0] + W * lambda[r1];  // phi_f (eq. 36)
-    hvec[r2] = slip[1] + W * lambda[r2];
+    // phi_f (eq. 36), with cone_return's radial return outside the cone (ncp.hpp), which
+    // needs eq. 105's form of W there (minimum map, or bounded_friction_w)
+    const bool eq105 = opt_.ncp == NcpFunction::MinimumMap || opt_.bounded_friction_w;
+    const double k = opt_.cone_return && eq105 ? ncp::friction_return(lf, mu_ln, rf) : 0.0;
+    hvec[r1] = slip[0] + (W - k) * lambda[r1];
+    hvec[r2] = slip[1] + (W - k) * lambda[r2];
   }
   ncp_norm_ = hvec.lpNorm<Eigen::Infinity>();  // the residual of eq. 58 and its square (line_search)
   ncp_norm2_ = hvec.squaredNorm();
