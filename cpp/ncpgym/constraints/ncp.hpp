@@ -50,21 +50,30 @@ inline double friction_w_fb(double s, double lf, double mu_ln, double r, bool bo
   return num / std::max(den, 1e-12 * (s + r * mu_ln) + 1e-300);
 }
 
-// Radial return of friction outside the cone (option cone_return; not in the seed). Where
-// an iterate's friction lies outside the cone (lf > mu_ln), eq. 105's W (and the bounded
-// eq. 104) splits into a sliding part W_s = s / mu_ln and an excess part
-// W_o = r (lf - mu_ln) / mu_ln. The seed's row slip + W lambda_f = 0 (eq. 36) asks the
-// excess part to drive the whole friction impulse to zero; with the return the excess part
-// acts on the impulse's distance from its radial projection onto the cone,
-// lambda_p = mu_ln lambda_f / lf (the return mapping of plasticity):
-//   phi_f = slip + W_s lambda_f + W_o (lambda_f - lambda_p) = slip + W lambda_f - k lambda_f,
-//   k = W_o mu_ln / lf = r (lf - mu_ln) / lf.
-// The Newton matrix (W / h on the diagonal, eq. 55) is unchanged; only phi_f is. On the cone
-// (lf = mu_ln) k = 0, so converged sliding is the seed's; outside it phi_f cannot vanish
-// (slip = -(W_s + W_o (1 - mu_ln / lf)) lambda_f has |slip| > s), so no new solution.
-// Returns k (0 inside the cone).
-inline double friction_return(double lf, double mu_ln, double r) {
-  return lf > mu_ln ? r * (lf - mu_ln) / lf : 0.0;
+// Return of friction outside the cone (option cone_return; not in the seed). Where an
+// iterate's friction lies outside the cone (lf > mu_ln), eq. 105's W (and the bounded eq.
+// 104) is a sliding part W_s = s / mu_ln plus an excess part W_o = r (lf - mu_ln) / mu_ln.
+// The seed's row slip + W lambda_f = 0 (eq. 36) asks the excess part to drive the whole
+// friction impulse to zero; with the return it drives the impulse to a point of the cone's
+// boundary, lambda_p = mu_ln z / |z| with z = lambda_f - slip / r (the augmented impulse of
+// Alart and Curnier's friction law, r converting velocity to impulse as in eq. 105):
+//   phi_f = slip + W_s lambda_f + W_o (lambda_f - lambda_p) = slip + W lambda_f - a z / |z|,
+//   a = W_o mu_ln = r (lf - mu_ln).
+// The Newton matrix (W / h on the diagonal, eq. 55) is unchanged; only phi_f is. At a sliding
+// solution z is parallel to lambda_f, so lambda_p = lambda_f and the row is the seed's; and
+// outside the cone phi_f cannot vanish (phi_f = 0 makes z parallel to lambda_f and then
+// s = W lf - a > s), so no solution is added. Returns the offset a z / |z| (zero inside).
+struct Offset {
+  double x, y;
+};
+inline Offset friction_return(double l1, double l2, double s1, double s2, double mu_ln, double r) {
+  const double lf = std::hypot(l1, l2);
+  if (!(lf > mu_ln)) return {0.0, 0.0};
+  const double z1 = l1 - s1 / r, z2 = l2 - s2 / r;
+  const double zn = std::hypot(z1, z2);
+  if (zn == 0) return {0.0, 0.0};
+  const double a = r * (lf - mu_ln) / zn;
+  return {a * z1, a * z2};
 }
 
 // Minimum-map variant, eq. 105.

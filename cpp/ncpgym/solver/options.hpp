@@ -150,19 +150,19 @@ struct SolverOptions {
   //   denominator vanishes there (W -> infinity releases the contact's friction at once).
   bool project_impulses = true;
   bool bounded_friction_w = true;
-  // cone_return: friction outside the cone is driven back to the cone's boundary (its radial
-  //   projection) instead of to zero, and a contact whose normal row separates at an iterate
-  //   (C > r lambda_n) has no friction at that iterate (ncp.hpp friction_return, stepper.cpp
-  //   ncp_terms). Why: on a resting pile the seed's row slip + W lambda_f sends an iterate's
-  //   friction that left the cone to zero, the neighbours then take the load and leave theirs:
-  //   warm-started at rest the 50-body pile cycled between two iterates (NCP residual 0.089 /
-  //   0.44, velocities 0.01 m/s apart) for any number of Newton iterations; with the return it
-  //   converges at the damping's rate (0.04 -> 2.6e-6 in 12). Without the separation rule a
-  //   warm-started contact that opens keeps (1 - t)^k of its impulse and eq. 105's
-  //   W ~ s / mu_ln grows without bound (rocks: NCP residuals ~1e3 on a step that sank 8 mm).
-  //   Off by default: it pays with warm_start (arch at 8 Newton iterations drift 0-0.3 mm, the
-  //   table pile at rest on every start), and warm_start is not the default yet
-  //   (docs/architecture.md "Friction outside the cone").
+  // cone_return: friction outside the cone is driven back to a point of the cone's boundary
+  //   (the projection of the augmented impulse lambda_f - slip / r, Alart-Curnier) instead of
+  //   to zero, and a contact whose normal row separates at an iterate (C > r lambda_n) has no
+  //   friction at that iterate (ncp.hpp friction_return, stepper.cpp ncp_terms). Why: on a
+  //   resting pile the seed's row slip + W lambda_f sends an iterate's friction that left the
+  //   cone to zero, the neighbours then take the load and leave theirs: warm-started at rest
+  //   the 50-body pile cycled between two iterates (NCP residual 0.089 / 0.44, velocities
+  //   0.01 m/s apart) for any number of Newton iterations; with the return it converges at
+  //   the damping's rate (0.04 -> 1e-6 in 12). Without the separation rule a warm-started
+  //   contact that opens keeps (1 - t)^k of its impulse and eq. 105's W ~ s / mu_ln grows
+  //   without bound. Off by default: it pays with warm_start (arch at 8 Newton iterations
+  //   drift 0-0.5 mm, incline 0, the table pile at rest), and warm_start is not the default
+  //   yet (docs/architecture.md "Friction outside the cone").
   bool cone_return = false;
   // smooth_full_step: a step whose rows are all bilateral rows of the articulated trees
   //   (equalities, springs as rows: no contact, limit, particle or element rows) takes full

@@ -370,12 +370,14 @@ void Stepper::ncp_terms(double h, int nrow) {
                          : ncp::friction_w_min(slip.norm(), lf, mu_ln, rf);
     alpha[r1] = alpha[r2] = 1.0;
     cdiag[r1] = cdiag[r2] = W / h;        // W / h (eq. 55)
-    // phi_f (eq. 36), with cone_return's radial return outside the cone (ncp.hpp), which
+    // phi_f (eq. 36), with cone_return's return to the cone's boundary (ncp.hpp), which
     // needs eq. 105's form of W there (minimum map, or bounded_friction_w)
     const bool eq105 = opt_.ncp == NcpFunction::MinimumMap || opt_.bounded_friction_w;
-    const double k = opt_.cone_return && eq105 ? ncp::friction_return(lf, mu_ln, rf) : 0.0;
-    hvec[r1] = slip[0] + (W - k) * lambda[r1];
-    hvec[r2] = slip[1] + (W - k) * lambda[r2];
+    const ncp::Offset ret = opt_.cone_return && eq105
+                                ? ncp::friction_return(lambda[r1], lambda[r2], slip[0], slip[1], mu_ln, rf)
+                                : ncp::Offset{0.0, 0.0};
+    hvec[r1] = slip[0] + W * lambda[r1] - ret.x;
+    hvec[r2] = slip[1] + W * lambda[r2] - ret.y;
   }
   ncp_norm_ = hvec.lpNorm<Eigen::Infinity>();  // the residual of eq. 58 and its square (line_search)
   ncp_norm2_ = hvec.squaredNorm();
