@@ -25,8 +25,10 @@ connect), fourbar (a four-bar linkage closed by a connect) and weld_link (a box 
 swinging link), 10 s each, with "max_violation_m" (largest gap of an equality over the run;
 rotation in rad for welds) and drift_m = the violation at the end. MuJoCo runs
 the same Model exported with ncpgym.models.to_mjcf. "ncpgym-pcr-seed-newton" rows run the
-seed's Newton iteration without ncpgym's safeguards (impulse clipping, bounded friction W);
-the incline and arch models ask for 12 Newton iterations (Builder.set_solver_iterations);
+seed's Newton iteration without ncpgym's safeguards (impulse clipping, bounded friction W,
+the warm start and the return of friction to the cone); "ncpgym-pcr-cold" rows the defaults
+before session 31 (every step from lambda = 0, the seed's friction row: warm_start and
+cone_return off);
 the humanoid is also run over random-torque seeds 0-11 with and without them. PNG plots of the NCP residual per Newton iteration (one step of the heavy
 stack, per linear solver and per r-factor strategy) land next to the JSON.
 """
@@ -90,7 +92,9 @@ def build(scene: str):
 
 # ---------------------------------------------------------------- ncpgym runs
 # The seed's Newton iteration without ncpgym's safeguards (docs/architecture.md).
-SEED_NEWTON = dict(project_impulses=False, bounded_friction_w=False)
+SEED_NEWTON = dict(project_impulses=False, bounded_friction_w=False, warm_start=False, cone_return=False)
+# The defaults before session 31: every step from lambda = 0 (eq. 68), the seed's friction row.
+COLD = dict(warm_start=False, cone_return=False)
 
 
 def run_ncpgym(scene: str, seconds: float, seed: int = 0, **opts):
@@ -498,8 +502,8 @@ def main(argv=None):
         if scene == "arch":
             runs += [("ncpgym-pcr-block", lambda: run_ncpgym(scene, secs, block_preconditioner=True)),
                      ("ncpgym-ldlt-eps1e-4", lambda: run_ncpgym(scene, secs, linear="ldlt", regularization=1e-4))]
-        if scene in ("heavy_stack", "arch"):  # DESIGN: test warm start on the hard scenes
-            runs += [("ncpgym-pcr-warmstart", lambda: run_ncpgym(scene, secs, warm_start=True))]
+        if scene in ("incline", "heavy_stack", "arch", *PILES, "humanoid"):  # DESIGN: warm start on the hard scenes
+            runs += [("ncpgym-pcr-cold", lambda: run_ncpgym(scene, secs, **COLD))]
         if scene in ("arch", "humanoid", "heavy_stack"):  # the seed's Newton iteration, no safeguards
             runs += [("ncpgym-pcr-seed-newton", lambda: run_ncpgym(scene, secs, **SEED_NEWTON))]
         if scene in PILES:  # the direct solve of the primal KKT system (docs/architecture.md)

@@ -262,7 +262,7 @@ class SolverOptions:
                  tolerance: float = 0.0, linear_tolerance: float = 0.0, step: float = 0.75,
                  regularization: float = 1e-6, proximal: float = 0.0,
                  ncp: str = "fischer_burmeister", rscale: str = "mixed",
-                 linear: str = "pcr", warm_start: bool = False, margin: float = 0.01,
+                 linear: str = "pcr", warm_start: bool = True, margin: float = 0.01,
                  thickness: float = 0.0, timestep: float = 0.0, dense_max_rows: int = 64,
                  geometric_stiffness: bool = True, block_preconditioner: bool = False,
                  implicit_springs: bool = True,
@@ -271,7 +271,7 @@ class SolverOptions:
                  refresh_depth: float = 0.001, pressure_stiffness: bool = False,
                  stress_stiffness: bool = False, element_multipliers_from_x: bool = True,
                  project_impulses: bool = True,
-                 bounded_friction_w: bool = True, cone_return: bool = False,
+                 bounded_friction_w: bool = True, cone_return: bool = True,
                  smooth_full_step: bool = False,
                  line_search: bool = False, max_speed: float = 1e4) -> None: ...
     def as_dict(self) -> dict[str, Any]: ...

@@ -19,16 +19,19 @@ def _quat_x(angle):
 
 
 def incline(theta: float, mu: float, half=0.1, mass=1.0, timestep=1 / 120,
-            newton_iterations=12) -> tuple[Model, np.ndarray]:
+            newton_iterations=None) -> tuple[Model, np.ndarray]:
     """A box resting on a plane tilted by `theta` about x. Returns the model and the
-    initial qpos (box on the plane, aligned with it). The model asks for
-    `newton_iterations` (Builder.set_solver_iterations; the seed's Table 2 sets counts per
-    scene): from lambda = 0 every friction row is inactive in the first iterate, the block
-    slides there, and the lagged W of eq. 104 brings the slip back only linearly, so the
-    default 8 damped iterations leave a creep of ~5e-5 m/s and 12 remove it."""
+    initial qpos (box on the plane, aligned with it). `newton_iterations`, if given, is
+    the model's count (Builder.set_solver_iterations; the seed's Table 2 sets counts per
+    scene). The default 8 hold the block with the warm start (solver option warm_start);
+    from lambda = 0 every friction row is inactive in the first iterate, the block slides
+    there, and the lagged W of eq. 104 brings the slip back only linearly: 8 damped
+    iterations leave a creep of ~5e-5 m/s, 12 remove it (the count this scene asked for
+    before session 31)."""
     b = Builder()
     b.set_timestep(timestep)
-    b.set_solver_iterations(newton=newton_iterations)
+    if newton_iterations:
+        b.set_solver_iterations(newton=newton_iterations)
     quat = _quat_x(theta)
     b.add_geom(0, "plane", quat=quat, friction=[mu, 0, 0], name="incline")
     hs = np.full(3, half)
@@ -209,17 +212,18 @@ def hanging_chain_static(n=80, mass=0.01, segment=0.02, compliance=1e-4, g=9.81)
 
 
 def arch(n=20, span=4.0, rise=2.0, thickness=0.4, depth=0.5, min_mass=15.0, mu=0.6,
-         timestep=1 / 120, masses=None, newton_iterations=12):
+         timestep=1 / 120, masses=None, newton_iterations=None):
     """A self-supporting parabolic arch of `n` voussoirs (convex wedge blocks, seed §10.1.5,
     Fig. 14) between two static abutments that continue the arch below the springing.
     A parabola is the thrust line of a load uniform per horizontal length, so each
     voussoir's mass is proportional to its horizontal extent (the lightest `min_mass`);
     with the default shape the masses span 15..33 kg (the seed's 15..110 kg needs a far
     steeper parabola: rise 3.63 on span 2 gives 15..74). `masses=(crown, springing)`
-    instead interpolates linearly in |x|; masses=(15, 110) gives the seed's range. The model
-    asks for `newton_iterations` (sticking friction converges linearly under the lagged W of
-    eq. 104: with the seed's masses the default 8 let the arch creep 2 mm in 10 s, 12 hold
-    it to 0.4 mm). Returns the model and qpos."""
+    instead interpolates linearly in |x|; masses=(15, 110) gives the seed's range.
+    `newton_iterations`, if given, is the model's count. The default 8 hold the arch with the
+    warm start (seed masses: drift 0-0.5 mm over 10 s); from lambda = 0 sticking friction
+    converges linearly under the lagged W of eq. 104 and 8 let it creep 2 mm (12, the count
+    asked before session 31, 0.4 mm). Returns the model and qpos."""
     half = span / 2
     xs = np.linspace(-half, half, 4001)
     zs = rise * (1 - (xs / half) ** 2)
@@ -239,7 +243,8 @@ def arch(n=20, span=4.0, rise=2.0, thickness=0.4, depth=0.5, min_mass=15.0, mu=0
 
     b = Builder()
     b.set_timestep(timestep)
-    b.set_solver_iterations(newton=newton_iterations)
+    if newton_iterations:
+        b.set_solver_iterations(newton=newton_iterations)
     # static abutments: the arch continued 1 m past each springing
     for j, sgn in ((0, -1.0), (n, 1.0)):
         ext = sgn * tangent[j]

@@ -201,7 +201,10 @@ def test_squeeze_task_terms_and_observation_from_its_docstring():
     np.testing.assert_allclose(obs0[:, 32:48], obs0[:, 0:16])  # targets start at the fingers' pose
     assert np.all(np.abs(obs0[:, 0:16] - sq.HOME) <= 0.05 + 1e-12)
     a = np.zeros((3, 16), np.float32)
-    a[:, [1, 2, 3, 5, 6, 7, 9, 10, 11, 14, 15]] = [[0.2], [0.6], [1.0]]
+    # (a third world at 1.0 reaches c = 0.20 after 30 steps from lambda = 0 and crushes,
+    # c = 0.255 > 0.25, at step 25 warm-started: 4 Newton iterations leave the squeeze
+    # unconverged either way; 0.8 stays below, 0.19)
+    a[:, [1, 2, 3, 5, 6, 7, 9, 10, 11, 14, 15]] = [[0.2], [0.6], [0.8]]
     a[:, 13] = -1.0  # below the thumb joint 13 range: clipped
     lo, hi = mj.jnt_range[[mj.joint(n).id for n in allegro.FINGER_JOINTS]].T
     targets = obs0[:, 32:48].copy()

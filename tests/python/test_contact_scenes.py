@@ -18,19 +18,20 @@ def run(sim, seconds):
 def test_block_sticks_on_incline_when_mu_exceeds_tan_theta():
     theta, mu = np.deg2rad(20), 0.5  # tan(20 deg) = 0.36 < mu
     m, q0 = scenes.incline(theta, mu)
-    # The scene asks for 12 Newton iterations (Builder.set_solver_iterations, as the seed's
-    # Table 2 sets them per scene): from lambda = 0 every friction row is inactive in the
-    # first iterate (eq. 106), the block slides there, and the lagged W of eq. 104 brings the
-    # slip back linearly; the default 8 leave a creep of ~5e-5 m/s (2.5e-4 m in 5 s).
-    assert m.solver_iterations == (12, 0)
+    # The defaults (8 Newton iterations, warm-started) hold the block. From lambda = 0
+    # (warm_start off) every friction row is inactive in the first iterate of every step
+    # (eq. 106), the block slides there, and the lagged W of eq. 104 brings the slip back
+    # linearly: 8 iterations leave a creep of ~5e-5 m/s (2.5e-4 m in 5 s), 12 remove it.
+    assert m.solver_iterations == (0, 0)  # the scene asks for no count of its own
     drift = {}
-    for opts in ({}, {"newton_iterations": 8}):
+    for name, opts in {"defaults": {}, "cold": {"warm_start": False},
+                       "cold12": {"warm_start": False, "newton_iterations": 12}}.items():
         sim = ncpgym.Simulator(m, **opts)
         sim.q[:] = q0
         run(sim, 5.0)
-        drift[len(opts)] = np.linalg.norm(sim.q[:3] - q0[:3])
-    assert drift[0] < 1e-4, f"block drifted {drift[0]:.2e} m"
-    assert drift[1] > 1e-4  # the explicit option overrides the model's count
+        drift[name] = np.linalg.norm(sim.q[:3] - q0[:3])
+    assert drift["defaults"] < 1e-5 and drift["cold12"] < 1e-4, drift
+    assert drift["cold"] > 1e-4, drift  # what the warm start removes
 
 
 def test_model_iteration_counts_apply_unless_given():
@@ -168,7 +169,13 @@ def test_newton_safeguards_keep_impulses_pushing_and_the_residual_bounded(model_
     iterate's friction leaves the cone, W of eq. 104 explodes (residuals ~1e13); with the
     safeguards the Newton residual stays bounded. (That every reported normal impulse pushes
     holds by construction once impulses are clipped, so it is not asserted: the reported
-    impulses are the clipped iterate, docs/architecture.md "Reported forces".)"""
+    impulses are the clipped iterate, docs/architecture.md "Reported forces".) Measured with
+    the defaults: largest residual of any iterate 1.5e4, of the last 99th percentile 3.5.
+    The largest comes from the warm start's first direction: iterate 0 has u = 0 (eq. 67),
+    so every warm-started friction row sees no slip and sticks, and a foot contact whose
+    normal impulse the same direction releases is asked 3e4 of friction, which the next
+    iterate's inactive row removes (from lambda = 0: 157; docs/architecture.md "Friction
+    outside the cone")."""
     m = ncpgym.load_model(model_paths["humanoid"])
     out = {}
     for name, opts in {"safe": {}, "seed": dict(project_impulses=False, bounded_friction_w=False)}.items():
@@ -183,7 +190,7 @@ def test_newton_safeguards_keep_impulses_pushing_and_the_residual_bounded(model_
             res = max(res, max(r) if len(r) else 0.0)
             last.append(r[-1] if len(r) else 0.0)
         out[name] = (neg, res, np.percentile(last, 99))
-    assert out["safe"][1] < 1e4 and out["safe"][2] < 50, out  # measured 157 and 10.2
+    assert out["safe"][1] < 1e5 and out["safe"][2] < 50, out
     assert out["seed"][0] > 0 and out["seed"][1] > 1e6, out  # what the safeguards remove
 
 

@@ -103,8 +103,12 @@ def test_site_jacobian_and_its_derivative_match_mujoco(tree):
 
 
 def settled_stack(masses=(1.0, 8.0, 64.0), steps=30):
+    """The stack after 30 steps from lambda = 0. (Warm-started, the stack settles to exact
+    contact, C = 0 to the last bit, the corner of the Fischer-Burmeister function, where a
+    step from lambda = 0, as one_step's fresh Simulator takes, converges slowly: the LDL^T
+    step carried 0.26 % less than the weight after 8 iterations.)"""
     m, q0 = scenes.heavy_stack(masses=masses)
-    sim = ncpgym.Simulator(m)
+    sim = ncpgym.Simulator(m, warm_start=False)
     sim.q[:] = q0
     sim.step(nsteps=steps)
     return m, sim.q.copy(), sim.u.copy()
@@ -150,7 +154,10 @@ def test_kkt_solver_gives_the_dual_direct_solve_on_free_bodies_and_on_a_branched
     from conftest import gym_asset
 
     pile, qp = scenes.pile(n=20)
-    sim = ncpgym.Simulator(pile)
+    # from lambda = 0: settled warm-started, the pile rests on more redundant contacts, whose
+    # impulses split differently between the two solves along the null space of J^T (u still
+    # agrees to 1e-9); the comparison needs a state whose impulses are unique
+    sim = ncpgym.Simulator(pile, warm_start=False)
     sim.q[:] = qp
     sim.step(nsteps=150)  # fallen and touching: many contacts
     q_pile, u_pile = sim.q.copy(), sim.u.copy()

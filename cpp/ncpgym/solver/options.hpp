@@ -59,12 +59,16 @@ struct SolverOptions {
   LinearSolverType linear = LinearSolverType::PCR;
   // Start each contact's multipliers from those of the same contact in the world's last
   // step (matched by geoms, particles and position; solver/warm_start.hpp) instead of
-  // lambda = 0 (eq. 68). Off by default: it holds the arch and the incline at 8 Newton
-  // iterations (2.1 -> 0.2 mm, 0.25 mm -> 0 over perturbed starts), but a pile without the
-  // contact refresh diverged with it (docs/architecture.md "Warm start"). Contacts that move
-  // a particle always start from 0. A Batch keeps one memory per world (reset and a
-  // diverged step clear it).
-  bool warm_start = false;
+  // lambda = 0 (eq. 68; the seed's §8.1 names warm starting as possible). On by default
+  // since session 31, with cone_return: over six geometry seeds each (one thread,
+  // h = 1/120) the table pile comes to rest (drift 0.00 mm on five, 5.5 on one, against
+  // 2.6-368 mm from lambda = 0; transient 0.95-1.99 against 2.1-5.7 mm), the rocks too
+  // (drift 0.00 against 0.12-2.07 mm), and the arch (seed masses) and the incline hold at 8
+  // Newton iterations (drift 0-0.5 mm, 0; from lambda = 0 they needed 12). Off, a pile
+  // without the contact refresh diverged (docs/architecture.md "Warm start", "Friction
+  // outside the cone"). Contacts that move a particle always start from 0. A Batch keeps one
+  // memory per world (reset and a diverged step clear it).
+  bool warm_start = true;
   double thickness = 0.0;       // contact thickness d of eq. 9
   double timestep = 0.0;        // 0 (unset): the model's timestep
   // Systems with more rows than this are solved matrix-free (products J H^-1 J^T x through
@@ -160,10 +164,8 @@ struct SolverOptions {
   //   0.01 m/s apart) for any number of Newton iterations; with the return it converges at
   //   the damping's rate (0.04 -> 1e-6 in 12). Without the separation rule a warm-started
   //   contact that opens keeps (1 - t)^k of its impulse and eq. 105's W ~ s / mu_ln grows
-  //   without bound. Off by default: it pays with warm_start (arch at 8 Newton iterations
-  //   drift 0-0.5 mm, incline 0, the table pile at rest), and warm_start is not the default
-  //   yet (docs/architecture.md "Friction outside the cone").
-  bool cone_return = false;
+  //   without bound. On by default with warm_start (above).
+  bool cone_return = true;
   // smooth_full_step: a step whose rows are all bilateral rows of the articulated trees
   //   (equalities, springs as rows: no contact, limit, particle or element rows) takes full
   //   Newton steps (t = 1). The damping of §8.1 is for the non-smooth NCP rows; on a smooth

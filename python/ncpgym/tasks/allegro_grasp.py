@@ -153,7 +153,12 @@ def default_terms() -> list[RewardTerm]:
 
 class AllegroGraspTask(Task):
     frame_skip = 4
-    solver_options = {"newton_iterations": 8, "linear_iterations": 20}
+    # The seed's Table 2 counts, and every step from lambda = 0 with the seed's friction row
+    # (the defaults before session 31, which the committed policy was trained with):
+    # warm-started, the parked objects' welds, which start from 0 every step, drifted up to
+    # 7.6 mm (3.4 from lambda = 0) within an episode of the scripted pinch and 24 draws of
+    # seed 4 succeeded 22 times instead of 24 (docs/architecture.md "Friction outside the cone").
+    solver_options = {"newton_iterations": 8, "linear_iterations": 20, "warm_start": False, "cone_return": False}
     max_episode_steps = 180
 
     def __init__(self, *, objects: str | Sequence[ob.MeshObject] = "train",
