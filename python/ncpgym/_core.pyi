@@ -259,7 +259,7 @@ class SolverOptions:
     (solver/options.hpp); 0 for newton_iterations, linear_iterations and timestep means
     the model's value or the default (see resolve_options)."""
     def __init__(self, *, newton_iterations: int = 0, linear_iterations: int = 0,
-                 tolerance: float = 0.0, linear_tolerance: float = 0.0, step: float = 0.75,
+                 tolerance: float = 1e-9, linear_tolerance: float = 0.0, step: float = 0.75,
                  regularization: float = 1e-6, proximal: float = 0.0,
                  ncp: str = "fischer_burmeister", rscale: str = "mixed",
                  linear: str = "pcr", warm_start: bool = True, margin: float = 0.01,
