@@ -453,7 +453,7 @@ def convergence(out_dir: Path):
                                   ("identity", {"rscale": "identity"})])]:
         fig, ax = plt.subplots(figsize=(5, 3.5))
         for label, o in opts:
-            sim = ncpgym.Simulator(m, newton_iterations=30, **o)
+            sim = ncpgym.Simulator(m, newton_iterations=30, tolerance=0, **o)  # every iteration plotted
             sim.q[:], sim.u[:] = settle.q, settle.u
             try:
                 sim.step()
