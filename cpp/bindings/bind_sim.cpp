@@ -147,7 +147,7 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(bounded_friction_w, bool,
                 "outside the friction cone, W of App. A.2 takes eq. 105's value (eq. 104's denominator vanishes)"),
       NUM_FIELD(cone_return, bool,
-                "friction outside the cone is driven back to the cone (radial return) instead of to zero, and a "
+                "friction outside the cone is driven back to the cone's boundary (Alart-Curnier's point) instead of to zero, and a "
                 "contact whose normal row separates at an iterate has no friction there (not in the seed)"),
       NUM_FIELD(smooth_full_step, bool,
                 "full Newton steps (t = 1) when a step's rows are only equalities and springs of the articulated trees "

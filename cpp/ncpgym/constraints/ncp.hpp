@@ -61,8 +61,9 @@ inline double friction_w_fb(double s, double lf, double mu_ln, double r, bool bo
 //   a = W_o mu_ln = r (lf - mu_ln).
 // The Newton matrix (W / h on the diagonal, eq. 55) is unchanged; only phi_f is. At a sliding
 // solution z is parallel to lambda_f, so lambda_p = lambda_f and the row is the seed's; and
-// outside the cone phi_f cannot vanish (phi_f = 0 makes z parallel to lambda_f and then
-// s = W lf - a > s), so no solution is added. Returns the offset a z / |z| (zero inside).
+// outside the cone phi_f cannot vanish: phi_f = 0 makes z parallel to lambda_f and the slip
+// antiparallel to it with |slip| = W lf - a, but W lf = (s + a) lf / mu_ln > s + a, so
+// |slip| > s = |slip|. No solution is added. Returns the offset a z / |z| (zero inside).
 struct Offset {
   double x, y;
 };

@@ -44,7 +44,8 @@ struct SolverOptions {
   // whose NCP residual (max |phi| of eq. 58, m/s) and momentum residual (max |H^-1 g| of
   // eq. 57, m/s or rad/s) are both below this (0: off; every iteration runs). Default since
   // session 31, when the warm start made resting steps converge to round-off in one
-  // iteration; 1e-9 m/s moves a body at most h x 1e-9 per step from the converged step.
+  // iteration; at 1e-9 m/s the step's velocities are within about that of the converged
+  // step's (positions within h x 1e-9 per step).
   // Newton iterations per step (one thread, h = 1/120, 6 s; arch 10 s): rocks 7.8 -> 3.8,
   // heavy stack 8.0 -> 1.0, table pile 7.9 -> 5.8 (1.0 in the last second), arch 8.0 -> 6.7;
   // the humanoid and the 50-body pile (a capsule still rolls) run their 8. 1e-5 saved more
@@ -73,10 +74,11 @@ struct SolverOptions {
   // h = 1/120) the table pile comes to rest (drift 0.00 mm on five, 5.5 on one, against
   // 2.6-368 mm from lambda = 0; transient 0.95-1.99 against 2.1-5.7 mm), the rocks too
   // (drift 0.00 against 0.12-2.07 mm), and the arch (seed masses) and the incline hold at 8
-  // Newton iterations (drift 0-0.5 mm, 0; from lambda = 0 they needed 12). Off, a pile
-  // without the contact refresh diverged (docs/architecture.md "Warm start", "Friction
-  // outside the cone"). Contacts that move a particle always start from 0. A Batch keeps one
-  // memory per world (reset and a diverged step clear it).
+  // Newton iterations (drift 0-0.5 mm, 0; from lambda = 0 they needed 12). It needs the
+  // contact refresh: with refresh_depth = 0 a warm-started pile diverged (session 28;
+  // docs/architecture.md "Warm start", "Friction outside the cone"). Contacts that move a
+  // particle always start from 0. A Batch keeps one memory per world (reset and a diverged
+  // step clear it).
   bool warm_start = true;
   double thickness = 0.0;       // contact thickness d of eq. 9
   double timestep = 0.0;        // 0 (unset): the model's timestep
