@@ -70,17 +70,21 @@ def humanoid_path() -> Path:
     return Path(spec.submodule_search_locations[0]) / "assets" / "humanoid.xml"
 
 
-def build(scene: str):
+# the scenes drawn from a seed (shapes, sizes and drop poses); the others have none
+SEEDED = ("pile", "rocks", "table_pile")
+
+
+def build(scene: str, seed: int = 0):
     if scene == "incline":
         return scenes.incline(THETA, MU_STICK, timestep=H)
     if scene == "heavy_stack":
         return scenes.heavy_stack(MASSES, half=HALF, timestep=H)
     if scene == "pile":
-        return scenes.pile(n=50, timestep=H)
+        return scenes.pile(n=50, seed=seed, timestep=H)
     if scene == "rocks":
-        return scenes.rocks(n=30, timestep=H)
+        return scenes.rocks(n=30, seed=seed, timestep=H)
     if scene == "table_pile":
-        return scenes.table_pile(n=54, timestep=H)
+        return scenes.table_pile(n=54, seed=seed, timestep=H)
     if scene == "stiff_chain":
         m = scenes.stiff_chain(timestep=H)
         return m, m.qpos0.copy()
@@ -92,9 +96,9 @@ def build(scene: str):
 
 # ---------------------------------------------------------------- ncpgym runs
 # The seed's Newton iteration without ncpgym's safeguards (docs/architecture.md).
-SEED_NEWTON = dict(project_impulses=False, bounded_friction_w=False, warm_start=False, cone_return=False)
 # The defaults before session 31: every step from lambda = 0 (eq. 68), the seed's friction row.
 COLD = dict(warm_start=False, cone_return=False)
+SEED_NEWTON = dict(project_impulses=False, bounded_friction_w=False, **COLD)
 
 
 def run_ncpgym(scene: str, seconds: float, seed: int = 0, **opts):

@@ -30,7 +30,6 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import contact_scenes as cs  # noqa: E402
-from ncpgym import scenes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PERTURBATION = 1e-9  # m, on the positions of free bodies
@@ -38,7 +37,7 @@ PERTURBATION = 1e-9  # m, on the positions of free bodies
 # The set recorded in results/: issue 20's arch and incline at the default 8 Newton
 # iterations and issue 16's piles, with the defaults (warm-started, friction returned to
 # the cone, session 31) and the defaults before session 31 (every step from lambda = 0).
-COLD = {"warm_start": False, "cone_return": False}
+COLD = cs.COLD
 RECORDED = {
     "arch": [{}, COLD, {**COLD, "newton_iterations": 12}],
     "incline": [{}, COLD],
@@ -51,25 +50,23 @@ RECORDED = {
 _EXACT_BUILD = cs.build
 
 
-# Scenes drawn from a seed: start k is the scene of seed k (other shapes, sizes and drop
-# poses), not seed 0 moved by 1e-9 m. Session 31 found that within the first ~50 steps a
-# 1e-9 m move does not decorrelate a pile: the rocks' deepest impact (step 45) came out the
-# same in all five perturbed starts of one build and differently in all five of another
-# build differing only in rounding, so early events counted as one draw five times.
-SEEDED = {"pile": lambda k: scenes.pile(n=50, seed=k, timestep=cs.H),
-          "rocks": lambda k: scenes.rocks(n=30, seed=k, timestep=cs.H),
-          "table_pile": lambda k: scenes.table_pile(n=54, seed=k, timestep=cs.H)}
+# Scenes drawn from a seed (contact_scenes.SEEDED): start k is the scene of seed k (other
+# shapes, sizes and drop poses), not seed 0 moved by 1e-9 m. Session 31 found that within
+# the first ~50 steps a 1e-9 m move does not decorrelate a pile: the rocks' deepest impact
+# (step 45) came out the same in all five perturbed starts of one build and differently in
+# all five of another build differing only in rounding, so early events counted as one draw
+# five times.
 
 
 def perturbed_build(start: int):
     """contact_scenes.build with the free bodies' positions moved by PERTURBATION (start 0:
-    exact), or for SEEDED scenes the scene of seed `start`. The scenes' q is 7 numbers per
+    exact), or for seeded scenes the scene of seed `start`. The scenes' q is 7 numbers per
     free body, position first."""
     exact = _EXACT_BUILD  # not cs.build, which run() replaces (starts would add up)
 
     def build(scene):
-        if scene in SEEDED:
-            return SEEDED[scene](start)
+        if scene in cs.SEEDED:
+            return exact(scene, seed=start)
         m, q0 = exact(scene)
         if start == 0 or scene == "humanoid":
             return m, q0

@@ -345,6 +345,9 @@ void Stepper::ncp_terms(double h, int nrow) {
     hvec[r] = v.phi / h;             // eq. 58
   }
   const int nc = static_cast<int>(contacts_.size());
+  // cone_return's return to the cone's boundary (ncp.hpp) needs eq. 105's form of W outside
+  // the cone (minimum map, or bounded_friction_w)
+  const bool returns = opt_.cone_return && (opt_.ncp == NcpFunction::MinimumMap || opt_.bounded_friction_w);
   for (int c = 0; c < nc; ++c) {
     // Friction (eqs. 35-37, Appendix A.2): two tangent rows per contact.
     const int r1 = 3 * c + 1, r2 = 3 * c + 2;
@@ -370,12 +373,9 @@ void Stepper::ncp_terms(double h, int nrow) {
                          : ncp::friction_w_min(slip.norm(), lf, mu_ln, rf);
     alpha[r1] = alpha[r2] = 1.0;
     cdiag[r1] = cdiag[r2] = W / h;        // W / h (eq. 55)
-    // phi_f (eq. 36), with cone_return's return to the cone's boundary (ncp.hpp), which
-    // needs eq. 105's form of W there (minimum map, or bounded_friction_w)
-    const bool eq105 = opt_.ncp == NcpFunction::MinimumMap || opt_.bounded_friction_w;
-    const ncp::Offset ret = opt_.cone_return && eq105
-                                ? ncp::friction_return(lambda[r1], lambda[r2], slip[0], slip[1], mu_ln, rf)
-                                : ncp::Offset{0.0, 0.0};
+    // phi_f (eq. 36), less cone_return's offset outside the cone
+    const ncp::Offset ret = returns ? ncp::friction_return(lambda[r1], lambda[r2], slip[0], slip[1], mu_ln, rf)
+                                    : ncp::Offset{0.0, 0.0};
     hvec[r1] = slip[0] + W * lambda[r1] - ret.x;
     hvec[r2] = slip[1] + W * lambda[r2] - ret.y;
   }
