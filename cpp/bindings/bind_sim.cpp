@@ -153,9 +153,16 @@ const std::vector<OptionField>& option_fields() {
                 "full Newton steps (t = 1) when a step's rows are only equalities and springs of the articulated trees "
                 "(no contact, limit, particle or element rows): damping only slows Newton on smooth systems; "
                 "off by default (quaternion joints make the Newton matrix inexact; see options.hpp)"),
-      NUM_FIELD(line_search, bool,
-                "each Newton update tries t = 1 and halves it (<= 4 times) until the residual merit falls "
-                "(Armijo); replaces the fixed damping `step`"),
+      OptionField{"line_search",
+                  "each Newton update of a step with soft elements tries t = 1 and halves it (<= 4 times) until the "
+                  "residual merit falls (Armijo), replacing the fixed damping `step`; None: on in worlds with "
+                  "activated Neo-Hookean elements (in an activation group)",
+                  [](const SolverOptions& o) -> py::object {
+                    return o.line_search == kAuto ? py::none() : py::object(py::bool_(o.line_search == 1));
+                  },
+                  [](SolverOptions& o, py::handle v) {
+                    o.line_search = v.is_none() ? kAuto : (v.cast<bool>() ? 1 : 0);
+                  }},
       NUM_FIELD(max_speed, double,
                 "a step whose velocities exceed it (m/s or rad/s) counts as diverged like a non-finite one (0: off)"),
   };

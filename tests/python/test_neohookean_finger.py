@@ -78,7 +78,7 @@ def test_line_search_keeps_newton_from_diverging_on_a_sudden_activation():
     2.3e-4 after 8 iterations). Catches a line search that never backtracks, skips the check
     of the last update, or is not reached by the option."""
     m = lone_finger("neohookean", gravity=False)
-    sim = ncpgym.Simulator(m, newton_iterations=8, geometric_stiffness=False, step=1.0)
+    sim = ncpgym.Simulator(m, newton_iterations=8, geometric_stiffness=False, step=1.0, line_search=False)
     sim.activation[:] = 0.035
     with pytest.raises(RuntimeError, match="diverged"):
         for _ in range(3):
@@ -99,18 +99,20 @@ def test_line_search_keeps_newton_from_diverging_on_a_sudden_activation():
 def test_neohookean_gripper_survives_its_activation_ramp():
     """The PneuNet gripper with Neo-Hookean fingers (E 10 MPa, nu 0.47, h = 0.02 s, the task's
     mesh), activation ramped to 0.35 over 10 steps, ball out of reach (issue 20's "Neo-Hookean
-    fingers diverge under activation"): with the default options every step stays finite and
-    the fingers curl in since session 27 (the time-step r on the friction rows that move a
+    fingers diverge under activation"): with the default damped step every step stays finite
+    and the fingers curl in since session 27 (the time-step r on the friction rows that move a
     particle too); with eq. 66's r on every row (rscale="effective_mass") the damped step
-    diverges at the fourth step, as the defaults did before. line_search and the elements'
-    stress stiffness carry it as well (random actions still need line_search: the task's
-    material="neohookean" takes it). Catches the mixed r-factor not reaching friction rows."""
+    diverges at the fourth step, as the defaults did before. line_search (the default in
+    worlds with Neo-Hookean elements since session 32: random actions need it) and the
+    elements' stress stiffness carry it as well. Catches the mixed r-factor not reaching
+    friction rows, and line_search's default not turning on for these elements."""
     from ncpgym.envs.pneunet import build_gripper
 
     m, info = build_gripper(n=(8, 2, 2), tilt=np.radians(70), root_radius=0.03, mount_height=0.12, timestep=0.02,
                             model="neohookean")
-    for opts, diverges in (({}, False), ({"rscale": "effective_mass"}, True), ({"line_search": True}, False),
-                           ({"stress_stiffness": True}, False)):
+    damped = {"line_search": False}
+    for opts, diverges in ((damped, False), ({**damped, "rscale": "effective_mass"}, True),
+                           ({"rscale": "effective_mass"}, False), ({**damped, "stress_stiffness": True}, False)):
         sim = ncpgym.Simulator(m, **opts)
         sim.q[1] = 0.5  # the ball out of reach
         tips = lambda: np.stack([sim.x[t].mean(axis=0) for t in info["tips"]])  # noqa: E731

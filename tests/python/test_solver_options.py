@@ -143,3 +143,32 @@ def test_line_search_leaves_rigid_steps_to_the_damped_iteration():
             assert sim.solver_stats["backtracks"] == 0
         out.append(sim.q.copy())
     np.testing.assert_array_equal(out[0], out[1])
+
+
+def test_line_search_defaults_on_for_activated_neo_hookean_elements_only():
+    """line_search=None (the default) resolves once per model (options.cpp): on where a
+    Neo-Hookean element is in an activation group (the Neo-Hookean PneuNet finger: its
+    damped step diverges under random activations, 1,258 of 3,200 world-steps), off for the
+    same finger with linear elements and for a passive Neo-Hookean body (Fetch's tomato,
+    which slipped further in the fingers with the search); an explicit value wins. Catches
+    the rule reading the material or the activation groups wrongly, or the default not
+    reaching the solver."""
+    from ncpgym.envs.fetch import add_tomato
+    from ncpgym.envs.pneunet import add_finger
+
+    assert ncpgym.SolverOptions().line_search is None
+    models = {}
+    for name, add in (("active neo-hookean", lambda b: add_finger(b, n=(4, 1, 1), model="neohookean")),
+                      ("active linear", lambda b: add_finger(b, n=(4, 1, 1), model="linear")),
+                      ("passive neo-hookean", lambda b: add_tomato(b))):
+        b = ncpgym.Builder()
+        add(b)
+        models[name] = b.build()
+    assert ncpgym.Simulator(models["active neo-hookean"]).options["line_search"] is True
+    assert ncpgym.Simulator(models["active linear"]).options["line_search"] is False
+    assert ncpgym.Simulator(models["passive neo-hookean"]).options["line_search"] is False
+    assert ncpgym.Batch(models["active neo-hookean"], 2).options["line_search"] is True
+    assert ncpgym.Simulator(models["active neo-hookean"], line_search=False).options["line_search"] is False
+    assert ncpgym.Simulator(models["passive neo-hookean"], line_search=True).options["line_search"] is True
+    with pytest.raises(TypeError, match="line_search"):
+        ncpgym.SolverOptions(line_search="auto")

@@ -885,9 +885,10 @@ def test_pneunet_grasp_info_weights_extra_terms_reset_and_argument_checks():
 
 
 def test_pneunet_grasp_neohookean_material_definition():
-    """material="neohookean": every finger element is App. B's (tet model 1) and the task's
-    solver options gain line_search; the linear default keeps linear elements and the damped
-    step; unknown materials and the unbuilt pressure combination are refused."""
+    """material="neohookean": every finger element is App. B's (tet model 1) and the solver
+    runs line_search (the default, None, turns it on in worlds with Neo-Hookean elements: no
+    task option); the linear default keeps linear elements and the damped step; unknown
+    materials and the unbuilt pressure combination are refused."""
     from ncpgym.tasks import PneuNetGraspTask
 
     with pytest.raises(ValueError, match="material"):
@@ -899,6 +900,7 @@ def test_pneunet_grasp_neohookean_material_definition():
         batch = env.unwrapped.batch
         assert set(np.unique(np.asarray(batch.model.tet_model))) == {model_id}
         assert batch.options["line_search"] == (material == "neohookean")
+        assert "line_search" not in env.unwrapped.task.solver_options
         assert batch.options["newton_iterations"] == 4 and batch.options["rscale"] == "time_step"
         env.close()
 

@@ -30,6 +30,12 @@ SolverOptions resolve(const Model& m, SolverOptions o) {
   require(o.refresh_depth >= 0 && std::isfinite(o.refresh_depth), "refresh_depth must be >= 0 and finite (0: off)");
   require(o.dense_max_rows >= 0, "dense_max_rows must be >= 0");
   require(o.max_speed >= 0, "max_speed must be >= 0 (0: no bound)");
+  require(o.line_search >= kAuto && o.line_search <= 1, "line_search must be None (auto), False or True");
+  if (o.line_search == kAuto) {  // on with an activated Neo-Hookean element (options.hpp)
+    o.line_search = 0;
+    for (int t = 0; t < m.ntet; ++t)
+      if (m.tet_model[t] == 1 && m.tet_group[t] >= 0) o.line_search = 1;
+  }
   require(o.collision.margin >= 0 && std::isfinite(o.collision.margin), "margin must be >= 0 and finite");
   return o;
 }
