@@ -103,7 +103,7 @@ def test_neohookean_gripper_survives_its_activation_ramp():
     and the fingers curl in since session 27 (the time-step r on the friction rows that move a
     particle too); with eq. 66's r on every row (rscale="effective_mass") the damped step
     diverges at the fourth step, as the defaults did before. line_search (the default in
-    worlds with Neo-Hookean elements since session 32: random actions need it) and the
+    worlds with activated Neo-Hookean elements since session 32: random actions need it) and the
     elements' stress stiffness carry it as well. Catches the mixed r-factor not reaching
     friction rows, and line_search's default not turning on for these elements."""
     from ncpgym.envs.pneunet import build_gripper

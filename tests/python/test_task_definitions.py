@@ -886,8 +886,8 @@ def test_pneunet_grasp_info_weights_extra_terms_reset_and_argument_checks():
 
 def test_pneunet_grasp_neohookean_material_definition():
     """material="neohookean": every finger element is App. B's (tet model 1) and the solver
-    runs line_search (the default, None, turns it on in worlds with Neo-Hookean elements: no
-    task option); the linear default keeps linear elements and the damped step; unknown
+    runs line_search (the default, None, turns it on in worlds with activated Neo-Hookean
+    elements: no task option); the linear default keeps linear elements and the damped step; unknown
     materials and the unbuilt pressure combination are refused."""
     from ncpgym.tasks import PneuNetGraspTask
 

@@ -33,8 +33,8 @@ enum class NcpFunction { FischerBurmeister = 0, MinimumMap = 1 };
 enum class RScaling { Identity = 0, TimeStep = 1, EffectiveMass = 2, Mixed = 3 };
 
 inline constexpr int kDefaultNewtonIterations = 8;
-inline constexpr int kAuto = -1;  // a switch resolve() turns on or off from the model
 inline constexpr int kDefaultLinearIterations = 50;
+inline constexpr int kAuto = -1;  // a switch resolve() turns on or off from the model
 
 struct SolverOptions {
   // 0 (unset): the model's count (Builder::set_solver_iterations) if it sets one, else the

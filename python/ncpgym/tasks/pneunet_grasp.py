@@ -25,9 +25,9 @@ tetrahedra each): (8, 2, 2) by default (576 tets), (14, 3, 3) is the seed's size
 
 ``material="neohookean"``: the fingers' elements are App. B's stable Neo-Hookean ones
 instead of linear co-rotational, and Newton backtracks on its residual (solver option
-``line_search``, which the solver turns on in worlds with Neo-Hookean elements): with the
-damped step the Neo-Hookean gripper diverges on its activation ramp at h = 0.02 (every
-step of the scripted grasp resets), with it the scripted grasp
+``line_search``, which the solver turns on in worlds with activated Neo-Hookean elements):
+with the damped step the Neo-Hookean gripper diverges on its activation ramp at h = 0.02
+(every step of the scripted grasp resets), with it the scripted grasp
 lifts the ball to 0.204 m and holds it with 5 um of jitter, at 2.4-2.6x the cost of the
 linear fingers per step (``benchmarks/soft.py``; docs/architecture.md, "Newton on stressed
 soft bodies").
