@@ -23,8 +23,12 @@ __all__ = ["batch_state", "restore_batch", "simulator_state", "restore_simulator
 # (zero forces, the model's medium)
 _ADDED_LATER = ("particle_force", "medium")
 
-# a state saved before the warm start was kept: no rows (the worlds start from lambda = 0)
-_NO_WARM_START = np.zeros((0, 12))
+
+def _no_warm_start(obj):
+    """A state saved before the warm start was kept has no rows: the worlds start from
+    lambda = 0 (the row width is the binding's, kWarmColumns)."""
+    return obj.warm_start_state[:0]
+
 
 # the writable per-world arrays of a Batch, by name
 BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "particle_force", "mocap_pos", "mocap_quat", "eq_active",
@@ -61,7 +65,7 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
     for _, dst, src in _saved_fields(batch, state, BATCH_FIELDS, "batch"):
         dst[...] = src
     batch.rng_state = state["rng_state"]
-    batch.warm_start_state = state.get("warm_start", _NO_WARM_START)
+    batch.warm_start_state = state.get("warm_start", _no_warm_start(batch))
     batch.forward()
 
 
@@ -84,7 +88,7 @@ def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> Non
             setattr(sim, k, src.copy())  # properties with setters (checked on assignment)
         else:
             dst[...] = src
-    sim.warm_start_state = state.get("warm_start", _NO_WARM_START)
+    sim.warm_start_state = state.get("warm_start", _no_warm_start(sim))
 
 
 def task_state(task) -> dict[str, Any]:

@@ -118,6 +118,11 @@ def test_a_saved_simulator_state_continues_bitwise():
     restore_simulator(sim, saved)
     sim.step(nsteps=30)
     assert np.array_equal(sim.q, after)
+    # a state without the impulses (saved before they were kept) starts from lambda = 0
+    restore_simulator(sim, {k: v for k, v in saved.items() if k != "warm_start"})
+    assert sim.warm_start_state.shape == (0, saved["warm_start"].shape[1])
+    sim.step(nsteps=30)
+    assert not np.array_equal(sim.q, after)
 
 
 def test_bad_warm_start_rows_are_refused():
