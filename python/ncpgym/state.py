@@ -65,7 +65,7 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
     for _, dst, src in _saved_fields(batch, state, BATCH_FIELDS, "batch"):
         dst[...] = src
     batch.rng_state = state["rng_state"]
-    batch.warm_start_state = state.get("warm_start", _no_warm_start(batch))
+    batch.warm_start_state = state["warm_start"] if "warm_start" in state else _no_warm_start(batch)
     batch.forward()
 
 
@@ -88,7 +88,7 @@ def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> Non
             setattr(sim, k, src.copy())  # properties with setters (checked on assignment)
         else:
             dst[...] = src
-    sim.warm_start_state = state.get("warm_start", _no_warm_start(sim))
+    sim.warm_start_state = state["warm_start"] if "warm_start" in state else _no_warm_start(sim)
 
 
 def task_state(task) -> dict[str, Any]:

@@ -154,10 +154,11 @@ def default_terms() -> list[RewardTerm]:
 class AllegroGraspTask(Task):
     frame_skip = 4
     # The seed's Table 2 counts, and every step from lambda = 0 with the seed's friction row
-    # (the defaults before session 31, which the committed policy was trained with):
-    # warm-started, the parked objects' welds, which start from 0 every step, drifted up to
-    # 7.6 mm (3.4 from lambda = 0) within an episode of the scripted pinch and 24 draws of
-    # seed 4 succeeded 22 times instead of 24 (docs/architecture.md "Friction outside the cone").
+    # (the defaults before session 31, which the committed policy was trained with): the
+    # scripted pinch fails more often the more accurate the hand's Newton directions are
+    # (96 draws: 95 lifted with these options, 91 with the defaults, 37 with the welds'
+    # multipliers warm-started too; docs/architecture.md "The Allegro pinch and accurate
+    # directions"), and warm-started the parked objects' welds drifted up to 19 mm (3.4).
     solver_options = {"newton_iterations": 8, "linear_iterations": 20, "warm_start": False, "cone_return": False}
     max_episode_steps = 180
 
