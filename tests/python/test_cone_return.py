@@ -12,38 +12,55 @@ from ncpgym import scenes, state
 MU = 0.5  # scenes.pile's friction
 
 
-def _settled_pile():
-    """The 50-body pile after 5 s, warm-started with the seed's friction row (the state in
-    which the two-iterate cycle was found; it does not depend on the return's code)."""
-    m, q0 = scenes.pile(n=50, mu=MU, timestep=1 / 120)
-    sim = ncpgym.Simulator(m, warm_start=True, cone_return=False)
+SEEDS = (0, 1, 2)  # three piles (scenes.pile's first draws)
+PUSH = 3.0  # the remembered friction impulses are scaled by this before the step
+
+
+def _resting_pile(seed):
+    """A 50-body pile after 5 s under the defaults, stopped (u = 0), its remembered friction
+    impulses scaled by PUSH: every contact that was sliding or at its cone's edge starts the
+    step with friction outside its cone. Why not the pile settled under the seed's row, where
+    the two-iterate cycle was found (session 31): whether a pile comes to rest at all depends
+    on the draw and on the build's rounding (rebuilt with reordered sums in session 33, six
+    draws still moved at 0.1-0.3 m/s after 5 s under the seed's row, and the test's pile with
+    them), while friction outside the cone at an iterate is the case the option is for."""
+    m, q0 = scenes.pile(n=50, mu=MU, seed=seed, timestep=1 / 120)
+    sim = ncpgym.Simulator(m)
     sim.q[:] = q0
-    for _ in range(600):  # 5 s: the pile has come to rest
+    for _ in range(600):
         sim.step()
-    return m, state.simulator_state(sim)
+    saved = state.simulator_state(sim)
+    saved["u"] = np.zeros_like(saved["u"])
+    saved["warm_start"] = saved["warm_start"].copy()
+    saved["warm_start"][:, 10:12] *= PUSH  # columns: world, 5 keys, position, normal, t1, t2
+    return m, saved
 
 
 def _one_step(m, saved, **opts):
+    """One warm-started step of 12 Newton iterations: the contacts' largest friction excess
+    max(|lambda_f| - mu lambda_n) relative to the largest normal force (Coulomb's law
+    holds where it is <= 0) and the NCP residual per iterate."""
     sim = ncpgym.Simulator(m, warm_start=True, newton_iterations=12, **opts)
     state.restore_simulator(sim, saved)
     sim.step()
     f = sim.contacts["force"]  # normal, two tangents (impulses / h)
-    pushing = f[:, 0] > 1e-3
-    cone = np.hypot(f[pushing, 1], f[pushing, 2]) / (MU * f[pushing, 0])
-    return cone, sim.solver_stats["residual"]
+    excess = np.hypot(f[:, 1], f[:, 2]) - MU * np.maximum(f[:, 0], 0.0)
+    return excess.max() / f[:, 0].max(), sim.solver_stats["residual"]
 
 
-def test_a_resting_pile_converges_inside_the_friction_cone_with_the_return():
-    """A warm-started step of the resting 50-body pile (12 Newton iterations). With the seed's
-    friction row (slip + W lambda_f, eq. 36) an iterate's friction outside the cone is sent to
-    zero, the neighbours take the load and leave their cones: the NCP residual alternates
-    between two iterates (measured 0.089 / 0.44 to the 12th) and the step ends with friction
-    outside the cone (measured 4 contacts above 1.01x, worst 1.83x). With the return the
-    residual falls at the damping's rate (measured 0.040 -> 1e-6) and every pushing contact
-    ends within 5 % of its cone (measured worst 1.036x, still converging linearly). Dropping
-    the return (cone_return's offset set to zero in ncp_terms) fails the first assertion."""
-    m, saved = _settled_pile()
-    cone, residual = _one_step(m, saved, cone_return=True)
-    assert cone.max() < 1.05 and residual[-1] < 1e-4, (cone.max(), residual)
-    cone, residual = _one_step(m, saved, cone_return=False)
-    assert cone.max() > 1.5 and min(residual[-4:]) > 0.01, (cone.max(), residual)  # what the option removes
+def test_friction_started_outside_the_cone_converges_to_the_cone_with_the_return():
+    """A warm-started step of a resting pile whose remembered friction lies outside the cone
+    (_resting_pile). With the seed's friction row (slip + W lambda_f, eq. 36) the outside
+    impulses are sent to zero, the neighbours take the load and leave their cones, and the
+    step ends with friction outside the cone and an NCP residual that does not fall
+    (measured on piles 0, 1, 2: excess 0.10 / 0.15 / 0.11 of the largest normal force, last
+    residuals >= 0.13 / 5e3 / 0.10). With the return the residual falls below 1e-4
+    (5.5e-5 / 6.4e-6 / 4.6e-7) and the friction ends within its cone to 2 % of the largest
+    normal force (7.9e-3 / 1.3e-4 / 4.1e-5). Dropping the return (cone_return's offset set
+    to zero in ncp_terms) fails the first assertion."""
+    for seed in SEEDS:
+        m, saved = _resting_pile(seed)
+        excess, residual = _one_step(m, saved, cone_return=True)
+        assert excess < 2e-2 and residual[-1] < 1e-4, (seed, excess, residual)
+        excess, residual = _one_step(m, saved, cone_return=False)
+        assert excess > 5e-2 and min(residual[-4:]) > 1e-2, (seed, excess, residual)  # what the option removes

@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "ncpgym/dynamics/algorithms.hpp"
@@ -24,6 +25,212 @@ MatX SparseRows::dense(int ncols) const {
     for (int k = start[r]; k < start[r + 1]; ++k) J(r, col[k]) += val[k];
   return J;
 }
+
+namespace {
+
+// The matrix-free products' kernels over the step's row groups (Delassus::group_: a
+// contact's three rows share their columns and are read together), one call per product,
+// cloned for AVX2/FMA (util/clones.hpp): the grouped loops vectorise over a segment's
+// coordinates (scatter) and the three sums (the others).
+
+// y = J x, or with alpha set the operator's rows y = alpha (J x) + corr xin (the product's
+// last step, fused). A group of three rows takes its three sums at once, one 4-wide
+// multiply-add per column from the packed values, in two halves (even and odd entries):
+// one chain of adds per sum was latency-bound (a contact between two free bodies has 12
+// entries: 12 dependent adds).
+using V4 = double __attribute__((vector_size(32)));  // GCC's generic vectors: AVX2 or two SSE2 halves
+
+NCPGYM_CLONES void rows_times_kernel(int ngroup, const int* group, const int* start, const int* col,
+                                     const double* val, const double* __restrict packed, const double* __restrict x,
+                                     double* __restrict y, const double* alpha, const double* corr,
+                                     const double* xin) {
+  int r = 0;
+  const double* jp = packed;  // the groups of three, (v0, v1, v2, 0) per column (pack_triples)
+  for (int gi = 0; gi < ngroup; ++gi) {
+    const int g = group[gi];
+    const int b = start[r], n = start[r + 1] - b;
+    const int* c = col + b;
+    if (g == 3) {
+      V4 s = {0, 0, 0, 0}, t = {0, 0, 0, 0};
+      int k = 0;
+      for (; k + 1 < n; k += 2) {
+        V4 ja, jb;
+        std::memcpy(&ja, jp + 4 * k, sizeof(V4));
+        std::memcpy(&jb, jp + 4 * k + 4, sizeof(V4));
+        s += ja * x[c[k]];
+        t += jb * x[c[k + 1]];
+      }
+      if (k < n) {
+        V4 ja;
+        std::memcpy(&ja, jp + 4 * k, sizeof(V4));
+        s += ja * x[c[k]];
+      }
+      s += t;
+      y[r] = s[0];
+      y[r + 1] = s[1];
+      y[r + 2] = s[2];
+      jp += 4 * n;
+    } else {
+      double s = 0;
+      for (int k = 0; k < n; ++k) s += val[b + k] * x[c[k]];
+      y[r] = s;
+    }
+    if (alpha)
+      for (int i = r; i < r + g; ++i) y[i] = alpha[i] * y[i] + corr[i] * xin[i];
+    r += g;
+  }
+}
+
+// out (nvall) = H^-1 J_eff^T x from the sparse rows of H^-1 J^T (segments, see delassus.hpp).
+// A group of three rows updates each segment once, o + ((a0 v0 + a1 v1) + a2 v2):
+// consecutive contacts of one body update the same segment, so the chain through o is one
+// add per contact.
+NCPGYM_CLONES void scatter_kernel(int ngroup, const int* group, const int* seg_start, const int* seg_lo,
+                                  const int* seg_hi, const int* seg_off, const double* __restrict sval,
+                                  const double* alpha, const double* x, double* __restrict out, int nvall) {
+  for (int i = 0; i < nvall; ++i) out[i] = 0.0;
+  int r = 0;
+  for (int gi = 0; gi < ngroup; ++gi) {
+    const int gr = group[gi];
+    if (gr == 3) {
+      const double a0 = alpha[r] * x[r], a1 = alpha[r + 1] * x[r + 1], a2 = alpha[r + 2] * x[r + 2];
+      const int nseg = seg_start[r + 1] - seg_start[r];
+      for (int j = 0; j < nseg; ++j) {
+        const int g0 = seg_start[r] + j, g1 = seg_start[r + 1] + j, g2 = seg_start[r + 2] + j;
+        const double *__restrict v0 = sval + seg_off[g0], *__restrict v1 = sval + seg_off[g1],
+                                 *__restrict v2 = sval + seg_off[g2];
+        double* __restrict o = out + seg_lo[g0];
+        for (int i = 0, n = seg_hi[g0] - seg_lo[g0]; i < n; ++i) o[i] += (a0 * v0[i] + a1 * v1[i]) + a2 * v2[i];
+      }
+    } else {
+      // a row with a_r = 0 adds nothing (skipped: its segments may be long)
+      const double a = alpha[r] * x[r];
+      if (a != 0.0)
+        for (int g = seg_start[r]; g < seg_start[r + 1]; ++g) {
+          const double* __restrict v = sval + seg_off[g];
+          double* __restrict o = out + seg_lo[g];
+          for (int i = 0, n = seg_hi[g] - seg_lo[g]; i < n; ++i) o[i] += a * v[i];
+        }
+    }
+    r += gr;
+  }
+}
+
+// y (nvall) = J^T diag(alpha) x; a group of three rows adds its three terms per column at
+// once (one add on y's chain, as scatter_kernel).
+NCPGYM_CLONES void transpose_kernel(int ngroup, const int* group, const int* start, const int* col,
+                                    const double* val, const double* alpha, const double* x, double* __restrict y,
+                                    int nvall) {
+  for (int i = 0; i < nvall; ++i) y[i] = 0.0;
+  int r = 0;
+  for (int gi = 0; gi < ngroup; ++gi) {
+    const int g = group[gi];
+    const int b = start[r], n = start[r + 1] - b;
+    const int* c = col + b;
+    if (g == 3) {
+      const double *v0 = val + b, *v1 = val + start[r + 1], *v2 = val + start[r + 2];
+      const double a0 = alpha[r] * x[r], a1 = alpha[r + 1] * x[r + 1], a2 = alpha[r + 2] * x[r + 2];
+      for (int k = 0; k < n; ++k) y[c[k]] += (a0 * v0[k] + a1 * v1[k]) + a2 * v2[k];
+    } else {
+      const double a = alpha[r] * x[r];
+      for (int k = 0; k < n; ++k) y[c[k]] += a * val[b + k];
+    }
+    r += g;
+  }
+}
+
+// The values of the sparse rows of H^-1 J^T (plan_sparse_hinv_jt's segments): each tree
+// entry of row r adds its column of H^-1 over its tree's segment, each particle entry its
+// diagonal H^-1. One cloned call per iterate (a cloned axpy per entry paid a dispatch each).
+NCPGYM_CLONES void form_sparse_kernel(int nrow, int nv, const int* start, const int* col, const double* val,
+                                      const int* root, const int* seg_start, const int* seg_lo, const int* seg_hi,
+                                      const int* seg_off, const double* __restrict Hinv, Eigen::Index ld_h,
+                                      const double* pminv, double* __restrict sval) {
+  for (int r = 0; r < nrow; ++r) {
+    const int g0 = seg_start[r], g1 = seg_start[r + 1];
+    for (int g = g0; g < g1; ++g)
+      for (int i = 0, n = seg_hi[g] - seg_lo[g]; i < n; ++i) sval[seg_off[g] + i] = 0.0;
+    for (int k = start[r]; k < start[r + 1]; ++k) {
+      const int c = col[k];
+      const int lo = c < nv ? root[c] : c;
+      int g = g0;
+      while (seg_lo[g] != lo) ++g;
+      double* __restrict out = sval + seg_off[g];  // coordinate lo first
+      if (c < nv) {
+        const double v = val[k];
+        const double* __restrict h = Hinv + c * ld_h + lo;
+        for (int i = 0, n = seg_hi[g] - lo; i < n; ++i) out[i] += v * h[i];
+      } else {
+        out[0] += val[k] * pminv[c - nv];
+      }
+    }
+  }
+}
+
+// diag J H^-1 J^T of a group of three rows whose columns are all tree dofs and fall in at
+// most two runs of one tree each (a contact's two sides, contact_rows.cpp): the pairs of
+// different trees are zero, so each run is summed alone, with no test per pair (the sums
+// of row_hinv_diag in its order). False, nothing written, for any other column pattern.
+NCPGYM_CLONES bool triple_hinv_diag(int n, int nv, const int* col, const double* v0, const double* v1,
+                                    const double* v2, const int* root, const double* __restrict Hinv, Eigen::Index ld,
+                                    double* out) {
+  for (int c = 0; c < n; ++c)
+    if (col[c] >= nv) return false;
+  int split = 1;
+  while (split < n && root[col[split]] == root[col[0]]) ++split;
+  for (int c = split + 1; c < n; ++c)
+    if (root[col[c]] != root[col[split]]) return false;
+  double acc0 = 0, acc1 = 0, acc2 = 0;
+  for (int a = 0; a < n; ++a) {
+    const int i = col[a], end = a < split ? split : n;
+    const double* __restrict Hi = Hinv + static_cast<Eigen::Index>(i) * ld;
+    double s0 = 0.5 * v0[a] * Hi[i], s1 = 0.5 * v1[a] * Hi[i], s2 = 0.5 * v2[a] * Hi[i];
+    for (int c = a + 1; c < end; ++c) {
+      const double h = Hi[col[c]];
+      s0 += h * v0[c];
+      s1 += h * v1[c];
+      s2 += h * v2[c];
+    }
+    acc0 += 2.0 * v0[a] * s0;
+    acc1 += 2.0 * v1[a] * s1;
+    acc2 += 2.0 * v2[a] * s2;
+  }
+  out[0] = acc0;
+  out[1] = acc1;
+  out[2] = acc2;
+  return true;
+}
+
+// out = H^-1 w over the trees' dofs, tree by tree from the step's dense H^-1 (column-major,
+// ld): column axpys, each tree's block a GEMV (Eigen's own kernels are built for the
+// baseline SSE2; this one is cloned for AVX2/FMA).
+NCPGYM_CLONES void trees_gemv(int nv, const int* tree_end, const double* __restrict Hinv, Eigen::Index ld,
+                              const double* __restrict w, double* __restrict out) {
+  for (int root = 0; root < nv; root = tree_end[root]) {
+    const int n = tree_end[root] - root;
+    double* __restrict o = out + root;
+    for (int i = 0; i < n; ++i) o[i] = 0.0;
+    for (int j = 0; j < n; ++j) {
+      const double wj = w[root + j];
+      const double* __restrict h = Hinv + static_cast<Eigen::Index>(root + j) * ld + root;
+      for (int i = 0; i < n; ++i) o[i] += h[i] * wj;
+    }
+  }
+}
+
+// y (m) = A x, A column-major (m x n, leading dimension lda): the dense form's products,
+// column axpys (cloned for AVX2/FMA; Eigen's GEMV is built for the baseline SSE2)
+NCPGYM_CLONES void gemv_cols(int m, int n, const double* __restrict A, Eigen::Index lda, const double* __restrict x,
+                             double* __restrict y) {
+  for (int i = 0; i < m; ++i) y[i] = 0.0;
+  for (int j = 0; j < n; ++j) {
+    const double xj = x[j];
+    const double* __restrict a = A + j * lda;
+    for (int i = 0; i < m; ++i) y[i] += a[i] * xj;
+  }
+}
+
+}  // namespace
 
 Delassus::Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capacity)
     : m_(m), dH_(dH), J_(J), nvall_(m.nv + 3 * m.nparticle) {
@@ -105,10 +312,7 @@ double Delassus::hinv_column_work() const {
 
 void Delassus::apply_hinv(const double* w, double* out) {
   if (tree_gemv_ && hinv_fresh_) {
-    for (int root = 0; root < m_.nv; root = tree_end_[root]) {
-      const int n = tree_end_[root] - root;
-      VMap(out + root, n).noalias() = Hinv_.block(root, root, n, n) * CMap(w + root, n);
-    }
+    trees_gemv(m_.nv, tree_end_.data(), Hinv_.data(), Hinv_.outerStride(), w, out);
   } else {
     minv_times_vector(m_, dH_, w, out);
   }
@@ -158,12 +362,6 @@ double Delassus::row_hinv_diag(int r) const {
   return acc;
 }
 
-Delassus::RowTriple Delassus::triple(int r) const {
-  const int b = J_.start[r];
-  return {J_.start[r + 1] - b, J_.col.data() + b, J_.val.data() + b, J_.val.data() + J_.start[r + 1],
-          J_.val.data() + J_.start[r + 2]};
-}
-
 void Delassus::rows_hinv_diag(int ndiag, double* jhj) const {
   // row_hinv_diag of every row, a group of three rows (a contact's, with the same columns)
   // reading each entry of H^-1 once for its three sums (each sum in row_hinv_diag's order)
@@ -177,6 +375,10 @@ void Delassus::rows_hinv_diag(int ndiag, double* jhj) const {
       continue;
     }
     const auto [n, col, v0, v1, v2] = triple(r);
+    if (n > 0 && triple_hinv_diag(n, nv, col, v0, v1, v2, dof_root_.data(), Hinv_.data(), nv, jhj + r)) {
+      r += 3;
+      continue;
+    }
     double acc0 = 0, acc1 = 0, acc2 = 0;
     for (int a = 0; a < n; ++a) {
       const int i = col[a];
@@ -214,28 +416,11 @@ void Delassus::rows_hinv_diag(int ndiag, double* jhj) const {
 }
 
 void Delassus::rows_transpose_times(const double* alpha, const double* x, double* y) const {
-  // y (nvall) = J^T diag(alpha) x, a group of three rows adding its three terms per column
-  // in row order
-  std::fill(y, y + nvall_, 0.0);
-  int r = 0;
-  for (const int g : group_) {
-    if (g == 3) {
-      const auto [n, col, v0, v1, v2] = triple(r);
-      const double a0 = alpha[r] * x[r], a1 = alpha[r + 1] * x[r + 1], a2 = alpha[r + 2] * x[r + 2];
-      for (int k = 0; k < n; ++k) y[col[k]] = y[col[k]] + a0 * v0[k] + a1 * v1[k] + a2 * v2[k];
-    } else {
-      J_.add_scaled_row(r, alpha[r] * x[r], y);
-    }
-    r += g;
-  }
+  transpose_kernel(static_cast<int>(group_.size()), group_.data(), J_.start.data(), J_.col.data(), J_.val.data(), alpha,
+                   x, y, nvall_);
 }
 
 namespace {
-
-// out[0, n) += v * x[0, n): one entry of J scaling one column of H^-1 over its tree
-NCPGYM_CLONES void axpy(int n, double v, const double* __restrict x, double* __restrict out) {
-  for (int i = 0; i < n; ++i) out[i] += v * x[i];
-}
 
 // Columns r < nrow of H^-1 J^T (column r at out + r ld_out, zeroed here) from the sparse
 // rows and the trees' H^-1 (ld_h): each tree entry of row r adds its column of H^-1 over
@@ -394,23 +579,9 @@ bool Delassus::plan_sparse_hinv_jt() {
 }
 
 void Delassus::form_sparse_hinv_jt() {
-  const int nv = m_.nv;
-  for (int r = 0; r < nrow_; ++r) {
-    const int g0 = seg_start_[r], g1 = seg_start_[r + 1];
-    for (int g = g0; g < g1; ++g) std::fill(sval_.begin() + seg_off_[g], sval_.begin() + seg_off_[g] + seg_hi_[g] - seg_lo_[g], 0.0);
-    for (int k = J_.start[r]; k < J_.start[r + 1]; ++k) {
-      const int c = J_.col[k];
-      const int lo = c < nv ? dof_root_[c] : c;
-      int g = g0;
-      while (seg_lo_[g] != lo) ++g;
-      double* out = sval_.data() + seg_off_[g];  // coordinate lo first
-      if (c < nv) {
-        axpy(seg_hi_[g] - lo, J_.val[k], Hinv_.col(c).data() + lo, out);
-      } else {
-        out[0] += J_.val[k] * pminv_[c - nv];
-      }
-    }
-  }
+  form_sparse_kernel(nrow_, m_.nv, J_.start.data(), J_.col.data(), J_.val.data(), dof_root_.data(), seg_start_.data(),
+                     seg_lo_.data(), seg_hi_.data(), seg_off_.data(), Hinv_.data(), Hinv_.outerStride(), pminv_.data(),
+                     sval_.data());
 }
 
 void Delassus::find_row_triples() {
@@ -429,57 +600,40 @@ void Delassus::find_row_triples() {
   }
 }
 
-void Delassus::rows_times(const double* x, double* y) const {
-  // J_.dot row by row, but a group of three rows loads each column and x once for three
-  // independent sums (the same sums, in the same order: the same bits)
+void Delassus::pack_triples() {
+  // the groups of three rows' values interleaved per column, (v0, v1, v2, 0), for
+  // rows_times_kernel (once per solve: J changes every Newton iterate)
+  size_t need = 0;
   int r = 0;
+  for (const int g : group_) {
+    if (g == 3) need += 4 * static_cast<size_t>(J_.start[r + 1] - J_.start[r]);
+    r += g;
+  }
+  if (packed_.size() < need) packed_.resize(2 * need);  // headroom: the rows vary by step
+  double* p = packed_.data();
+  r = 0;
   for (const int g : group_) {
     if (g == 3) {
       const auto [n, col, v0, v1, v2] = triple(r);
-      double s0 = 0, s1 = 0, s2 = 0;
-      for (int k = 0; k < n; ++k) {
-        const double xk = x[col[k]];
-        s0 += v0[k] * xk;
-        s1 += v1[k] * xk;
-        s2 += v2[k] * xk;
+      for (int k = 0; k < n; ++k, p += 4) {
+        p[0] = v0[k];
+        p[1] = v1[k];
+        p[2] = v2[k];
+        p[3] = 0.0;
       }
-      y[r] = s0;
-      y[r + 1] = s1;
-      y[r + 2] = s2;
-    } else {
-      y[r] = J_.dot(r, x);
     }
     r += g;
   }
 }
 
+void Delassus::rows_times(const double* x, double* y, const double* alpha, const double* corr, const double* xin) const {
+  rows_times_kernel(static_cast<int>(group_.size()), group_.data(), J_.start.data(), J_.col.data(), J_.val.data(),
+                    packed_.data(), x, y, alpha, corr, xin);
+}
+
 void Delassus::scatter_hinv_jt(const double* alpha, const double* x, double* out) const {
-  // out += a_r H^-1 J_r^T row by row; a group of three rows updates each segment once
-  // (((o + a0 v0) + a1 v1) + a2 v2: the row-by-row sums in their order, and a row with
-  // a_r = 0 adds zeros to sums that are never -0)
-  std::fill(out, out + nvall_, 0.0);
-  int r = 0;
-  for (const int gr : group_) {
-    if (gr == 3) {
-      const double a0 = alpha[r] * x[r], a1 = alpha[r + 1] * x[r + 1], a2 = alpha[r + 2] * x[r + 2];
-      const int nseg = seg_start_[r + 1] - seg_start_[r];
-      for (int j = 0; j < nseg; ++j) {
-        const int g0 = seg_start_[r] + j, g1 = seg_start_[r + 1] + j, g2 = seg_start_[r + 2] + j;
-        const double *v0 = sval_.data() + seg_off_[g0], *v1 = sval_.data() + seg_off_[g1], *v2 = sval_.data() + seg_off_[g2];
-        double* o = out + seg_lo_[g0];
-        for (int i = 0, n = seg_hi_[g0] - seg_lo_[g0]; i < n; ++i) o[i] = o[i] + a0 * v0[i] + a1 * v1[i] + a2 * v2[i];
-      }
-    } else {
-      const double a = alpha[r] * x[r];
-      if (a != 0.0)
-        for (int g = seg_start_[r]; g < seg_start_[r + 1]; ++g) {
-          const double* v = sval_.data() + seg_off_[g];
-          double* o = out + seg_lo_[g];
-          for (int i = 0, n = seg_hi_[g] - seg_lo_[g]; i < n; ++i) o[i] += a * v[i];
-        }
-    }
-    r += gr;
-  }
+  scatter_kernel(static_cast<int>(group_.size()), group_.data(), seg_start_.data(), seg_lo_.data(), seg_hi_.data(),
+                 seg_off_.data(), sval_.data(), alpha, x, out, nvall_);
 }
 
 void Delassus::set_row_scaling(const double* alpha, const double* opdiag) {
@@ -496,7 +650,7 @@ void Delassus::set_row_scaling(const double* alpha, const double* opdiag) {
 
 void Delassus::hinv_jt(const double* alpha, const double* x, double* out) {
   if (dense_) {  // the columns of H^-1 J^T already carry alpha
-    VMap(out, nvall_).noalias() = JHt_.leftCols(nrow_) * CMap(x, nrow_);
+    gemv_cols(nvall_, nrow_, JHt_.data(), JHt_.outerStride(), x, out);
     return;
   }
   if (sparse_hj_) {
@@ -538,7 +692,7 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
   // from the sparse rows of H^-1 J^T, or by J^T x and one O(n) sweep for H^-1
   auto apply = [&](const double* xin, double* y) {
     if (dense_) {
-      tmp_.noalias() = JHt_.leftCols(nrow) * CMap(xin, nrow);  // the columns carry alpha
+      gemv_cols(nvall_, nrow, JHt_.data(), JHt_.outerStride(), xin, tmp_.data());  // the columns carry alpha
     } else if (sparse_hj_) {
       scatter_hinv_jt(alpha, xin, tmp_.data());
     } else {
@@ -546,12 +700,16 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
       apply_hinv(tmp2_.data(), tmp_.data());
     }
     if (dense_ && m_.nparticle == 0) {  // J tmp by the dense J of the trees
-      VMap(y, nrow).noalias() = Jd_.topRows(nrow) * tmp_.head(m_.nv);
+      gemv_cols(nrow, m_.nv, Jd_.data(), Jd_.outerStride(), tmp_.data(), y);
+      for (int r = 0; r < nrow; ++r) y[r] = alpha[r] * y[r] + corr_[r] * xin[r];
     } else {
-      rows_times(tmp_.data(), y);
+      rows_times(tmp_.data(), y, alpha, corr_.data(), xin);
     }
-    for (int r = 0; r < nrow; ++r) y[r] = alpha[r] * y[r] + (opdiag[r] - alpha[r] * alpha[r] * jhj[r]) * xin[r];
   };
+  if (!(dense_ && m_.nparticle == 0)) pack_triples();  // rows_times multiplies
+  // the diagonal's correction: opdiag less the product's own diagonal
+  if (corr_.size() < nrow) corr_.resize(2 * nrow);  // headroom: the rows vary by step
+  for (int r = 0; r < nrow; ++r) corr_[r] = opdiag[r] - alpha[r] * alpha[r] * jhj[r];
   if (dense_ && assemble_) {
     op.A = &A_;
   } else {

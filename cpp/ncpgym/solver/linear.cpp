@@ -3,6 +3,8 @@
 // Alg. 9.1 for preconditioned CG). Dense LDL^T is Eigen's.
 #include "ncpgym/solver/linear.hpp"
 
+#include "ncpgym/util/clones.hpp"
+
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
@@ -44,7 +46,77 @@ struct Vectors {  // the workspace seen as n-vectors
         PAp(w.PAp.data(), n), Pinv(w.Pinv.data(), n) {}
 };
 
+// One PCR iteration's vector work with the Jacobi preconditioner, in two fused passes
+// around the product (the general loop below makes seven passes over ~8 vectors; on a pile
+// of ~1,300 rows they were a fifth of the solve). Cloned for AVX2/FMA.
+// update: x += alpha p, r -= alpha Ap, z -= alpha PAp; returns |r|^2
+NCPGYM_CLONES double pcr_update(int n, double alpha, const double* __restrict p, const double* __restrict Ap,
+                                const double* __restrict PAp, double* __restrict x, double* __restrict r,
+                                double* __restrict z) {
+  double rr = 0;
+  for (int i = 0; i < n; ++i) {
+    x[i] += alpha * p[i];
+    r[i] -= alpha * Ap[i];
+    z[i] -= alpha * PAp[i];
+    rr += r[i] * r[i];
+  }
+  return rr;
+}
+
+// direction: p = z + beta p, Ap = Az + beta Ap, PAp = Pinv Ap; returns Ap . PAp
+NCPGYM_CLONES double pcr_direction(int n, double beta, const double* __restrict z, const double* __restrict Az,
+                                   const double* __restrict Pinv, double* __restrict p, double* __restrict Ap,
+                                   double* __restrict PAp) {
+  double den = 0;
+  for (int i = 0; i < n; ++i) {
+    p[i] = z[i] + beta * p[i];
+    Ap[i] = Az[i] + beta * Ap[i];
+    PAp[i] = Pinv[i] * Ap[i];
+    den += Ap[i] * PAp[i];
+  }
+  return den;
+}
+
+NCPGYM_CLONES double dot(int n, const double* __restrict a, const double* __restrict b) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+// Preconditioned conjugate residual with the Jacobi preconditioner: pcr() below, the same
+// recurrence with its passes fused.
+LinearResult pcr_jacobi(const LinearOperator& op, const CMap& b, VMap& x, int iters, double tol, Vectors& w) {
+  const int n = op.n;
+  w.Pinv = CMap(op.diagonal, n).cwiseAbs().cwiseMax(1e-300).cwiseInverse();
+  x.setZero();
+  w.r = b;
+  w.z = w.Pinv.cwiseProduct(w.r);
+  op.mul(w.z.data(), w.Az.data());
+  double zAz = dot(n, w.z.data(), w.Az.data());
+  // the first direction p = z, Ap = Az (beta = 0 on zeroed p and Ap)
+  w.p.setZero();
+  w.Ap.setZero();
+  double den = pcr_direction(n, 0.0, w.z.data(), w.Az.data(), w.Pinv.data(), w.p.data(), w.Ap.data(), w.PAp.data());
+  const double bnorm = b.norm(), stop2 = (tol * bnorm) * (tol * bnorm);
+  double rr = dot(n, w.r.data(), w.r.data());
+  LinearResult res;
+  for (int k = 0; k < iters; ++k) {
+    if (rr <= stop2 || zAz == 0 || den <= 0) break;
+    const double alpha = zAz / den;
+    rr = pcr_update(n, alpha, w.p.data(), w.Ap.data(), w.PAp.data(), x.data(), w.r.data(), w.z.data());
+    op.mul(w.z.data(), w.Az.data());
+    const double zAz_new = dot(n, w.z.data(), w.Az.data());
+    const double beta = zAz_new / zAz;
+    zAz = zAz_new;
+    den = pcr_direction(n, beta, w.z.data(), w.Az.data(), w.Pinv.data(), w.p.data(), w.Ap.data(), w.PAp.data());
+    res.iterations = k + 1;
+  }
+  res.residual = std::sqrt(rr);
+  return res;
+}
+
 LinearResult pcr(const LinearOperator& op, const CMap& b, VMap& x, int iters, double tol, Vectors& w) {
+  if (!op.precondition) return pcr_jacobi(op, b, x, iters, tol, w);
   w.Pinv = CMap(op.diagonal, op.n).cwiseAbs().cwiseMax(1e-300).cwiseInverse();
   x.setZero();
   w.r = b;
