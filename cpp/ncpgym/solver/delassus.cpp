@@ -40,10 +40,11 @@ namespace {
 // entries: 12 dependent adds).
 using V4 = double __attribute__((vector_size(32)));  // GCC's generic vectors: AVX2 or two SSE2 halves
 
-NCPGYM_CLONES void rows_times_kernel(int ngroup, const int* group, const int* start, const int* col,
-                                     const double* val, const double* __restrict packed, const double* __restrict x,
-                                     double* __restrict y, const double* alpha, const double* corr,
-                                     const double* xin) {
+NCPGYM_CLONES double rows_times_kernel(int ngroup, const int* group, const int* start, const int* col,
+                                       const double* val, const double* __restrict packed, const double* __restrict x,
+                                       double* __restrict y, const double* alpha, const double* corr,
+                                       const double* xin) {
+  double dot = 0;  // with alpha: xin . y, the Krylov solver's next inner product, fused
   int r = 0;
   const double* jp = packed;  // the groups of three, (v0, v1, v2, 0) per column (pack_triples)
   for (int gi = 0; gi < ngroup; ++gi) {
@@ -66,53 +67,67 @@ NCPGYM_CLONES void rows_times_kernel(int ngroup, const int* group, const int* st
         s += ja * x[c[k]];
       }
       s += t;
-      y[r] = s[0];
-      y[r + 1] = s[1];
-      y[r + 2] = s[2];
       jp += 4 * n;
+      if (alpha) {  // written once, from the lanes (a store and reload of y stalled here)
+        for (int q = 0; q < 3; ++q) {
+          const double yq = alpha[r + q] * s[q] + corr[r + q] * xin[r + q];
+          y[r + q] = yq;
+          dot += xin[r + q] * yq;
+        }
+      } else {
+        y[r] = s[0];
+        y[r + 1] = s[1];
+        y[r + 2] = s[2];
+      }
     } else {
       double s = 0;
       for (int k = 0; k < n; ++k) s += val[b + k] * x[c[k]];
+      if (alpha) {
+        s = alpha[r] * s + corr[r] * xin[r];
+        dot += xin[r] * s;
+      }
       y[r] = s;
     }
-    if (alpha)
-      for (int i = r; i < r + g; ++i) y[i] = alpha[i] * y[i] + corr[i] * xin[i];
     r += g;
   }
+  return dot;
 }
 
-// out (nvall) = H^-1 J_eff^T x from the sparse rows of H^-1 J^T (segments, see delassus.hpp).
-// A group of three rows updates each segment once, o + ((a0 v0 + a1 v1) + a2 v2):
-// consecutive contacts of one body update the same segment, so the chain through o is one
-// add per contact.
-NCPGYM_CLONES void scatter_kernel(int ngroup, const int* group, const int* seg_start, const int* seg_lo,
-                                  const int* seg_hi, const int* seg_off, const double* __restrict sval,
-                                  const double* alpha, const double* x, double* __restrict out, int nvall) {
+// out (nvall) = H^-1 J_eff^T x from the sparse rows of H^-1 J^T (segments, see delassus.hpp),
+// by output block: a block (a tree's dofs, or one particle coordinate) sums its entries'
+// terms, each a row's a_r H^-1 J_r^T over the block or a group of three rows'
+// (a0 v0 + a1 v1) + a2 v2, in row order, and is written once. Scattered row by row, the
+// contacts of one body each loaded and stored its segment: a chain through memory, a
+// store-to-load forwarding per contact. A row with a_r = 0 adds nothing (skipped: a long
+// segment costs its length).
+NCPGYM_CLONES void scatter_kernel(int nblock, const int* block_lo, const int* block_start, const int* width,
+                                  const ScatterEntry* entries, const double* __restrict sval, const double* alpha,
+                                  const double* x, double* __restrict out, int nvall) {
   for (int i = 0; i < nvall; ++i) out[i] = 0.0;
-  int r = 0;
-  for (int gi = 0; gi < ngroup; ++gi) {
-    const int gr = group[gi];
-    if (gr == 3) {
-      const double a0 = alpha[r] * x[r], a1 = alpha[r + 1] * x[r + 1], a2 = alpha[r + 2] * x[r + 2];
-      const int nseg = seg_start[r + 1] - seg_start[r];
-      for (int j = 0; j < nseg; ++j) {
-        const int g0 = seg_start[r] + j, g1 = seg_start[r + 1] + j, g2 = seg_start[r + 2] + j;
-        const double *__restrict v0 = sval + seg_off[g0], *__restrict v1 = sval + seg_off[g1],
-                                 *__restrict v2 = sval + seg_off[g2];
-        double* __restrict o = out + seg_lo[g0];
-        for (int i = 0, n = seg_hi[g0] - seg_lo[g0]; i < n; ++i) o[i] += (a0 * v0[i] + a1 * v1[i]) + a2 * v2[i];
-      }
-    } else {
-      // a row with a_r = 0 adds nothing (skipped: its segments may be long)
-      const double a = alpha[r] * x[r];
-      if (a != 0.0)
-        for (int g = seg_start[r]; g < seg_start[r + 1]; ++g) {
-          const double* __restrict v = sval + seg_off[g];
-          double* __restrict o = out + seg_lo[g];
-          for (int i = 0, n = seg_hi[g] - seg_lo[g]; i < n; ++i) o[i] += a * v[i];
+  for (int b = 0; b < nblock; ++b) {
+    const int lo = block_lo[b], n = width[lo];
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    double* __restrict o = n <= 8 ? acc : out + lo;  // short blocks sum in registers
+    for (int k = block_start[b]; k < block_start[b + 1]; ++k) {
+      const ScatterEntry& e = entries[k];
+      const int r = e.row;
+      if (e.group == 3) {
+        const double a0 = alpha[r] * x[r], a1 = alpha[r + 1] * x[r + 1], a2 = alpha[r + 2] * x[r + 2];
+        const double *__restrict v0 = sval + e.off0, *__restrict v1 = sval + e.off1, *__restrict v2 = sval + e.off2;
+        if (n == 6) {  // a free body: the loop unrolled
+          for (int i = 0; i < 6; ++i) o[i] += (a0 * v0[i] + a1 * v1[i]) + a2 * v2[i];
+        } else {
+          for (int i = 0; i < n; ++i) o[i] += (a0 * v0[i] + a1 * v1[i]) + a2 * v2[i];
         }
+      } else {
+        const double a = alpha[r] * x[r];
+        if (a == 0.0) continue;
+        const double* __restrict v = sval + e.off0;
+        for (int i = 0; i < n; ++i) o[i] += a * v[i];
+      }
     }
-    r += gr;
+    if (n <= 8)
+      for (int i = 0; i < n; ++i) out[lo + i] = acc[i];
   }
 }
 
@@ -248,6 +263,12 @@ Delassus::Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capa
   // only add zeros of H^-1)
   for (int i = 0; i < m.nv; ++i) tree_end_[dof_root_[i]] = std::max(tree_end_[dof_root_[i]], i + 1);
   for (int i = 0; i < m.nv; ++i) tree_end_[i] = tree_end_[dof_root_[i]];
+  // the scatter's blocks (plan_scatter_blocks): at most one per coordinate
+  seg_hi_width_.assign(nvall_, 1);  // a particle coordinate: 1
+  for (int i = 0; i < m.nv; ++i) seg_hi_width_[i] = tree_end_[i] - dof_root_[i];
+  block_count_.assign(nvall_, 0);
+  block_lo_.reserve(nvall_);
+  block_start_.reserve(nvall_ + 1);
   for (int root = 0; root < m.nv; ++root)
     if (dof_root_[root] == root) tree_work_ += static_cast<double>(tree_end_[root] - root) * (tree_end_[root] - root);
   // H^-1 w: the trees' dense H^-1 (once inverted for the step) costs sum n_tree^2 FMAs at
@@ -492,8 +513,8 @@ void Delassus::rows_changed(int it, int ndiag, double* jhj) {
     // Matrix-free: each row's diagonal entry costs nnz^2 reads of the step's H^-1.
     if (it == 0) {
       invert_trees();
+      find_row_triples();  // the grouped products, diagonals and plan_sparse_hinv_jt read it
       sparse_hj_ = products_ && plan_sparse_hinv_jt();
-      find_row_triples();  // the grouped products and diagonals read it
     }
     if (sparse_hj_) form_sparse_hinv_jt();
     rows_hinv_diag(ndiag, jhj);
@@ -573,9 +594,45 @@ bool Delassus::plan_sparse_hinv_jt() {
     seg_start_.push_back(static_cast<int>(seg_lo_.size()));
   }
   if (static_cast<int>(sval_.size()) < off) sval_.resize(off);
+  plan_scatter_blocks();
   // J^T x and H^-1 (apply_hinv)
   const double apply = off, sweep = (tree_gemv_ ? tree_work_ : 24.0 * nv) + static_cast<double>(J_.start[nrow_]);
   return apply < sweep && form < linear_iterations_ * (sweep - apply);
+}
+
+void Delassus::plan_scatter_blocks() {
+  // The scatter by output block (scatter_kernel): every segment starting at coordinate lo
+  // (a tree's first dof or a particle coordinate) is one entry of block lo, entries in row
+  // order (a counting sort by lo; the step's pattern).
+  std::fill(block_count_.begin(), block_count_.end(), 0);
+  int nentry = 0;
+  int r = 0;
+  for (const int g : group_) {  // one entry per segment of a group (its first row's)
+    for (int s0 = seg_start_[r]; s0 < seg_start_[r + 1]; ++s0, ++nentry) ++block_count_[seg_lo_[s0]];
+    r += g;
+  }
+  block_lo_.clear();
+  block_start_.assign(1, 0);
+  for (int lo = 0; lo < nvall_; ++lo)
+    if (block_count_[lo] > 0) {
+      block_lo_.push_back(lo);
+      block_start_.push_back(block_start_.back() + block_count_[lo]);
+      block_count_[lo] = block_start_[block_start_.size() - 2];  // now the block's next free entry
+    }
+  if (entries_.size() < static_cast<size_t>(nentry)) entries_.resize(2 * static_cast<size_t>(nentry));
+  r = 0;
+  for (const int g : group_) {
+    for (int j = 0; j < seg_start_[r + 1] - seg_start_[r]; ++j) {
+      const int s0 = seg_start_[r] + j;
+      ScatterEntry& e = entries_[block_count_[seg_lo_[s0]]++];
+      e.row = r;
+      e.group = g;
+      e.off0 = seg_off_[s0];
+      e.off1 = g == 3 ? seg_off_[seg_start_[r + 1] + j] : 0;
+      e.off2 = g == 3 ? seg_off_[seg_start_[r + 2] + j] : 0;
+    }
+    r += g;
+  }
 }
 
 void Delassus::form_sparse_hinv_jt() {
@@ -626,14 +683,14 @@ void Delassus::pack_triples() {
   }
 }
 
-void Delassus::rows_times(const double* x, double* y, const double* alpha, const double* corr, const double* xin) const {
-  rows_times_kernel(static_cast<int>(group_.size()), group_.data(), J_.start.data(), J_.col.data(), J_.val.data(),
+double Delassus::rows_times(const double* x, double* y, const double* alpha, const double* corr, const double* xin) const {
+  return rows_times_kernel(static_cast<int>(group_.size()), group_.data(), J_.start.data(), J_.col.data(), J_.val.data(),
                     packed_.data(), x, y, alpha, corr, xin);
 }
 
 void Delassus::scatter_hinv_jt(const double* alpha, const double* x, double* out) const {
-  scatter_kernel(static_cast<int>(group_.size()), group_.data(), seg_start_.data(), seg_lo_.data(), seg_hi_.data(),
-                 seg_off_.data(), sval_.data(), alpha, x, out, nvall_);
+  scatter_kernel(static_cast<int>(block_lo_.size()), block_lo_.data(), block_start_.data(), seg_hi_width_.data(),
+                 entries_.data(), sval_.data(), alpha, x, out, nvall_);
 }
 
 void Delassus::set_row_scaling(const double* alpha, const double* opdiag) {
@@ -690,7 +747,7 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
   op.diagonal = opdiag;
   // y = J_eff H^-1 J_eff^T x + (C + eps) x, H^-1 J_eff^T x from the dense form's columns,
   // from the sparse rows of H^-1 J^T, or by J^T x and one O(n) sweep for H^-1
-  auto apply = [&](const double* xin, double* y) {
+  auto apply = [&](const double* xin, double* y) -> double {
     if (dense_) {
       gemv_cols(nvall_, nrow, JHt_.data(), JHt_.outerStride(), xin, tmp_.data());  // the columns carry alpha
     } else if (sparse_hj_) {
@@ -701,19 +758,25 @@ LinearResult Delassus::solve(const SolverOptions& opt, int nc, const RowCoeffici
     }
     if (dense_ && m_.nparticle == 0) {  // J tmp by the dense J of the trees
       gemv_cols(nrow, m_.nv, Jd_.data(), Jd_.outerStride(), tmp_.data(), y);
-      for (int r = 0; r < nrow; ++r) y[r] = alpha[r] * y[r] + corr_[r] * xin[r];
-    } else {
-      rows_times(tmp_.data(), y, alpha, corr_.data(), xin);
+      double dot = 0;
+      for (int r = 0; r < nrow; ++r) {
+        y[r] = alpha[r] * y[r] + corr_[r] * xin[r];
+        dot += xin[r] * y[r];
+      }
+      return dot;
     }
+    return rows_times(tmp_.data(), y, alpha, corr_.data(), xin);
   };
   if (!(dense_ && m_.nparticle == 0)) pack_triples();  // rows_times multiplies
   // the diagonal's correction: opdiag less the product's own diagonal
   if (corr_.size() < nrow) corr_.resize(2 * nrow);  // headroom: the rows vary by step
   for (int r = 0; r < nrow; ++r) corr_[r] = opdiag[r] - alpha[r] * alpha[r] * jhj[r];
+  auto apply_only = [&](const double* xin, double* y) { apply(xin, y); };
   if (dense_ && assemble_) {
     op.A = &A_;
   } else {
-    op.apply = apply;
+    op.apply = apply_only;
+    op.apply_dot = apply;
   }
   auto block_precondition = [&](const double* r, double* z) {
     for (int i = 0; i < nrow; ++i) z[i] = r[i] / std::max(std::abs(opdiag[i]), 1e-300);

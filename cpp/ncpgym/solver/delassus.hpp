@@ -23,6 +23,12 @@
 namespace ncpgym {
 
 // Per-row quantities of the current iterate the operator reads (capacity >= rows).
+// One row (or group of three rows) adding its H^-1 J^T values over one output block:
+// the values' offsets in Delassus::sval_ per row of the group.
+struct ScatterEntry {
+  int row, group, off0, off1, off2;
+};
+
 struct RowCoefficients {
   const double* alpha;   // dphi/dC of each row (1 for bilateral and friction rows)
   const double* opdiag;  // the system diagonal alpha^2 J H^-1 J^T + C + eps
@@ -85,8 +91,9 @@ class Delassus {
   void find_row_triples();                               // group_ for the step
   void pack_triples();                                   // packed_ from the rows at the iterate
   // y = J x, the rows in their groups; with alpha, y = alpha (J x) + corr xin (the operator)
-  void rows_times(const double* x, double* y, const double* alpha = nullptr, const double* corr = nullptr,
-                  const double* xin = nullptr) const;
+  // (returns xin . y with alpha, else 0)
+  double rows_times(const double* x, double* y, const double* alpha = nullptr, const double* corr = nullptr,
+                    const double* xin = nullptr) const;
   // rows r, r + 1, r + 2 of a group of three (the same n columns): columns, then values
   struct RowTriple {
     int n;
@@ -123,6 +130,12 @@ class Delassus {
   // values from sval_[seg_off_[k]]; row r's segments are [seg_start_[r], seg_start_[r + 1])
   bool sparse_hj_ = false;
   std::vector<int> seg_start_, seg_lo_, seg_hi_, seg_off_;
+  // the scatter's output blocks (plan_scatter_blocks): block k starts at coordinate
+  // block_lo_[k], its entries are [block_start_[k], block_start_[k + 1]) of entries_
+  std::vector<int> block_lo_, block_start_, block_count_;
+  std::vector<int> seg_hi_width_;  // per coordinate that starts a block, the block's width
+  std::vector<ScatterEntry> entries_;
+  void plan_scatter_blocks();
   std::vector<double> sval_;
   // the rows in groups of 3 (rows with the same columns: a contact's normal and tangent
   // rows) or 1, in order; a group of 3 reads each column once (set per step by both forms

@@ -91,8 +91,13 @@ LinearResult pcr_jacobi(const LinearOperator& op, const CMap& b, VMap& x, int it
   x.setZero();
   w.r = b;
   w.z = w.Pinv.cwiseProduct(w.r);
-  op.mul(w.z.data(), w.Az.data());
-  double zAz = dot(n, w.z.data(), w.Az.data());
+  // Az = A z and z . Az, from the operator's fused product where it has one
+  auto product = [&]() {
+    if (op.apply_dot && !op.A) return op.apply_dot(w.z.data(), w.Az.data());
+    op.mul(w.z.data(), w.Az.data());
+    return dot(n, w.z.data(), w.Az.data());
+  };
+  double zAz = product();
   // the first direction p = z, Ap = Az (beta = 0 on zeroed p and Ap)
   w.p.setZero();
   w.Ap.setZero();
@@ -104,8 +109,7 @@ LinearResult pcr_jacobi(const LinearOperator& op, const CMap& b, VMap& x, int it
     if (rr <= stop2 || zAz == 0 || den <= 0) break;
     const double alpha = zAz / den;
     rr = pcr_update(n, alpha, w.p.data(), w.Ap.data(), w.PAp.data(), x.data(), w.r.data(), w.z.data());
-    op.mul(w.z.data(), w.Az.data());
-    const double zAz_new = dot(n, w.z.data(), w.Az.data());
+    const double zAz_new = product();
     const double beta = zAz_new / zAz;
     zAz = zAz_new;
     den = pcr_direction(n, beta, w.z.data(), w.Az.data(), w.Pinv.data(), w.p.data(), w.Ap.data(), w.PAp.data());

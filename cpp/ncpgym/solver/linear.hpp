@@ -25,6 +25,8 @@ struct LinearOperator {
   const double* diagonal = nullptr;
   const MatX* A = nullptr;
   FunctionRef<void(const double* x, double* y)> apply;  // y = A x
+  // Optional: y = A x returning x . y (PCR's next inner product, taken with the product)
+  FunctionRef<double(const double* x, double* y)> apply_dot;
   // Optional preconditioner z = P^-1 r for PCR/PCG (default: Jacobi, 1 / |diagonal|).
   FunctionRef<void(const double* r, double* z)> precondition;
   void mul(const double* x, double* y) const;
