@@ -182,25 +182,42 @@ NCPGYM_CLONES void form_sparse_kernel(int nrow, int nv, const int* start, const 
   }
 }
 
-// diag J H^-1 J^T of a group of three rows whose columns are all tree dofs and fall in at
-// most two runs of one tree each (a contact's two sides, contact_rows.cpp): the pairs of
-// different trees are zero, so each run is summed alone, with no test per pair (the sums
-// of row_hinv_diag in its order). False, nothing written, for any other column pattern.
+// diag J H^-1 J^T of a group of three rows (row_hinv_diag's sums in its order, the three
+// at once): a tree column pairs with the later columns of its own tree, a particle column
+// with its repeats. The columns of one tree must be contiguous (a contact's two sides,
+// contact_rows.cpp: a body's path, or particle coordinates), so each tree column's partners
+// are the rest of its run, with no test per pair; false, nothing written, for rows where a
+// tree's columns are split (or more than kMaxRun columns), which take row_hinv_diag.
+constexpr int kMaxRun = 64;
 NCPGYM_CLONES bool triple_hinv_diag(int n, int nv, const int* col, const double* v0, const double* v1,
-                                    const double* v2, const int* root, const double* __restrict Hinv, Eigen::Index ld,
-                                    double* out) {
-  for (int c = 0; c < n; ++c)
-    if (col[c] >= nv) return false;
-  int split = 1;
-  while (split < n && root[col[split]] == root[col[0]]) ++split;
-  for (int c = split + 1; c < n; ++c)
-    if (root[col[c]] != root[col[split]]) return false;
+                                    const double* v2, const int* root, const double* pminv,
+                                    const double* __restrict Hinv, Eigen::Index ld, double* out) {
+  if (n > kMaxRun) return false;
+  int end[kMaxRun], run_root[kMaxRun], nrun = 0;
+  for (int a = n - 1; a >= 0; --a) {  // end[a]: one past the run of a's tree (tree columns)
+    const bool tree = col[a] < nv;
+    end[a] = tree && a + 1 < n && col[a + 1] < nv && root[col[a + 1]] == root[col[a]] ? end[a + 1] : a + 1;
+    if (tree && end[a] == a + 1) run_root[nrun++] = root[col[a]];  // a run's last column
+  }
+  for (int i = 0; i < nrun; ++i)
+    for (int j = i + 1; j < nrun; ++j)
+      if (run_root[i] == run_root[j]) return false;  // one tree in two runs
   double acc0 = 0, acc1 = 0, acc2 = 0;
   for (int a = 0; a < n; ++a) {
-    const int i = col[a], end = a < split ? split : n;
+    const int i = col[a];
+    if (i >= nv) {  // particles: diagonal H^-1 (a repeated column pairs with itself too)
+      const double p = pminv[i - nv];
+      for (int c = 0; c < n; ++c)
+        if (col[c] == i) {
+          acc0 += v0[a] * p * v0[c];
+          acc1 += v1[a] * p * v1[c];
+          acc2 += v2[a] * p * v2[c];
+        }
+      continue;
+    }
     const double* __restrict Hi = Hinv + static_cast<Eigen::Index>(i) * ld;
     double s0 = 0.5 * v0[a] * Hi[i], s1 = 0.5 * v1[a] * Hi[i], s2 = 0.5 * v2[a] * Hi[i];
-    for (int c = a + 1; c < end; ++c) {
+    for (int c = a + 1; c < end[a]; ++c) {
       const double h = Hi[col[c]];
       s0 += h * v0[c];
       s1 += h * v1[c];
@@ -384,55 +401,21 @@ double Delassus::row_hinv_diag(int r) const {
 }
 
 void Delassus::rows_hinv_diag(int ndiag, double* jhj) const {
-  // row_hinv_diag of every row, a group of three rows (a contact's, with the same columns)
-  // reading each entry of H^-1 once for its three sums (each sum in row_hinv_diag's order)
-  const int nv = m_.nv;
+  // row_hinv_diag of every row; a group of three rows (a contact's, with the same columns)
+  // reads each entry of H^-1 once for its three sums (triple_hinv_diag)
   int r = 0;
   for (const int g : group_) {
     if (r >= ndiag) break;
-    if (g != 3 || r + 3 > ndiag) {
-      for (int k = r; k < std::min(r + g, ndiag); ++k) jhj[k] = row_hinv_diag(k);
-      r += g;
-      continue;
-    }
-    const auto [n, col, v0, v1, v2] = triple(r);
-    if (n > 0 && triple_hinv_diag(n, nv, col, v0, v1, v2, dof_root_.data(), Hinv_.data(), nv, jhj + r)) {
-      r += 3;
-      continue;
-    }
-    double acc0 = 0, acc1 = 0, acc2 = 0;
-    for (int a = 0; a < n; ++a) {
-      const int i = col[a];
-      if (i >= nv) {
-        const double p = pminv_[i - nv];
-        for (int c = 0; c < n; ++c)
-          if (col[c] == i) {
-            acc0 += v0[a] * p * v0[c];
-            acc1 += v1[a] * p * v1[c];
-            acc2 += v2[a] * p * v2[c];
-          }
+    const bool grouped = g == 3 && r + 3 <= ndiag;
+    if (grouped) {
+      const auto [n, col, v0, v1, v2] = triple(r);
+      if (triple_hinv_diag(n, m_.nv, col, v0, v1, v2, dof_root_.data(), pminv_.data(), Hinv_.data(), m_.nv, jhj + r)) {
+        r += 3;
         continue;
       }
-      const double* Hi = Hinv_.data() + static_cast<Eigen::Index>(i) * nv;
-      const int root = dof_root_[i];
-      double s0 = 0.5 * v0[a] * Hi[i], s1 = 0.5 * v1[a] * Hi[i], s2 = 0.5 * v2[a] * Hi[i];
-      for (int c = a + 1; c < n; ++c) {
-        const int j = col[c];
-        if (j < nv && dof_root_[j] == root) {
-          const double h = Hi[j];
-          s0 += h * v0[c];
-          s1 += h * v1[c];
-          s2 += h * v2[c];
-        }
-      }
-      acc0 += 2.0 * v0[a] * s0;
-      acc1 += 2.0 * v1[a] * s1;
-      acc2 += 2.0 * v2[a] * s2;
     }
-    jhj[r] = acc0;
-    jhj[r + 1] = acc1;
-    jhj[r + 2] = acc2;
-    r += 3;
+    for (int k = r; k < std::min(r + g, ndiag); ++k) jhj[k] = row_hinv_diag(k);
+    r += g;
   }
 }
 
