@@ -281,8 +281,8 @@ Delassus::Delassus(const Model& m, Data& dH, const SparseRows& J, int dense_capa
   for (int i = 0; i < m.nv; ++i) tree_end_[dof_root_[i]] = std::max(tree_end_[dof_root_[i]], i + 1);
   for (int i = 0; i < m.nv; ++i) tree_end_[i] = tree_end_[dof_root_[i]];
   // the scatter's blocks (plan_scatter_blocks): at most one per coordinate
-  seg_hi_width_.assign(nvall_, 1);  // a particle coordinate: 1
-  for (int i = 0; i < m.nv; ++i) seg_hi_width_[i] = tree_end_[i] - dof_root_[i];
+  block_width_.assign(nvall_, 1);  // a particle coordinate: 1
+  for (int i = 0; i < m.nv; ++i) block_width_[i] = tree_end_[i] - dof_root_[i];
   block_count_.assign(nvall_, 0);
   block_lo_.reserve(nvall_);
   block_start_.reserve(nvall_ + 1);
@@ -577,10 +577,11 @@ bool Delassus::plan_sparse_hinv_jt() {
     seg_start_.push_back(static_cast<int>(seg_lo_.size()));
   }
   if (static_cast<int>(sval_.size()) < off) sval_.resize(off);
-  plan_scatter_blocks();
   // J^T x and H^-1 (apply_hinv)
   const double apply = off, sweep = (tree_gemv_ ? tree_work_ : 24.0 * nv) + static_cast<double>(J_.start[nrow_]);
-  return apply < sweep && form < linear_iterations_ * (sweep - apply);
+  const bool pays = apply < sweep && form < linear_iterations_ * (sweep - apply);
+  if (pays) plan_scatter_blocks();
+  return pays;
 }
 
 void Delassus::plan_scatter_blocks() {
@@ -672,7 +673,7 @@ double Delassus::rows_times(const double* x, double* y, const double* alpha, con
 }
 
 void Delassus::scatter_hinv_jt(const double* alpha, const double* x, double* out) const {
-  scatter_kernel(static_cast<int>(block_lo_.size()), block_lo_.data(), block_start_.data(), seg_hi_width_.data(),
+  scatter_kernel(static_cast<int>(block_lo_.size()), block_lo_.data(), block_start_.data(), block_width_.data(),
                  entries_.data(), sval_.data(), alpha, x, out, nvall_);
 }
 

@@ -22,13 +22,13 @@
 
 namespace ncpgym {
 
-// Per-row quantities of the current iterate the operator reads (capacity >= rows).
 // One row (or group of three rows) adding its H^-1 J^T values over one output block:
 // the values' offsets in Delassus::sval_ per row of the group.
 struct ScatterEntry {
   int row, group, off0, off1, off2;
 };
 
+// Per-row quantities of the current iterate the operator reads (capacity >= rows).
 struct RowCoefficients {
   const double* alpha;   // dphi/dC of each row (1 for bilateral and friction rows)
   const double* opdiag;  // the system diagonal alpha^2 J H^-1 J^T + C + eps
@@ -133,7 +133,7 @@ class Delassus {
   // the scatter's output blocks (plan_scatter_blocks): block k starts at coordinate
   // block_lo_[k], its entries are [block_start_[k], block_start_[k + 1]) of entries_
   std::vector<int> block_lo_, block_start_, block_count_;
-  std::vector<int> seg_hi_width_;  // per coordinate that starts a block, the block's width
+  std::vector<int> block_width_;  // per coordinate that starts a block, the block's width
   std::vector<ScatterEntry> entries_;
   void plan_scatter_blocks();
   std::vector<double> sval_;
