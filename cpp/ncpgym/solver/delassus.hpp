@@ -90,10 +90,8 @@ class Delassus {
   void scatter_hinv_jt(const double* alpha, const double* x, double* out) const;  // out = H^-1 J_eff^T x
   void find_row_triples();                               // group_ for the step
   void pack_triples();                                   // packed_ from the rows at the iterate
-  // y = J x, the rows in their groups; with alpha, y = alpha (J x) + corr xin (the operator)
-  // (returns xin . y with alpha, else 0)
-  double rows_times(const double* x, double* y, const double* alpha = nullptr, const double* corr = nullptr,
-                    const double* xin = nullptr) const;
+  // y = alpha (J x) + corr xin, the rows in their groups (the operator's last step); returns xin . y
+  double rows_times(const double* x, double* y, const double* alpha, const double* corr, const double* xin) const;
   // rows r, r + 1, r + 2 of a group of three (the same n columns): columns, then values
   struct RowTriple {
     int n;
