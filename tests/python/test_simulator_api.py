@@ -95,6 +95,27 @@ def test_tolerance_exits_early():
     assert len(sim.solver_stats["residual"]) < 50
 
 
+
+def test_a_resting_warm_started_step_takes_no_newton_update():
+    """The early exit is checked from iterate 0 on (dual path): a box resting on the ground,
+    warm-started with the impulses that carry its weight, starts converged, so the step
+    solves nothing (no update, no linear solve) and leaves the box where it was, its contact
+    force still m g (1 kg x 9.81). A free-falling first step still iterates."""
+    m, q0 = scenes.incline(0.0, 0.5)
+    sim = ncpgym.Simulator(m)
+    sim.q[:] = q0
+    sim.step()
+    assert sim.solver_stats["newton_iterations"] >= 1
+    sim.step(nsteps=240)
+    z = sim.q[2]
+    sim.step()
+    stats = sim.solver_stats
+    assert stats["newton_iterations"] == 0 and stats["linear_iterations"] == []
+    assert stats["residual"][0] < 1e-9 and stats["momentum_residual"][0] < 1e-9
+    assert sim.contacts["force"][:, 0].sum() == pytest.approx(9.81, rel=1e-7)  # 1e-9 m/s x m / h
+    assert abs(sim.q[2] - z) < 1e-11 and np.abs(sim.u).max() < 1e-9
+
+
 def _interrupt_after(code: str, seconds: float = 1.5):
     """Run `code` in a child Python, send SIGINT after `seconds`; returns (returncode,
     output, seconds from the signal to the child's exit)."""

@@ -51,6 +51,9 @@ struct SolverOptions {
   // heavy stack 8.0 -> 1.0, table pile 7.9 -> 5.8 (1.0 in the last second), arch 8.0 -> 6.7;
   // the humanoid and the 50-body pile (a capsule still rolls) run their 8. 1e-5 saved more
   // (arch 2.1) but moved slow analytic scenes by 1e-4-1e-3 relative (buoyancy, drag).
+  // Since session 34 the dual path checks iterate 0 too (the warm start itself): a resting
+  // step then solves nothing (8 perturbed starts each, median us/step: arch 630 -> 310,
+  // heavy stack 50 -> 25, rocks 1,883 -> 1,675, table pile 3,988 -> 3,784; outcomes equal).
   double tolerance = 1e-9;
   // Inexact Newton: the iterative linear solvers (PCR, PCG, Jacobi, Gauss-Seidel) stop
   // once the residual of eq. 59 is below this fraction of its right-hand side (a constant

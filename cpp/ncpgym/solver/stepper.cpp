@@ -548,7 +548,10 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
     }
     merit = trial;
     if (it == opt_.newton_iterations) break;  // line_search's check of the last update
-    if (opt_.tolerance > 0 && it > 0 && stats_.residual.back() < opt_.tolerance &&
+    // on the dual path checked from iterate 0 on: a warm-started step that starts converged
+    // (a pile at rest) takes no update and no linear solve. The primal path factorises at
+    // least once: Simulator.particle_response reads the step's factorisation.
+    if (opt_.tolerance > 0 && (it > 0 || !primal) && stats_.residual.back() < opt_.tolerance &&
         stats_.momentum_residual.back() < opt_.tolerance)
       break;
     const LinearResult lr = primal ? soft_direction(nrow, elem_row0, h, alpha_, cdiag_, hvec_, dl_, it == 0, s.q.data())
