@@ -178,6 +178,68 @@ TEST_P(RandomTrees, ImplicitInversionGivesMinverse) {
   EXPECT_LT(rel_err(x, R3.col(3)), 1e-10);
 }
 
+// A forest: a free body; a hinge chain; a static body carrying a hinge with a ball and a
+// hinge below it (a branching tree whose root has no dofs); a free body with a slide child; a static body alone.
+// minv_tree_blocks gives each tree's block of M^-1 (against a dense solve of CRBA's M),
+// bit for bit what minv_times_transposed gives on the whole identity, and writes nothing
+// that couples two trees.
+TEST(ImplicitInversion, TreeBlocksOfAForest) {
+  std::mt19937 rng(5);
+  Builder b;
+  auto body = [&](int parent) {
+    return b.add_body(parent, test::random_vec(rng, 0.5), Quat::Identity(), 1.0 + 0.1 * parent,
+                      test::random_vec(rng, 0.1), test::random_inertia(rng));
+  };
+  auto joint = [&](int id, JointType type) {
+    JointSpec j;
+    j.type = type;
+    j.axis = test::random_vec(rng).normalized();
+    j.armature = 0.01;
+    b.add_joint(id, j);
+  };
+  joint(body(0), JointType::Free);
+  const int c1 = body(0);
+  joint(c1, JointType::Hinge);
+  const int c2 = body(c1);
+  joint(c2, JointType::Hinge);
+  joint(body(c2), JointType::Slide);
+  const int base = body(0);  // static
+  const int arm = body(base);
+  joint(arm, JointType::Hinge);
+  joint(body(arm), JointType::Ball);
+  joint(body(arm), JointType::Hinge);  // a branch: the inward sweep adds two children's blocks
+  const int f2 = body(0);
+  joint(f2, JointType::Free);
+  joint(body(f2), JointType::Slide);
+  body(0);  // static, alone
+  auto m = b.build();
+  Data d(*m);
+  VecX q, u;
+  random_state(*m, rng, q, u);
+  crba(*m, d, q.data());
+  const MatX Minv = MatX(d.M).ldlt().solve(MatX::Identity(m->nv, m->nv));
+  factorize(*m, d, q.data());
+  const MatX eye = MatX::Identity(m->nv, m->nv);
+  MatX whole(m->nv, m->nv), blocks = MatX::Constant(m->nv, m->nv, std::nan(""));
+  minv_times_transposed(*m, d, eye, whole);
+  minv_tree_blocks(*m, d, eye, blocks);
+  // the trees' dof ranges: free 6, chain 3, arm 1 + 3 + 1, free 6 + slide 1
+  const std::vector<std::pair<int, int>> trees{{0, 6}, {6, 9}, {9, 14}, {14, 21}};
+  ASSERT_EQ(m->nv, 21);
+  for (int i = 0; i < m->nv; ++i)
+    for (int j = 0; j < m->nv; ++j) {
+      bool same = false;
+      for (auto [lo, hi] : trees) same |= lo <= i && i < hi && lo <= j && j < hi;
+      if (same) {
+        EXPECT_EQ(blocks(i, j), whole(i, j)) << i << "," << j;
+        EXPECT_NEAR(blocks(i, j), Minv(j, i), 1e-10 * Minv.cwiseAbs().maxCoeff()) << i << "," << j;
+      } else {
+        EXPECT_TRUE(std::isnan(blocks(i, j))) << i << "," << j;
+        EXPECT_NEAR(Minv(j, i), 0.0, 1e-12) << i << "," << j;
+      }
+    }
+}
+
 TEST_P(RandomTrees, SiteJacobianMatchesFiniteDifferences) {
   auto [nb, floating] = GetParam();
   auto m = random_tree(nb, 40 + nb, floating);

@@ -56,6 +56,10 @@ void minv_times(const Model& m, Data& d, const Eigen::Ref<const MatX>& B, Eigen:
 // layout of the recursion (no copies, no allocation once d.iim_buf has grown).
 void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>& Bt,
                            Eigen::Ref<MatX> Xt);
+// The same on B = I for the trees' diagonal blocks only: Xt(i, j) = (M^-1)(j, i) for dofs i,
+// j of one tree (Xt nv x nv; entries coupling two trees, which are zero, are not written).
+// eye: an identity at least as large as the largest tree.
+void minv_tree_blocks(const Model& m, Data& d, const Eigen::Ref<const MatX>& eye, Eigen::Ref<MatX> Xt);
 // The same for one column: out = M^-1 w (nv), the two sweeps on 6-vectors (what
 // matrix-free solvers call once per product).
 void minv_times_vector(const Model& m, Data& d, const double* w, double* out);

@@ -313,11 +313,16 @@ void Delassus::begin_step(int nrow, bool dense, int iterations, bool assemble, b
 }
 
 void Delassus::invert_trees() {
-  // the trees' H^-1 (H is fixed for the step): the IIM on the identity, pruned per tree
+  // the trees' H^-1 (H is fixed for the step): the IIM on the identity, tree by tree; the
+  // blocks coupling two trees are the zeros written once here
   if (m_.nv == 0) return;
-  if (eye_.rows() != m_.nv) eye_ = MatX::Identity(m_.nv, m_.nv);
-  if (Hinv_.rows() != m_.nv) Hinv_.resize(m_.nv, m_.nv);
-  minv_times_transposed(m_, dH_, eye_, Hinv_);
+  if (Hinv_.rows() != m_.nv) {
+    int widest = 0;
+    for (int i = 0; i < m_.nv; ++i) widest = std::max(widest, tree_end_[i] - dof_root_[i]);
+    eye_ = MatX::Identity(widest, widest);
+    Hinv_.setZero(m_.nv, m_.nv);
+  }
+  minv_tree_blocks(m_, dH_, eye_, Hinv_);
   hinv_fresh_ = true;
 }
 

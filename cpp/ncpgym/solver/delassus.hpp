@@ -142,7 +142,7 @@ class Delassus {
   std::vector<double> packed_;  // per group of three, (v0, v1, v2, 0) per column (pack_triples)
   bool via_hinv_ = false;  // this step forms H^-1 J^T from Hinv_ (assemble_through_hinv)
   int iterations_ = 1;
-  MatX Hinv_, eye_;       // dense H^-1 of the trees (nv x nv)
+  MatX Hinv_, eye_;       // dense H^-1 of the trees (nv x nv); eye_: as wide as the widest tree
   bool tree_gemv_ = false;   // apply_hinv multiplies by Hinv_ (else the IIM sweep)
   bool hinv_fresh_ = false;  // Hinv_ holds this step's H^-1 (apply_hinv then multiplies by it)
   std::vector<int> dof_root_;  // per dof, the first dof of its tree (H^-1 couples no two trees)
