@@ -29,7 +29,9 @@ seed's Newton iteration without ncpgym's safeguards (impulse clipping, bounded f
 the warm start and the return of friction to the cone); "ncpgym-pcr-cold" rows the defaults
 before session 31 (every step from lambda = 0, the seed's friction row: warm_start and
 cone_return off);
-the humanoid is also run over random-torque seeds 0-11 with and without them. PNG plots of the NCP residual per Newton iteration (one step of the heavy
+the humanoid is also run over random-torque seeds 0-11 with and without them (and at the
+seed's counts). "ncpgym-pcr-NxL" rows run N Newton / L linear iterations, the seed's Table 2
+counts for the scene (SEED_COUNTS; ncpgym's defaults are the table's largest, 8 / 50). PNG plots of the NCP residual per Newton iteration (one step of the heavy
 stack, per linear solver and per r-factor strategy) land next to the JSON.
 """
 
@@ -93,6 +95,12 @@ def build(scene: str, seed: int = 0):
     m = ncpgym.load_model(humanoid_path())
     return m, m.qpos0.copy()
 
+
+# The seed's own iteration counts (Table 2, nonsmooth-newton-ncp.txt; ncpgym's defaults are
+# the largest of the table, 8 Newton / 50 linear, for every scene): Table Pile 4 / 20, Arch
+# 6 / 20, Humanoid Run 4 / 10 (the humanoid tasks run 4 Newton iterations too). The pile and
+# the rocks, which the seed does not have, take the table pile's. Rows "ncpgym-pcr-NxL".
+SEED_COUNTS = {"table_pile": (4, 20), "pile": (4, 20), "rocks": (4, 20), "arch": (6, 20), "humanoid": (4, 10)}
 
 # ---------------------------------------------------------------- ncpgym runs
 # The seed's Newton iteration without ncpgym's safeguards (docs/architecture.md).
@@ -503,6 +511,10 @@ def main(argv=None):
         if scene not in chosen:
             continue
         runs = [("ncpgym-pcr", lambda: run_ncpgym(scene, secs))]
+        if scene in SEED_COUNTS:  # at the seed's Table 2 counts
+            nw, nl = SEED_COUNTS[scene]
+            runs += [(f"ncpgym-pcr-{nw}x{nl}",
+                      lambda nw=nw, nl=nl: run_ncpgym(scene, secs, newton_iterations=nw, linear_iterations=nl))]
         if scene == "arch":
             runs += [("ncpgym-pcr-block", lambda: run_ncpgym(scene, secs, block_preconditioner=True)),
                      ("ncpgym-ldlt-eps1e-4", lambda: run_ncpgym(scene, secs, linear="ldlt", regularization=1e-4))]
@@ -562,7 +574,9 @@ def main(argv=None):
         return
     # The humanoid is chaotic: one trajectory's worst step says little, so report seeds 0-11.
     seeds = {}
-    for name, opts in (("default", {}), ("seed-newton", SEED_NEWTON)):
+    nw, nl = SEED_COUNTS["humanoid"]
+    for name, opts in (("default", {}), ("seed-newton", SEED_NEWTON),
+                       (f"{nw}x{nl}", dict(newton_iterations=nw, linear_iterations=nl))):
         pens = [run_ncpgym("humanoid", SECONDS["humanoid"], seed=k, **opts)["max_penetration_m"] for k in range(12)]
         seeds[name] = pens
         print(f"humanoid seeds 0-11, {name:<12} max penetration per seed (mm): "
