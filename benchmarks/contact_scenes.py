@@ -548,7 +548,8 @@ def main(argv=None):
     for scene in EQUALITY_SCENES:
         if scene not in chosen:
             continue
-        for engine, opts in (("ncpgym-pcr", {}), ("ncpgym-full-step", {"smooth_full_step": True}),
+        for engine, opts in (("ncpgym-pcr", {}), ("ncpgym-damped", {"line_search": False}),
+                             ("ncpgym-full-step", {"smooth_full_step": True, "line_search": False}),
                              ("mujoco-default", {}), ("mujoco-stiff", {})):
             r = dict(scene=scene, engine=engine, **run_equality(scene, engine, **opts))
             rows.append(r)

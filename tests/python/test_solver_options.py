@@ -78,19 +78,21 @@ def test_unknown_or_mistyped_options_raise_type_errors():
 def test_momentum_residual_is_reported_and_vanishes_at_the_solution():
     """g of eq. 57 at each iterate, on a linear system (a hinge chain with its springs as
     rows): the damped Newton step t = 0.75 shrinks it by 1 - t = 0.25 per iteration, full
-    steps (smooth_full_step) solve it in one; the early exit needs both residuals below the
+    steps (smooth_full_step, and the default's backtracking on this smooth step, which starts
+    from t = 1 and keeps it) solve it in one; the early exit needs both residuals below the
     tolerance."""
     m = scenes.stiff_chain(n=8)
-    sim = ncpgym.Simulator(m, implicit_springs=False, tolerance=0)  # every iteration runs
+    sim = ncpgym.Simulator(m, implicit_springs=False, tolerance=0, line_search=False)  # damped, all 8
     sim.step()
     st = sim.solver_stats
     assert len(st["momentum_residual"]) == st["newton_iterations"] == 8
     r = np.array(st["momentum_residual"])
     np.testing.assert_allclose(r[2:] / r[1:-1], 0.25, rtol=0.05)
-    sim = ncpgym.Simulator(m, implicit_springs=False, smooth_full_step=True, tolerance=0)
-    sim.step()
-    r = sim.solver_stats["momentum_residual"]
-    assert r[0] > 1e-3 and r[2] < 1e-12
+    for opts in ({"smooth_full_step": True, "line_search": False}, {}):
+        sim = ncpgym.Simulator(m, implicit_springs=False, tolerance=0, **opts)
+        sim.step()
+        r = sim.solver_stats["momentum_residual"]
+        assert r[0] > 1e-3 and r[2] < 1e-12
     sim = ncpgym.Simulator(m, implicit_springs=False, tolerance=1e-9, newton_iterations=30)
     sim.step()
     st = sim.solver_stats

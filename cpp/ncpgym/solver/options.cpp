@@ -31,6 +31,7 @@ SolverOptions resolve(const Model& m, SolverOptions o) {
   require(o.dense_max_rows >= 0, "dense_max_rows must be >= 0");
   require(o.max_speed >= 0, "max_speed must be >= 0 (0: no bound)");
   require(o.line_search >= kAuto && o.line_search <= 1, "line_search must be None (auto), False or True");
+  o.smooth_search = o.line_search != 0;  // smooth steps search unless it is False
   if (o.line_search == kAuto) {  // on with an activated Neo-Hookean element (options.hpp)
     o.line_search = 0;
     for (int t = 0; t < m.ntet; ++t)

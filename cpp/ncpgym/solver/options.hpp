@@ -188,11 +188,12 @@ struct SolverOptions {
   //   welded to a swinging link drifts 2.8e-8 m over 10 s with t = 0.75 and 8 iterations
   //   (1.3e-5 m when released off the constraint), 5e-16 m with t = 1. Off by default: the Newton matrix uses J(q^n) for the velocity derivative of
   //   C(q- + h G u), exact for hinges and slides but not for quaternion joints, and a loop of
-  //   20 light links on ball joints diverges with full steps (2 cm at worst damped).
+  //   20 light links on ball joints diverges with full steps (2 cm at worst damped). Smooth
+  //   steps backtrack from t = 1 by default instead (line_search, below).
   bool smooth_full_step = false;
   // A step whose new velocities exceed this (m/s or rad/s, any coordinate) is reported as
   // diverged and leaves the state unchanged, like a non-finite one (0: no bound).
-  // line_search (steps with soft elements, the primal path, only): each Newton update tries
+  // line_search (steps with soft elements on the primal path, and smooth steps): each Newton update tries
   //   the full step t = 1 and halves it (at most 4 times) until the merit |(hvec, H^-1 g)|_2
   //   of the iterate (the row values of eq. 58 and the momentum residual of eq. 57) falls by
   //   the Armijo fraction 1e-4 t; the last update is checked too (one more row evaluation).
@@ -213,7 +214,21 @@ struct SolverOptions {
   //   against 102 ms per 8-world step. Passive Neo-Hookean bodies held by rigid fingers keep
   //   the damped step: with the search Fetch's tomato slipped 5.4 mm in the fingers over the
   //   scripted carry (limit 5; 4.7 damped). Session 32, docs/architecture.md.
+  //   Since session 34 the search also runs on smooth steps (rows all bilateral rows of the
+  //   trees, as smooth_full_step's) unless line_search is False: there the damped step's
+  //   fixed t let a closed loop of light links run away, because the Newton matrix leaves
+  //   out the loop's geometric stiffness (eq. 70), which its tension makes larger than a
+  //   link's inertia about its own axis: benchmarks/contact_scenes.py's weld_chain (20
+  //   capsules of 0.1 kg on ball joints hanging as a loop) grew its momentum residual 3-4x
+  //   per iterate within a step and left its loop open by 5.3 cm over 10 s (MuJoCo 1.3 cm),
+  //   diverging from 1e-9 rad/s of perturbation; backtracking from t = 1 holds it within
+  //   1.7e-5 m, perturbed too. The seed's diagonal secant (eqs. 71-74) on the tree
+  //   coordinates was tried first: its shifts came out at 0.2-0.9 against inertias of 1e-4
+  //   (the secant credits each coordinate with every coordinate's motion) and the loop still
+  //   diverged.
   int line_search = kAuto;
+  // Resolved from line_search by resolve() (not an option of its own): smooth steps search.
+  bool smooth_search = true;
   double max_speed = 1e4;
   CollisionOptions collision;
 };

@@ -523,7 +523,8 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
   const bool smooth = rows_.end(RowBlock::Limit) == 0 && rows_.begin(RowBlock::Distance) == rows_.begin(RowBlock::Equality) &&
                       rows_.end(RowBlock::Equality) == nrow;
   t_ = opt_.smooth_full_step && smooth ? 1.0 : opt_.step;
-  const bool search = opt_.line_search == 1 && primal && elements;  // soft steps only (options.hpp)
+  // soft steps (line_search) and smooth steps of the trees (smooth_search; options.hpp)
+  const bool search = (opt_.line_search == 1 && primal && elements) || (opt_.smooth_search && smooth && !primal);
   double merit = 0.0;
   for (int it = 0;; ++it) {
     double trial = evaluate_iterate(s, h, nrow, it, primal);
