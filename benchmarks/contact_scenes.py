@@ -5,7 +5,9 @@ manner of the seed's Figs. 16-18.
     python benchmarks/contact_scenes.py --json benchmarks/results/contact_scenes.json
     python benchmarks/contact_scenes.py --scenes rocks table_pile   # only these rows
 
-Rows: {"scene", "engine", "max_penetration_m", "drift_m", "stable", "step_us"}.
+Rows: {"scene", "engine", "max_penetration_m", "drift_m", "stable", "step_us"}; step_us is
+the mean time of the step call alone (setting ctrl included), not of the script's probes
+(contact queries, penetration tracking) between steps (since session 34).
 Scenes: incline (mu > tan theta, block must stay put), heavy_stack (masses 8..32768 kg,
 mu 0.5), arch (20 convex voussoirs, the seed's 15-110 kg, mu 0.6; drift = largest displacement), pile (50 boxes and capsules between walls; drift = largest
 displacement over the last second, i.e. how settled it is), rocks (30 random convex hulls
@@ -119,11 +121,13 @@ def run_ncpgym(scene: str, seconds: float, seed: int = 0, **opts):
     n = int(round(seconds / H))
     late = n - int(round(1.0 / H))
     pen, rest_pen, stable, q_late = 0.0, 0.0, True, q0
-    t0 = time.perf_counter()
-    done = 0
+    elapsed, done = 0.0, 0
     try:
         for k in range(n):
-            sim.step(ctrl=rng.uniform(-0.4, 0.4, m.nu) if scene == "humanoid" else None)
+            ctrl = rng.uniform(-0.4, 0.4, m.nu) if scene == "humanoid" else None
+            t1 = time.perf_counter()  # the step alone, as for MuJoCo (not the probes below)
+            sim.step(ctrl=ctrl)
+            elapsed += time.perf_counter() - t1
             done += 1
             if scene in TRACKED:
                 d = detected_dist(sim)
@@ -135,7 +139,7 @@ def run_ncpgym(scene: str, seconds: float, seed: int = 0, **opts):
     except RuntimeError as e:
         stable = False
         print(f"  {scene}: ncpgym stopped at step {done} of {n}: {e}")
-    dt = (time.perf_counter() - t0) / max(done, 1)
+    dt = elapsed / max(done, 1)
     q = sim.q.copy()
     pen, drift = measure(scene, q, q0, pen, q_late, m)
     stable = stable and bool(np.isfinite(q).all()) and pen < 0.05 and drift < DRIFT_LIMIT.get(scene, 0.05)
@@ -216,18 +220,21 @@ def run_mujoco(scene: str, seconds: float, stiff: bool):
     n = int(round(seconds / H))
     late = n - int(round(1.0 / H))
     pen, rest_pen, q_late = 0.0, 0.0, q0
-    t0 = time.perf_counter()
+    elapsed = 0.0
     for k in range(n):
-        if scene == "humanoid":
-            d.ctrl[:] = rng.uniform(-0.4, 0.4, mj.nu)
+        ctrl = rng.uniform(-0.4, 0.4, mj.nu) if scene == "humanoid" else None
+        t1 = time.perf_counter()  # the step alone (with setting ctrl), as for ncpgym
+        if ctrl is not None:
+            d.ctrl[:] = ctrl
         mujoco.mj_step(mj, d)
+        elapsed += time.perf_counter() - t1
         if scene in TRACKED and d.ncon:
             deepest = -float(d.contact.dist[: d.ncon].min())
             pen = max(pen, deepest)
             rest_pen = max(rest_pen, deepest) if k >= late else rest_pen
         if k == late:
             q_late = d.qpos.copy()
-    dt = (time.perf_counter() - t0) / n
+    dt = elapsed / n
     q = d.qpos.copy()
     pen, drift = measure(scene, q, q0, pen, q_late, m)
     stable = bool(np.isfinite(q).all()) and pen < 0.05 and drift < DRIFT_LIMIT.get(scene, 0.05)
