@@ -43,7 +43,7 @@ RECORDED = {
     "incline": [{}, COLD],
     "pile": [{}, COLD],
     "rocks": [{}, COLD],
-    "table_pile": [{}, COLD, {"linear_iterations": 20}],
+    "table_pile": [{}, COLD, {"newton_iterations": 4, "linear_iterations": 20}],  # the seed's Table 2 counts
 }
 
 
