@@ -152,11 +152,13 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(smooth_full_step, bool,
                 "full Newton steps (t = 1) when a step's rows are only equalities and springs of the articulated trees "
                 "(no contact, limit, particle or element rows): damping only slows Newton on smooth systems; "
-                "off by default (quaternion joints make the Newton matrix inexact; see options.hpp)"),
+                "off by default (quaternion joints make the Newton matrix inexact; see options.hpp); such steps "
+                "backtrack from t = 1 unless line_search is False"),
       OptionField{"line_search",
                   "each Newton update of a step with soft elements tries t = 1 and halves it (<= 4 times) until the "
                   "residual merit falls (Armijo), replacing the fixed damping `step`; None: on in worlds with "
-                  "activated Neo-Hookean elements (in an activation group)",
+                  "activated Neo-Hookean elements (in an activation group). Steps whose rows are only equalities "
+                  "and springs of the trees search unless it is False",
                   [](const SolverOptions& o) -> py::object {
                     return o.line_search == kAuto ? py::none() : py::object(py::bool_(o.line_search == 1));
                   },

@@ -258,7 +258,8 @@ class SolverOptions:
     """Options of the non-smooth Newton step (all keyword). Defaults live in C++
     (solver/options.hpp); 0 for newton_iterations, linear_iterations and timestep means
     the model's value or the default, None for line_search on in worlds with activated
-    Neo-Hookean elements (see resolve_options)."""
+    Neo-Hookean elements and on steps whose rows are only equalities and springs of the
+    trees (see resolve_options)."""
     def __init__(self, *, newton_iterations: int = 0, linear_iterations: int = 0,
                  tolerance: float = 1e-9, linear_tolerance: float = 0.0, step: float = 0.75,
                  regularization: float = 1e-6, proximal: float = 0.0,
