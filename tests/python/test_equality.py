@@ -184,6 +184,32 @@ def test_a_hanging_loop_of_light_ball_jointed_links_stays_closed():
         assert worst_gap(noise, line_search=False) > 1e-2
 
 
+def test_a_smooth_step_whose_search_stalls_ends_there():
+    """At rest the hanging loop's search finds no decrease within its halvings (the Newton
+    matrix lacks the loop's geometric stiffness): such a step ends with that trial instead
+    of running its remaining iterates (stepper.cpp), so over a second of the hanging loop
+    unconverged steps end early (measured 87 of 120), each after an exhausted search (4
+    halvings), and the loop stays closed."""
+    mj = hanging_loop()
+    sim = ncpgym.Simulator(from_mujoco(mj))
+    sim.q[:] = mj.qpos0
+    early = 0
+    for _ in range(int(1 / H)):
+        sim.step()
+        st = sim.solver_stats
+        converged = max(st["residual"][-1], st["momentum_residual"][-1]) < 1e-9  # the tolerance exit
+        if st["newton_iterations"] < 8 and not converged:
+            early += 1
+            assert st["backtracks"] >= 4
+    assert early > 10
+    d = mujoco.MjData(mj)
+    d.qpos[:] = sim.q
+    mujoco.mj_kinematics(mj, d)
+    end = mj.body("l19").id
+    tip = d.xpos[end] + d.xmat[end].reshape(3, 3) @ mj.eq_data[0][0:3]
+    assert np.linalg.norm(tip - mj.eq_data[0][3:6]) < 1e-4
+
+
 COUPLED = """<mujoco><option timestep="{h}"/>
 <worldbody>
  <body name="a" pos="0 0 1"><joint name="a" type="hinge" axis="0 1 0"/>

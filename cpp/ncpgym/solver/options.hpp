@@ -222,7 +222,8 @@ struct SolverOptions {
   //   capsules of 0.1 kg on ball joints hanging as a loop) grew its momentum residual 3-4x
   //   per iterate within a step and left its loop open by 5.3 cm over 10 s (MuJoCo 1.3 cm),
   //   diverging from 1e-9 rad/s of perturbation; backtracking from t = 1 holds it within
-  //   1.7e-5 m, perturbed too. The seed's diagonal secant (eqs. 71-74) on the tree
+  //   1.7e-5 m, perturbed too, and a smooth step whose search finds no decrease ends there
+  //   (stalled: the direction lacks the loop's geometric stiffness). The seed's diagonal secant (eqs. 71-74) on the tree
   //   coordinates was tried first: its shifts came out at 0.2-0.9 against inertias of 1e-4
   //   (the secant credits each coordinate with every coordinate's motion) and the loop still
   //   diverged.

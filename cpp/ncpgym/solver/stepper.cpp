@@ -546,6 +546,11 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
         trial = evaluate_iterate(s, h, nrow, it, primal);
       }
       stats_.backtracks += k;
+      // A smooth step whose search found no decrease has stalled (the Newton matrix lacks
+      // the rows' geometric stiffness, options.hpp line_search): it ends with that trial
+      // instead of paying the remaining iterates' evaluations for no progress (the hanging
+      // loop of contact_scenes.py: 191 -> 110 us per step, its gap 1.7e-5 -> 2.0e-5 m).
+      if (smooth && !(trial <= (1.0 - 1e-4 * t_) * merit)) break;
     }
     merit = trial;
     if (it == opt_.newton_iterations) break;  // line_search's check of the last update
