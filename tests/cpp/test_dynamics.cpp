@@ -240,6 +240,39 @@ TEST(ImplicitInversion, TreeBlocksOfAForest) {
     }
 }
 
+// Bodies need not be numbered tree by tree (the Builder asks only parent < child): two
+// free bodies with the first one's hinge child added last.
+TEST(ImplicitInversion, TreeBlocksWhenATreesBodiesAreNotContiguous) {
+  std::mt19937 rng(6);
+  Builder b;
+  JointSpec free_joint, hinge;
+  free_joint.type = JointType::Free;
+  hinge.type = JointType::Hinge;
+  hinge.axis = Vec3(0.3, 1, 0.2).normalized();
+  const int a = b.add_body(0, Vec3(0, 0, 1), Quat::Identity(), 1.0, Vec3::Zero(), test::random_inertia(rng));
+  b.add_joint(a, free_joint);
+  const int c = b.add_body(0, Vec3(1, 0, 1), Quat::Identity(), 2.0, Vec3::Zero(), test::random_inertia(rng));
+  b.add_joint(c, free_joint);
+  const int child = b.add_body(a, Vec3(0.2, 0, 0), Quat::Identity(), 0.5, Vec3(0.1, 0, 0), test::random_inertia(rng));
+  b.add_joint(child, hinge);
+  auto m = b.build();
+  ASSERT_EQ(m->nv, 13);
+  Data d(*m);
+  VecX q, u;
+  random_state(*m, rng, q, u);
+  crba(*m, d, q.data());
+  const MatX Minv = MatX(d.M).ldlt().solve(MatX::Identity(m->nv, m->nv));
+  factorize(*m, d, q.data());
+  const MatX eye = MatX::Identity(m->nv, m->nv);
+  MatX blocks = MatX::Zero(m->nv, m->nv);
+  minv_tree_blocks(*m, d, eye, blocks);
+  // the first tree holds dofs 0-5 and 12, the second 6-11
+  auto tree = [](int i) { return i >= 6 && i < 12 ? 1 : 0; };
+  for (int i = 0; i < m->nv; ++i)
+    for (int j = 0; j < m->nv; ++j)
+      if (tree(i) == tree(j)) EXPECT_NEAR(blocks(i, j), Minv(j, i), 1e-10 * Minv.cwiseAbs().maxCoeff()) << i << "," << j;
+}
+
 TEST_P(RandomTrees, SiteJacobianMatchesFiniteDifferences) {
   auto [nb, floating] = GetParam();
   auto m = random_tree(nb, 40 + nb, floating);

@@ -68,15 +68,75 @@ NCPGYM_CLONES void outward_dof(int n, Eigen::Index ld, double* __restrict A, con
 
 }  // namespace
 
+namespace {
+
+// The two sweeps over every body (eqs. 16-27). Body b works on the columns [c0, c0 + nc) of
+// B, cols(b) = {c0, nc}: the same for every body (minv_times_transposed), or its tree's
+// own (minv_tree_blocks; a slot is shared only along a chain, so within one tree). bcol(r)
+// points at B^T's column r (dof r) from row c0 of its body's columns; Xt's column r gets
+// rows [c0, c0 + nc). d.iim_lo/hi: the columns touching each subtree (absolute); the scratch
+// d.iim_buf has at least every nc rows.
+template <class Cols, class BCol>
+void iim_sweeps(const Model& m, Data& d, Cols cols, BCol bcol, Eigen::Ref<MatX> Xt) {
+  const Eigen::Index ld = d.iim_buf.rows();
+  auto blk = [&](int slot, int nc) { return d.iim_buf.block(0, 6 * slot, nc, 6); };
+  for (int b = 1; b < m.nbody; ++b)
+    if (m.body_slot_in[b] == b) blk(b, cols(b).second).setZero();  // leaves start the accumulation
+
+  // Inward sweep (eq. 16): Xt columns temporarily hold B_d - S_d^T P.
+  for (int b = m.nbody - 1; b > 0; --b) {
+    const auto [c0, nc] = cols(b);
+    const int p = m.body_parent[b];
+    const int n = std::max(0, d.iim_hi[b] - d.iim_lo[b]), lo = n > 0 ? d.iim_lo[b] - c0 : 0;
+    const int sb = m.body_slot_in[b], sp = m.body_slot_in[p];
+    double* P = blk(sb, nc).data() + lo;
+    const int first = m.body_dofadr[b];
+    for (int r = first + m.body_dofnum[b] - 1; r >= first; --r) {
+      const Vec6 w = d.U.col(r) * d.dinv[r];
+      double* ub = Xt.col(r).data() + c0;
+      std::fill(ub, ub + nc, 0.0);
+      inward_dof(n, ld, bcol(r) + lo, P, p > 0 || r > first, d.cdof.col(r).data(), w.data(), ub + lo);
+    }
+    if (p > 0 && sp != sb) blk(sp, nc).middleRows(lo, n) += blk(sb, nc).middleRows(lo, n);
+  }
+
+  // Outward sweep (eqs. 21-27): the blocks now hold the body accelerations A_i^T. H^-1
+  // couples no two trees, so a tree's dofs are swept only over the columns of B touching
+  // that tree (its root's range; the others stay the zeros the inward sweep wrote): for B = I
+  // on a pile of free bodies, 6 columns per body instead of nv.
+  for (int b = 1; b < m.nbody; ++b) {
+    const int c0 = cols(b).first;
+    const int p = m.body_parent[b];
+    if (p > 0) {  // the tree's range, carried down from its root
+      d.iim_lo[b] = d.iim_lo[p];
+      d.iim_hi[b] = d.iim_hi[p];
+    }
+    const int n = d.iim_hi[b] - d.iim_lo[b], lo = d.iim_lo[b] - c0;
+    if (n <= 0) continue;
+    const int sb = m.body_slot_out[b], sp = m.body_slot_out[p];
+    auto A = d.iim_buf.block(lo, 6 * sb, n, 6);
+    if (p == 0) {
+      A.setZero();
+    } else if (sb != sp) {
+      A = d.iim_buf.block(lo, 6 * sp, n, 6);
+    }
+    for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)
+      outward_dof(n, ld, A.data(), d.U.col(r).data(), d.dinv[r], d.cdof.col(r).data(), Xt.col(r).data() + c0 + lo);
+  }
+}
+
+// The scratch only grows: calls with fewer columns use its top rows (leading dim ld).
+void reserve_iim(const Model& m, Data& d, int rows) {
+  if (d.iim_buf.rows() < rows || d.iim_buf.cols() < 6 * m.nbody)
+    d.iim_buf.resize(std::max<Eigen::Index>(rows, d.iim_buf.rows()), 6 * m.nbody);
+}
+
+}  // namespace
+
 void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>& Bt,
                            Eigen::Ref<MatX> Xt) {
   const int nc = static_cast<int>(Bt.rows());
-  // The scratch only grows: calls with fewer columns use its top rows (leading dim ld).
-  if (d.iim_buf.rows() < nc || d.iim_buf.cols() < 6 * m.nbody)
-    d.iim_buf.resize(std::max<Eigen::Index>(nc, d.iim_buf.rows()), 6 * m.nbody);
-  const Eigen::Index ld = d.iim_buf.rows();
-  auto blk = [&](int slot) { return d.iim_buf.block(0, 6 * slot, nc, 6); };
-
+  reserve_iim(m, d, nc);
   // Column range of B touched by each subtree (B* is block upper triangular, eq. 17).
   for (int b = 0; b < m.nbody; ++b) {
     d.iim_lo[b] = nc;
@@ -96,62 +156,23 @@ void minv_times_transposed(const Model& m, Data& d, const Eigen::Ref<const MatX>
     const int p = m.body_parent[b];
     d.iim_lo[p] = std::min(d.iim_lo[p], d.iim_lo[b]);
     d.iim_hi[p] = std::max(d.iim_hi[p], d.iim_hi[b]);
-    if (m.body_slot_in[b] == b) blk(b).setZero();  // leaves start the accumulation
   }
-
-  // Inward sweep (eq. 16): Xt columns temporarily hold B_d - S_d^T P.
-  for (int b = m.nbody - 1; b > 0; --b) {
-    const int p = m.body_parent[b];
-    const int lo = d.iim_lo[b], n = std::max(0, d.iim_hi[b] - lo);
-    const int sb = m.body_slot_in[b], sp = m.body_slot_in[p];
-    double* P = blk(sb).data() + lo;
-    const int first = m.body_dofadr[b];
-    for (int r = first + m.body_dofnum[b] - 1; r >= first; --r) {
-      const Vec6 w = d.U.col(r) * d.dinv[r];
-      double* ub = Xt.col(r).data();
-      std::fill(ub, ub + nc, 0.0);
-      inward_dof(n, ld, Bt.col(r).data() + lo, P, p > 0 || r > first, d.cdof.col(r).data(),
-                 w.data(), ub + lo);
-    }
-    if (p > 0 && sp != sb) blk(sp).middleRows(lo, n) += blk(sb).middleRows(lo, n);
-  }
-
-  // Outward sweep (eqs. 21-27): the blocks now hold the body accelerations A_i^T. H^-1
-  // couples no two trees, so a tree's dofs are swept only over the columns of B touching
-  // that tree (its root's range; the others stay the zeros the inward sweep wrote): for B = I
-  // on a pile of free bodies, 6 columns per body instead of nv.
-  for (int b = 1; b < m.nbody; ++b) {
-    const int p = m.body_parent[b];
-    if (p > 0) {  // the tree's range, carried down from its root
-      d.iim_lo[b] = d.iim_lo[p];
-      d.iim_hi[b] = d.iim_hi[p];
-    }
-    const int lo = d.iim_lo[b], n = d.iim_hi[b] - lo;
-    if (n <= 0) continue;
-    const int sb = m.body_slot_out[b], sp = m.body_slot_out[p];
-    auto A = blk(sb).middleRows(lo, n);
-    if (p == 0) {
-      A.setZero();
-    } else if (sb != sp) {
-      A = blk(sp).middleRows(lo, n);
-    }
-    for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)
-      outward_dof(n, ld, A.data(), d.U.col(r).data(), d.dinv[r], d.cdof.col(r).data(),
-                  Xt.col(r).data() + lo);
-  }
+  iim_sweeps(m, d, [nc](int) { return std::pair<int, int>(0, nc); }, [&](int r) { return Bt.col(r).data(); }, Xt);
 }
 
 void minv_tree_blocks(const Model& m, Data& d, const Eigen::Ref<const MatX>& eye, Eigen::Ref<MatX> Xt) {
-  // minv_times_transposed on B = I, tree by tree: the columns of I touching a body's subtree
-  // are that subtree's dofs (bodies and dofs are numbered depth first, so they are one
-  // range), and H^-1 couples no two trees, so each tree's block is swept over its own
-  // columns alone. Per column the same operations in the same order as the call on the
-  // whole identity, without its O(nv^2) scans and fills (for 50 free bodies: 300 x 300
-  // entries written and scanned per step for 50 blocks of 6 x 6).
+  // minv_times_transposed on B = I, each tree over its own columns: the columns of I
+  // touching a body's subtree are that subtree's dofs, and H^-1 couples no two trees. Per
+  // column the same operations in the same order as the call on the whole identity,
+  // without its O(nv^2) scans and fills (for 50 free bodies: 300 x 300 entries written and
+  // scanned per step for 50 blocks of 6 x 6). A tree's dofs are [lo, hi) of its root body
+  // (depth first numbering; with another order the range also spans other trees' dofs,
+  // whose entries, coupling two trees, are then computed as the zeros they are).
   for (int b = 0; b < m.nbody; ++b) {
     d.iim_lo[b] = m.nv;
     d.iim_hi[b] = 0;
   }
+  int widest = 0;
   for (int b = m.nbody - 1; b > 0; --b) {
     if (m.body_dofnum[b] > 0) {
       d.iim_lo[b] = std::min(d.iim_lo[b], m.body_dofadr[b]);
@@ -160,46 +181,19 @@ void minv_tree_blocks(const Model& m, Data& d, const Eigen::Ref<const MatX>& eye
     const int p = m.body_parent[b];
     d.iim_lo[p] = std::min(d.iim_lo[p], d.iim_lo[b]);
     d.iim_hi[p] = std::max(d.iim_hi[p], d.iim_hi[b]);
+    if (p == 0) widest = std::max(widest, d.iim_hi[b] - d.iim_lo[b]);
   }
-  for (int b0 = 1, b1; b0 < m.nbody; b0 = b1) {
-    for (b1 = b0 + 1; b1 < m.nbody && m.body_parent[b1] != 0;) ++b1;  // the tree [b0, b1)
-    const int root = d.iim_lo[b0], nt = d.iim_hi[b0] - root;  // its dofs
-    if (nt <= 0) continue;
-    if (d.iim_buf.rows() < nt || d.iim_buf.cols() < 6 * m.nbody)
-      d.iim_buf.resize(std::max<Eigen::Index>(nt, d.iim_buf.rows()), 6 * m.nbody);
-    const Eigen::Index ld = d.iim_buf.rows();
-    // a body's block over the tree's columns, row 0 = column `root`
-    auto blk = [&](int slot) { return d.iim_buf.block(0, 6 * slot, nt, 6); };
-    for (int b = b0; b < b1; ++b)
-      if (m.body_slot_in[b] == b) blk(b).setZero();
-    for (int b = b1 - 1; b >= b0; --b) {  // inward (eq. 16)
-      const int p = m.body_parent[b];
-      const int n = std::max(0, d.iim_hi[b] - d.iim_lo[b]), lo = n > 0 ? d.iim_lo[b] - root : 0;
-      const int sb = m.body_slot_in[b], sp = m.body_slot_in[p];
-      double* P = blk(sb).data() + lo;
-      const int first = m.body_dofadr[b];
-      for (int r = first + m.body_dofnum[b] - 1; r >= first; --r) {
-        const Vec6 w = d.U.col(r) * d.dinv[r];
-        double* ub = Xt.col(r).data() + root;
-        std::fill(ub, ub + nt, 0.0);
-        inward_dof(n, ld, eye.col(r - root).data() + lo, P, p > 0 || r > first, d.cdof.col(r).data(), w.data(),
-                   ub + lo);
-      }
-      if (p > 0 && sp != sb) blk(sp).middleRows(lo, n) += blk(sb).middleRows(lo, n);
-    }
-    for (int b = b0; b < b1; ++b) {  // outward (eqs. 21-27), over the whole tree's columns
-      const int p = m.body_parent[b];
-      const int sb = m.body_slot_out[b], sp = m.body_slot_out[p];
-      auto A = blk(sb);
-      if (p == 0) {
-        A.setZero();
-      } else if (sb != sp) {
-        A = blk(sp);
-      }
-      for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)
-        outward_dof(nt, ld, A.data(), d.U.col(r).data(), d.dinv[r], d.cdof.col(r).data(), Xt.col(r).data() + root);
-    }
-  }
+  reserve_iim(m, d, widest);
+  // a body's columns: its tree root's range (roots keep theirs through the sweeps)
+  auto cols = [&](int b) {
+    while (m.body_parent[b] != 0) b = m.body_parent[b];
+    return std::pair<int, int>(d.iim_lo[b], std::max(0, d.iim_hi[b] - d.iim_lo[b]));
+  };
+  iim_sweeps(m, d, cols, [&](int r) {
+    int b = m.dof_body[r];
+    while (m.body_parent[b] != 0) b = m.body_parent[b];
+    return eye.col(r - d.iim_lo[b]).data();
+  }, Xt);
 }
 
 void minv_times_vector(const Model& m, Data& d, const double* w, double* out) {
