@@ -154,6 +154,10 @@ const std::vector<OptionField>& option_fields() {
                 "(no contact, limit, particle or element rows): damping only slows Newton on smooth systems; "
                 "off by default (quaternion joints make the Newton matrix inexact; see options.hpp); such steps "
                 "backtrack from t = 1 unless line_search is False"),
+      NUM_FIELD(start_from_motion, double,
+                "a warm-started step starts each articulated tree faster than this (m/s or rad/s) from its "
+                "velocity instead of u = 0 (eq. 67), with the remembered impulses matched within each geom's "
+                "reach over the step: no (1 - t)^k drag on sliding and rolling bodies; 0: off (see options.hpp)"),
       OptionField{"line_search",
                   "each Newton update of a step with soft elements tries t = 1 and halves it (<= 4 times) until the "
                   "residual merit falls (Armijo), replacing the fixed damping `step`; None: on in worlds with "

@@ -286,14 +286,18 @@ def test_every_world_of_a_batch_at_once_matches_one_world_at_a_time():
             res = ctl.step_batch(batch, np.array(targets))
         runs.append(batch.x.copy())
     np.testing.assert_array_equal(runs[0], runs[1])  # bitwise, whatever the thread count
-    for w in range(2):  # the same arithmetic as a Simulator driven by step()
+    # the same arithmetic as a Simulator driven by step(), but for W_aa's last bits: the batch
+    # forms it in C++ (Batch.project), the Simulator path as B^T R in NumPy, and on a CPU with
+    # AVX-512 the two products round differently (4e-28 of 1e-10 entries); the QP moves the
+    # actuation by ~1e-12 relative and five control steps the tips by ~1e-9 m
+    for w in range(2):
         sim = ncpgym.Simulator(model)
         settle(sim)
         one = SoftInverse(model, tips, acts, quasi_static=True, max_change=3e3)
         for _ in range(5):
             r1 = one.step(sim, targets[w])
         np.testing.assert_allclose(res.actuation[w], r1.actuation, rtol=1e-9, atol=1e-6)
-        np.testing.assert_allclose(runs[0][w], sim.x, atol=1e-12)
+        np.testing.assert_allclose(runs[0][w], sim.x, atol=1e-8)
     assert res.error.shape == (2, 2)
 
 

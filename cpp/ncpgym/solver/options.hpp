@@ -191,6 +191,23 @@ struct SolverOptions {
   //   20 light links on ball joints diverges with full steps (2 cm at worst damped). Smooth
   //   steps backtrack from t = 1 by default instead (line_search, below).
   bool smooth_full_step = false;
+  // start_from_motion (m/s or rad/s; 0: off, the default): a warm-started step of the dual
+  //   path begins its Newton iteration from the state's velocity for every articulated tree
+  //   whose fastest coordinate moves faster than this, instead of from u = 0 (eq. 67), and
+  //   the remembered impulses are matched within how far each geom may move over the step
+  //   (WarmStart::apply's reach) instead of 1 mm. Why: the damped update leaves (1 - t)^k of
+  //   the distance from the start to the answer, and from u = 0 that is (1 - t)^k of every
+  //   velocity a contact touches, an artificial drag: a box sliding on a frictionless plane
+  //   at 2 m/s keeps 1.998 m/s after 0.5 s at 8 Newton iterations and 1.58 m/s at 4 (the
+  //   seed's Table 2 counts: 37 % of the speed lost per second); with 1e-3 it keeps 2.000
+  //   and exits after about one iteration. Trees slower than the threshold keep u = 0, which
+  //   is exact at rest: from the state's velocity a resting stack's small left-over velocity
+  //   is carried into the next step instead of dropped, and at 4 / 20 iterations the seed's
+  //   heavy stack (4096:1) was pumped apart by it (every tree from its velocity: 3 of 4
+  //   perturbed starts; above 1e-3 only: 1 of 4). Off by default for that, and because
+  //   on the piles the draws moved both ways (docs/architecture.md, "Starting from the
+  //   motion"). Friction-free or rolling motion in contact is where it matters.
+  double start_from_motion = 0.0;
   // A step whose new velocities exceed this (m/s or rad/s, any coordinate) is reported as
   // diverged and leaves the state unchanged, like a non-finite one (0: no bound).
   // line_search (steps with soft elements on the primal path, and smooth steps): each Newton update tries

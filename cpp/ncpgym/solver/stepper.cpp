@@ -53,6 +53,9 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   motion_.resize(m.ngeom);
   const std::vector<int> tree = body_trees(m);
   for (int g = 0; g < m.ngeom; ++g) motion_[g].tree = tree[m.geom_body[g]];
+  dof_tree_.resize(m.nv);
+  for (int d = 0; d < m.nv; ++d) dof_tree_[d] = tree[m.dof_body[d]];
+  tree_speed_.assign(m.nbody, 0.0);
   xn_.setZero(3 * m.nparticle);
   psweep_.setZero(m.nparticle);
   pmass_.setZero(m.nparticle);
@@ -485,27 +488,40 @@ void Stepper::clip_impulses(int nrow) {
     if (rows_.kind[r] != RowKind::Friction && rows_.kind[r] != RowKind::Compliant) lambda_[r] = std::max(lambda_[r], 0.0);
 }
 
+void Stepper::start_from_motion(const State& s) {
+  // Option start_from_motion (options.hpp): trees moving faster than the threshold start from
+  // their velocity u-, the others from rest (u = 0, eq. 67). The damped update leaves
+  // (1 - t)^k of the start's distance to the answer, which from rest is the whole velocity.
+  const Model& m = *m_;
+  std::fill(tree_speed_.begin(), tree_speed_.end(), 0.0);
+  for (int d = 0; d < m.nv; ++d) tree_speed_[dof_tree_[d]] = std::max(tree_speed_[dof_tree_[d]], std::abs(s.u[d]));
+  for (int d = 0; d < m.nv; ++d) u_[d] = tree_speed_[dof_tree_[d]] > opt_.start_from_motion ? s.u[d] : 0.0;
+}
+
 void Stepper::newton(const State& s, double h, int nrow, int carried) {
   const Model& m = *m_;
   const int np3 = 3 * m.nparticle;
+  const int elem_row0 = rows_.begin(kFirstElementBlock);
+  // the step has element rows to eliminate, or every direction is asked of the KKT system
+  const bool elements = elem_row0 < nrow;
+  const bool primal = (opt_.soft_primal && elements) || opt_.linear == LinearSolverType::KKT;
   VMap lambda(lambda_.data(), nrow);
   lambda.setZero();
-  // the last step's impulse of each contact found again (warm_start.hpp)
-  if (opt_.warm_start) warm_.apply(contacts_, lambda_.data());
+  // the last step's impulse of each contact found again (warm_start.hpp); with
+  // start_from_motion within each geom's reach over the step
+  const bool from_motion = opt_.start_from_motion > 0 && opt_.warm_start && carried == 0 && !primal;
+  if (opt_.warm_start) warm_.apply(contacts_, lambda_.data(), from_motion ? sweep_.data() : nullptr);
   // a refreshed step's solve continues from the last solve's contact multipliers (step())
   if (carried > 0) lambda_.head(carried) = carried_.head(carried);
   // eq. 67 (lambda^0 = 0, eq. 68, unless warm-started); a refreshed step's solve continues
   // from the last solve's velocity, which its carried multipliers balance
   if (carried == 0) u_.setZero();
+  if (from_motion) start_from_motion(s);
   VecX& pminv = del_.particle_hinv();
   for (int p = 0; p < m.nparticle; ++p) pminv.segment<3>(3 * p).setConstant(1.0 / pmass_[p]);
   scale_.setOnes();
   f_prev_.setZero();
   du_prev_.setZero();
-  const int elem_row0 = rows_.begin(kFirstElementBlock);
-  // the step has element rows to eliminate, or every direction is asked of the KKT system
-  const bool elements = elem_row0 < nrow;
-  const bool primal = (opt_.soft_primal && elements) || opt_.linear == LinearSolverType::KKT;
   step_primal_ = primal && opt_.newton_iterations > 0;
   if (!primal && has_iterate_forces(m))
     throw std::invalid_argument(

@@ -99,6 +99,7 @@ class Stepper {
   // Newton's iteration on the step's rows (eqs. 57-63), from lambda = 0 (eq. 68) except the
   // warm-started contacts and the first `carried` multipliers, taken from carried_.
   void newton(const State& s, double h, int nrow, int carried = 0);
+  void start_from_motion(const State& s);  // the first iterate's velocity (option start_from_motion)
   void geometric_stiffness(double h, int it, int nrow);  // eqs. 70-74 on the particles
   void element_multipliers(int nrow);                    // lambda_s = -c_s(x) / E_s on the eliminated element rows
   void particle_forces(int nrow, VecX& f);               // (J^T lambda) of rows [0, nrow) on the particles
@@ -173,6 +174,8 @@ class Stepper {
   // J H^-1 g, right-hand side, solution.
   VecX lambda_, jhj_, opdiag_, alpha_, cdiag_, hvec_, rfac_, Jg_, b_, dl_;
   std::vector<int> lone_free_;  // bodies with the implicit gyroscopic term (dynamics/gyroscopic.cpp)
+  std::vector<int> dof_tree_;      // per dof, its tree (body_trees; option start_from_motion)
+  std::vector<double> tree_speed_;  // per tree, the largest |u-| of its dofs (start_from_motion)
   VecX carried_;  // a refreshed step's contact multipliers of the last solve (step())
   VecX contact_force_;
   Eigen::Index nforce_ = 0;

@@ -42,7 +42,7 @@ void WarmStart::sort() {
   });
 }
 
-void WarmStart::apply(const std::vector<Contact>& contacts, double* lambda) const {
+void WarmStart::apply(const std::vector<Contact>& contacts, double* lambda, const double* reach) const {
   if (entries_.empty()) return;
   int key[kWarmKeys];
   for (size_t c = 0; c < contacts.size(); ++c) {
@@ -56,6 +56,7 @@ void WarmStart::apply(const std::vector<Contact>& contacts, double* lambda) cons
                                [](const WarmContact& e, const int* kk) { return key_less(e.key, kk); });
     const WarmContact* best = nullptr;
     double best_d = kWarmMatchDistance;
+    if (reach) best_d = std::max({best_d, k.geom1 >= 0 ? reach[k.geom1] : 0.0, k.geom2 >= 0 ? reach[k.geom2] : 0.0});
     for (; it != entries_.end() && !key_less(key, it->key); ++it) {
       const double d = (it->pos - k.pos).norm();
       if (d < best_d) best_d = d, best = &*it;

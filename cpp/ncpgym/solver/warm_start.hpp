@@ -38,7 +38,11 @@ class WarmStart {
   // Writes the remembered impulse of each contact that matches one of the last step (the
   // nearest within kWarmMatchDistance with the same key) into lambda (3 per contact); the
   // others, and every contact that moves a particle, are left as they are.
-  void apply(const std::vector<Contact>& contacts, double* lambda) const;
+  // reach (per geom, or null): how far each geom may move over the step (the detection's
+  // sweep); with it a contact of geoms g1, g2 matches within max(kWarmMatchDistance,
+  // reach[g1], reach[g2]), so that the contacts of a sliding or rolling body, which move with
+  // it, are found again (option start_from_motion).
+  void apply(const std::vector<Contact>& contacts, double* lambda, const double* reach = nullptr) const;
   void clear() { entries_.clear(); }
   bool empty() const { return entries_.empty(); }
   void reserve(size_t n) { entries_.reserve(n); }
