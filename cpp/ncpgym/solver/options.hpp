@@ -199,14 +199,16 @@ struct SolverOptions {
   //   the distance from the start to the answer, and from u = 0 that is (1 - t)^k of every
   //   velocity a contact touches, an artificial drag: a box sliding on a frictionless plane
   //   at 2 m/s keeps 1.998 m/s after 0.5 s at 8 Newton iterations and 1.58 m/s at 4 (the
-  //   seed's Table 2 counts: 37 % of the speed lost per second); with 1e-3 it keeps 2.000
+  //   seed's Table 2 counts: 37 % of the speed lost per second); with it it keeps 2.000
   //   and exits after about one iteration. Trees slower than the threshold keep u = 0, which
   //   is exact at rest: from the state's velocity a resting stack's small left-over velocity
   //   is carried into the next step instead of dropped, and at 4 / 20 iterations the seed's
   //   heavy stack (4096:1) was pumped apart by it (every tree from its velocity: 3 of 4
-  //   perturbed starts; above 1e-3 only: 1 of 4). Off by default for that, and because
-  //   on the piles the draws moved both ways (docs/architecture.md, "Starting from the
-  //   motion"). Friction-free or rolling motion in contact is where it matters.
+  //   perturbed starts; above 1e-3 m/s: 1 of 8; above 0.05, the recommended value: 0 of 8).
+  //   At 4 / 20 with 0.05 every pile and the arch did better (rocks within 1.15 mm on six
+  //   draws, the arch's drift a tenth); at 8 / 50 it cost 10-18 % on the rocks and the table
+  //   pile. Off by default: the tasks' policies were trained with the drag
+  //   (docs/architecture.md, "Starting from the motion").
   double start_from_motion = 0.0;
   // A step whose new velocities exceed this (m/s or rad/s, any coordinate) is reported as
   // diverged and leaves the state unchanged, like a non-finite one (0: no bound).
