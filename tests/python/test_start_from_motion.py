@@ -94,3 +94,24 @@ def test_start_from_motion_is_validated():
     for bad in (-1e-3, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="start_from_motion"):
             ncpgym.Simulator(m, start_from_motion=bad)
+
+
+def test_a_batch_starts_each_world_from_its_own_motion_whatever_the_threads():
+    # worlds sliding at different speeds (one below the threshold): each world's start is its
+    # own, bitwise the same on 1 and 2 threads and as a Simulator's
+    m = _block(0.3)
+    n = 4
+    u = np.zeros((n, m.nv))
+    u[:, 0] = [0.0, 0.02, 1.0, 3.0]
+    q = np.tile([0, 0, 0.1, 1, 0, 0, 0], (n, 1)).astype(float)
+    runs = []
+    for threads in (1, 2):
+        b = ncpgym.Batch(m, n, num_threads=threads, start_from_motion=0.05)
+        b.reset(None, q, u)
+        for _ in range(40):
+            b.step()
+        runs.append(b.u.copy())
+    np.testing.assert_array_equal(runs[0], runs[1])
+    for w in (1, 3):
+        sim, _ = _run(m, u[w], 40, start_from_motion=0.05)
+        np.testing.assert_array_equal(runs[0][w], sim.u)
