@@ -199,7 +199,7 @@ struct SolverOptions {
   //   the distance from the start to the answer, and from u = 0 that is (1 - t)^k of every
   //   velocity a contact touches, an artificial drag: a box sliding on a frictionless plane
   //   at 2 m/s keeps 1.998 m/s after 0.5 s at 8 Newton iterations and 1.58 m/s at 4 (the
-  //   seed's Table 2 counts: 37 % of the speed lost per second); with it it keeps 2.000
+  //   seed's Table 2 counts: 37 % of the speed lost per second); started from its motion it keeps 2.000
   //   and exits after about one iteration. Trees slower than the threshold keep u = 0, which
   //   is exact at rest: from the state's velocity a resting stack's small left-over velocity
   //   is carried into the next step instead of dropped, and at 4 / 20 iterations the seed's
