@@ -249,21 +249,6 @@ def run_mujoco(scene: str, seconds: float, stiff: bool):
 # Closed loops and welds written as MJCF, loaded by both engines from the same file: the
 # violation is measured with MuJoCo's kinematics on each engine's q (max over the run, and
 # at the end as "drift").
-def weld_chain_xml(n=20, link=0.1):
-    """A chain of n capsule links on ball joints, bent into a half circle and closed by a
-    connect of its free end to the world: a loop hanging from two points."""
-    turn = np.pi / n
-    body = ""
-    for i in reversed(range(n)):
-        pos = "0 0 2" if i == 0 else f"{link} 0 0"
-        euler = f"0 {turn / 2 if i == 0 else turn} 0"
-        body = (f'<body name="l{i}" pos="{pos}" euler="{euler}"><joint type="ball" damping="0.01"/>'
-                f'<geom type="capsule" fromto="0 0 0 {link} 0 0" size="0.01" mass="0.1" '
-                f'contype="0" conaffinity="0"/>{body}</body>')
-    return (f'<mujoco><option timestep="{H}"/><worldbody>{body}</worldbody><equality>'
-            f'<connect body1="l{n - 1}" body2="world" anchor="{link} 0 0"/></equality></mujoco>')
-
-
 FOURBAR_XML = f"""<mujoco><option timestep="{H}"/><worldbody>
  <body name="crank" pos="0 0 1"><joint type="hinge" axis="0 1 0"/>
   <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.5" contype="0" conaffinity="0"/>
@@ -281,7 +266,7 @@ WELD_LINK_XML = f"""<mujoco><option timestep="{H}"/><worldbody>
   <geom type="box" size="0.05 0.1 0.02" mass="0.7" contype="0" conaffinity="0"/></body>
 </worldbody><equality><weld body1="link" body2="carried"/></equality></mujoco>"""
 
-EQUALITY_SCENES = {"weld_chain": weld_chain_xml(), "fourbar": FOURBAR_XML, "weld_link": WELD_LINK_XML}
+EQUALITY_SCENES = {"weld_chain": scenes.hanging_loop_mjcf(timestep=H), "fourbar": FOURBAR_XML, "weld_link": WELD_LINK_XML}
 
 
 def equality_violation(mj, d, q):

@@ -192,6 +192,22 @@ def pile(n=50, seed=0, mu=0.5, timestep=1 / 120):
     return model, np.array(q0)
 
 
+def hanging_loop_mjcf(n=20, link=0.1, timestep=1 / 120) -> str:
+    """MJCF of a chain of n capsule links (0.1 kg, radius 0.01 m, ball joints with damping
+    0.01) bent into a half circle from a point 2 m up, its free end connected to the world:
+    a closed loop hanging from two points (README's equality scenes, test_equality.py).
+    Load it with ``ncpgym.load_model`` or MuJoCo."""
+    body = ""
+    for i in reversed(range(n)):
+        pos = "0 0 2" if i == 0 else f"{link} 0 0"
+        turn = np.pi / n / (2 if i == 0 else 1)
+        body = (f'<body name="l{i}" pos="{pos}" euler="0 {turn} 0"><joint type="ball" damping="0.01"/>'
+                f'<geom type="capsule" fromto="0 0 0 {link} 0 0" size="0.01" mass="0.1" '
+                f'contype="0" conaffinity="0"/>{body}</body>')
+    return (f'<mujoco><option timestep="{timestep}"/><worldbody>{body}</worldbody><equality>'
+            f'<connect body1="l{n - 1}" body2="world" anchor="{link} 0 0"/></equality></mujoco>')
+
+
 def hanging_chain(n=80, mass=0.01, segment=0.02, compliance=1e-4, timestep=1 / 120):
     """`n` particles joined by compliant distance constraints, the first pinned to the
     world at the origin, hanging straight down at rest length."""

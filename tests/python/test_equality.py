@@ -9,6 +9,7 @@ import pytest
 
 import ncpgym
 from ncpgym.errors import ModelError, UnsupportedFeatureError
+from ncpgym import scenes
 from ncpgym.models import from_mujoco
 
 H = 1 / 120
@@ -137,19 +138,10 @@ def test_connect_closes_a_fourbar_loop_and_follows_the_rigid_loop_dynamics():
     assert err[1e-3] / err[2.5e-4] >= 3.0, err  # first-order convergence (measured 4.1)
 
 
-def hanging_loop(n=20, link=0.1):
-    """n capsules of 0.1 kg on ball joints bent into a half circle from a point 2 m up, the
-    last link's end connected to the world: a loop hanging from two points."""
-    body = ""
-    for i in reversed(range(n)):
-        pos = "0 0 2" if i == 0 else f"{link} 0 0"
-        turn = np.pi / n / (2 if i == 0 else 1)
-        body = (f'<body name="l{i}" pos="{pos}" euler="0 {turn} 0"><joint type="ball" damping="0.01"/>'
-                f'<geom type="capsule" fromto="0 0 0 {link} 0 0" size="0.01" mass="0.1" '
-                f'contype="0" conaffinity="0"/>{body}</body>')
-    return mujoco.MjModel.from_xml_string(
-        f'<mujoco><option timestep="{H}"/><worldbody>{body}</worldbody><equality>'
-        f'<connect body1="l{n - 1}" body2="world" anchor="{link} 0 0"/></equality></mujoco>')
+def hanging_loop():
+    """n capsules of 0.1 kg on ball joints bent into a half circle, the last link's end
+    connected to the world (scenes.hanging_loop_mjcf, contact_scenes.py's weld_chain)."""
+    return mujoco.MjModel.from_xml_string(scenes.hanging_loop_mjcf(timestep=H))
 
 
 def test_a_hanging_loop_of_light_ball_jointed_links_stays_closed():
