@@ -225,33 +225,33 @@ NCPGYM_CLONES bool triple_hinv_diag(int n, int nv, const int* col, const double*
   return true;
 }
 
-// out = H^-1 w over the trees' dofs, tree by tree from the step's dense H^-1 (column-major,
-// ld): column axpys, each tree's block a GEMV (Eigen's own kernels are built for the
-// baseline SSE2; this one is cloned for AVX2/FMA).
-NCPGYM_CLONES void trees_gemv(int nv, const int* tree_end, const double* __restrict Hinv, Eigen::Index ld,
-                              const double* __restrict w, double* __restrict out) {
-  for (int root = 0; root < nv; root = tree_end[root]) {
-    const int n = tree_end[root] - root;
-    double* __restrict o = out + root;
-    for (int i = 0; i < n; ++i) o[i] = 0.0;
-    for (int j = 0; j < n; ++j) {
-      const double wj = w[root + j];
-      const double* __restrict h = Hinv + static_cast<Eigen::Index>(root + j) * ld + root;
-      for (int i = 0; i < n; ++i) o[i] += h[i] * wj;
-    }
-  }
-}
-
-// y (m) = A x, A column-major (m x n, leading dimension lda): the dense form's products,
-// column axpys (cloned for AVX2/FMA; Eigen's GEMV is built for the baseline SSE2)
-NCPGYM_CLONES void gemv_cols(int m, int n, const double* __restrict A, Eigen::Index lda, const double* __restrict x,
-                             double* __restrict y) {
+// y (m) = A x, A column-major (m x n, leading dimension lda), by column axpys: the body of
+// the two cloned kernels below, inlined into each clone so that each is vectorised for its
+// target (Eigen's own GEMV is built for the wheel's baseline SSE2).
+__attribute__((always_inline)) inline void gemv_axpy(int m, int n, const double* __restrict A, Eigen::Index lda,
+                                                     const double* __restrict x, double* __restrict y) {
   for (int i = 0; i < m; ++i) y[i] = 0.0;
   for (int j = 0; j < n; ++j) {
     const double xj = x[j];
     const double* __restrict a = A + j * lda;
     for (int i = 0; i < m; ++i) y[i] += a[i] * xj;
   }
+}
+
+// out = H^-1 w over the trees' dofs, tree by tree from the step's dense H^-1 (column-major,
+// ld): each tree's diagonal block a GEMV
+NCPGYM_CLONES void trees_gemv(int nv, const int* tree_end, const double* __restrict Hinv, Eigen::Index ld,
+                              const double* __restrict w, double* __restrict out) {
+  for (int root = 0; root < nv; root = tree_end[root]) {
+    const int n = tree_end[root] - root;
+    gemv_axpy(n, n, Hinv + static_cast<Eigen::Index>(root) * ld + root, ld, w + root, out + root);
+  }
+}
+
+// y (m) = A x: the dense form's products
+NCPGYM_CLONES void gemv_cols(int m, int n, const double* __restrict A, Eigen::Index lda, const double* __restrict x,
+                             double* __restrict y) {
+  gemv_axpy(m, n, A, lda, x, y);
 }
 
 }  // namespace
