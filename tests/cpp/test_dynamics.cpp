@@ -178,6 +178,17 @@ TEST_P(RandomTrees, ImplicitInversionGivesMinverse) {
   EXPECT_LT(rel_err(x, R3.col(3)), 1e-10);
 }
 
+// M^-1 of a model at a random state, by a dense solve of CRBA's M (the independent truth for
+// the IIM); leaves d factorised at that state for the IIM's sweeps.
+MatX dense_minv_at_random_state(const Model& m, Data& d, std::mt19937& rng) {
+  VecX q, u;
+  random_state(m, rng, q, u);
+  crba(m, d, q.data());
+  const MatX Minv = MatX(d.M).ldlt().solve(MatX::Identity(m.nv, m.nv));
+  factorize(m, d, q.data());
+  return Minv;
+}
+
 // A forest: a free body; a hinge chain; a static body carrying a hinge with a ball and a
 // hinge below it (a branching tree whose root has no dofs); a free body with a slide child; a static body alone.
 // minv_tree_blocks gives each tree's block of M^-1 (against a dense solve of CRBA's M),
@@ -214,11 +225,7 @@ TEST(ImplicitInversion, TreeBlocksOfAForest) {
   body(0);  // static, alone
   auto m = b.build();
   Data d(*m);
-  VecX q, u;
-  random_state(*m, rng, q, u);
-  crba(*m, d, q.data());
-  const MatX Minv = MatX(d.M).ldlt().solve(MatX::Identity(m->nv, m->nv));
-  factorize(*m, d, q.data());
+  const MatX Minv = dense_minv_at_random_state(*m, d, rng);
   const MatX eye = MatX::Identity(m->nv, m->nv);
   MatX whole(m->nv, m->nv), blocks = MatX::Constant(m->nv, m->nv, std::nan(""));
   minv_times_transposed(*m, d, eye, whole);
@@ -258,11 +265,7 @@ TEST(ImplicitInversion, TreeBlocksWhenATreesBodiesAreNotContiguous) {
   auto m = b.build();
   ASSERT_EQ(m->nv, 13);
   Data d(*m);
-  VecX q, u;
-  random_state(*m, rng, q, u);
-  crba(*m, d, q.data());
-  const MatX Minv = MatX(d.M).ldlt().solve(MatX::Identity(m->nv, m->nv));
-  factorize(*m, d, q.data());
+  const MatX Minv = dense_minv_at_random_state(*m, d, rng);
   const MatX eye = MatX::Identity(m->nv, m->nv);
   MatX blocks = MatX::Zero(m->nv, m->nv);
   minv_tree_blocks(*m, d, eye, blocks);
@@ -270,7 +273,9 @@ TEST(ImplicitInversion, TreeBlocksWhenATreesBodiesAreNotContiguous) {
   auto tree = [](int i) { return i >= 6 && i < 12 ? 1 : 0; };
   for (int i = 0; i < m->nv; ++i)
     for (int j = 0; j < m->nv; ++j)
-      if (tree(i) == tree(j)) EXPECT_NEAR(blocks(i, j), Minv(j, i), 1e-10 * Minv.cwiseAbs().maxCoeff()) << i << "," << j;
+      if (tree(i) == tree(j)) {
+        EXPECT_NEAR(blocks(i, j), Minv(j, i), 1e-10 * Minv.cwiseAbs().maxCoeff()) << i << "," << j;
+      }
 }
 
 TEST_P(RandomTrees, SiteJacobianMatchesFiniteDifferences) {
