@@ -158,6 +158,11 @@ const std::vector<OptionField>& option_fields() {
                 "a warm-started step starts each articulated tree faster than this (m/s or rad/s) from its "
                 "velocity instead of u = 0 (eq. 67), with the remembered impulses matched within each geom's "
                 "reach over the step: no (1 - t)^k drag on sliding and rolling bodies; 0: off (see options.hpp)"),
+      NUM_FIELD(momentum_exit, double,
+                "at an iterate whose NCP residual is below tolerance and whose momentum residual exceeds this "
+                "(m/s or rad/s), try the velocity that balances momentum at the iterate's impulses (eq. 57 at fixed "
+                "lambda) and end the step there if both residuals are then below tolerance; otherwise go on as "
+                "without it. Dual path without particles; 0: off (see options.hpp)"),
       OptionField{"line_search",
                   "each Newton update of a step with soft elements tries t = 1 and halves it (<= 4 times) until the "
                   "residual merit falls (Armijo), replacing the fixed damping `step`; None: on in worlds with "
@@ -404,6 +409,8 @@ void bind_sim(py::module_& mod) {
         d["assembled"] = s.stepper.last_step_assembled();
         d["refreshed"] = st.refreshed;
         d["backtracks"] = st.backtracks;
+        d["momentum_exit"] = st.momentum_exit;
+        d["momentum_exit_rejected"] = st.momentum_exit_rejected;
         d["projected"] = st.projected;
         return d;
       }, "The last step's solver: newton_iterations, residual (max |NCP or row residual| per "
@@ -413,5 +420,7 @@ void bind_sim(py::module_& mod) {
          "step's end deeper than refresh_depth and added, the step then solved again; the lists above "
          "then hold both solves), backtracks (line_search: halvings of the step length; with line_search the "
          "residual lists also hold the last update's iterate), projected (stress_stiffness: Newton matrices "
-         "factorised again with projected element blocks).");
+         "factorised again with projected element blocks), momentum_exit (1 when the step ended at the velocity "
+         "that balances momentum at its impulses, option momentum_exit), momentum_exit_rejected (tries of it "
+         "that were not converged, the iterate then restored).");
 }

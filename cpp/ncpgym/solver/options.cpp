@@ -26,6 +26,8 @@ SolverOptions resolve(const Model& m, SolverOptions o) {
   require(o.tolerance >= 0 && std::isfinite(o.tolerance), "tolerance must be >= 0 and finite (0: off)");
   require(o.start_from_motion >= 0 && std::isfinite(o.start_from_motion),
           "start_from_motion must be >= 0 and finite (m/s or rad/s; 0: off)");
+  require(o.momentum_exit >= 0 && std::isfinite(o.momentum_exit),
+          "momentum_exit must be >= 0 and finite (m/s or rad/s; 0: off)");
   require(o.linear_tolerance >= 0 && o.linear_tolerance < 1,
           "linear_tolerance must be in [0, 1) (a fraction of the right-hand side; 0: every iteration)");
   require(o.thickness >= 0 && std::isfinite(o.thickness), "thickness must be >= 0 and finite");

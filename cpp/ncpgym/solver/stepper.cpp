@@ -498,6 +498,33 @@ void Stepper::start_from_motion(const State& s) {
   for (int d = 0; d < m.nv; ++d) u_[d] = tree_speed_[dof_tree_[d]] > opt_.start_from_motion ? s.u[d] : 0.0;
 }
 
+bool Stepper::balanced_exit(const State& s, double h, int nrow, int it) {
+  // Option momentum_exit (options.hpp). At an iterate whose NCP residual is below tolerance
+  // but whose momentum residual is not, try the velocity that balances momentum at the
+  // iterate's impulses: eq. 57 solved for u at fixed lambda, u~ + h H^-1 J_eff^T lambda, i.e.
+  // u - H^-1 g. The step ends there if both residuals are then below tolerance; otherwise the
+  // iterate is restored (its rows evaluated again) and Newton goes on as without the option.
+  // Only the momentum residual's size gates the try: below momentum_exit the damped updates'
+  // drag on it is negligible, and projected creeps of ~1e-8 m/s kept a resting arch's later
+  // steps from exiting at iterate 0.
+  if (!(stats_.momentum_residual.back() > opt_.momentum_exit)) return false;
+  u_keep_ = u_;
+  u_ -= Hg_;
+  evaluate_iterate(s, h, nrow, std::max(it, 1), false);  // it > 0: the step's setup is done
+  if (stats_.residual.back() < opt_.tolerance && stats_.momentum_residual.back() < opt_.tolerance) {
+    stats_.momentum_exit = 1;
+    return true;
+  }
+  ++stats_.momentum_exit_rejected;
+  u_ = u_keep_;
+  for (int k = 0; k < 2; ++k) {  // this trial's and the restored iterate's entries
+    stats_.residual.pop_back();
+    stats_.momentum_residual.pop_back();
+  }
+  evaluate_iterate(s, h, nrow, std::max(it, 1), false);
+  return false;
+}
+
 void Stepper::newton(const State& s, double h, int nrow, int carried) {
   const Model& m = *m_;
   const int np3 = 3 * m.nparticle;
@@ -573,9 +600,10 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
     // on the dual path checked from iterate 0 on: a warm-started step that starts converged
     // (a pile at rest) takes no update and no linear solve. The primal path factorises at
     // least once: Simulator.particle_response reads the step's factorisation.
-    if (opt_.tolerance > 0 && (it > 0 || !primal) && stats_.residual.back() < opt_.tolerance &&
-        stats_.momentum_residual.back() < opt_.tolerance)
-      break;
+    if (opt_.tolerance > 0 && (it > 0 || !primal) && stats_.residual.back() < opt_.tolerance) {
+      if (stats_.momentum_residual.back() < opt_.tolerance) break;
+      if (opt_.momentum_exit > 0 && !primal && !search && np3 == 0 && balanced_exit(s, h, nrow, it)) break;
+    }
     const LinearResult lr = primal ? soft_direction(nrow, elem_row0, h, alpha_, cdiag_, hvec_, dl_, it == 0, s.q.data())
                                    : dual_direction(h, it);
     stats_.linear_iterations.push_back(lr.iterations);
@@ -610,6 +638,7 @@ void Stepper::step(State& s) {
   stats_.momentum_residual.clear();
   stats_.refreshed = 0;
   stats_.backtracks = 0;
+  stats_.momentum_exit = stats_.momentum_exit_rejected = 0;
   stats_.projected = 0;
   if (nrow == 0 || unconstrained_solves(s, h, nrow)) {
     step_primal_ = false;

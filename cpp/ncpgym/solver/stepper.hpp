@@ -31,6 +31,8 @@ struct SolverStats {
   std::vector<double> momentum_residual; // max |H^-1 g| (velocity units, eq. 57) at each iterate
   int backtracks = 0;  // line_search: halvings of t over the step
   int projected = 0;   // stress_stiffness: factorisations redone with projected element blocks
+  int momentum_exit = 0;           // 1: the step ended at the balanced velocity (balanced_exit)
+  int momentum_exit_rejected = 0;  // tries of it that were not converged (iterate restored)
   int refreshed = 0;  // contacts found at q^{n+1} and added, the step then solved again (refresh.cpp)
 };
 
@@ -99,6 +101,7 @@ class Stepper {
   // Newton's iteration on the step's rows (eqs. 57-63), from lambda = 0 (eq. 68) except the
   // warm-started contacts and the first `carried` multipliers, taken from carried_.
   void newton(const State& s, double h, int nrow, int carried = 0);
+  bool balanced_exit(const State& s, double h, int nrow, int it);  // option momentum_exit
   void start_from_motion(const State& s);  // the first iterate's velocity (option start_from_motion)
   void geometric_stiffness(double h, int it, int nrow);  // eqs. 70-74 on the particles
   void element_multipliers(int nrow);                    // lambda_s = -c_s(x) / E_s on the eliminated element rows
@@ -181,7 +184,8 @@ class Stepper {
   Eigen::Index nforce_ = 0;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_;
   std::vector<GeomMotion> motion_;  // per geom, its motion over the step (detect())
-  VecX u_base_, lambda_base_;  // line_search: the accepted iterate
+  VecX u_base_, lambda_base_;
+  VecX u_keep_;  // momentum_exit: the iterate a rejected polish returns to  // line_search: the accepted iterate
   double ncp_norm_ = 0.0, ncp_norm2_ = 0.0;  // max |hvec| and |hvec|^2 of eq. 58 at the iterate (ncp_terms)
   double momentum2_ = 0.0;  // |H^-1 g|_2^2 at the iterate (dual_rhs, momentum_residual)
   VecX jtl_;                        // primal path: J_eff^T lambda of the iterate, computed once per iterate
