@@ -411,6 +411,7 @@ void bind_sim(py::module_& mod) {
         d["backtracks"] = st.backtracks;
         d["momentum_exit"] = st.momentum_exit;
         d["momentum_exit_rejected"] = st.momentum_exit_rejected;
+        d["momentum_exit_kept"] = st.momentum_exit_kept;
         d["projected"] = st.projected;
         return d;
       }, "The last step's solver: newton_iterations, residual (max |NCP or row residual| per "
@@ -421,6 +422,7 @@ void bind_sim(py::module_& mod) {
          "then hold both solves), backtracks (line_search: halvings of the step length; with line_search the "
          "residual lists also hold the last update's iterate), projected (stress_stiffness: Newton matrices "
          "factorised again with projected element blocks), momentum_exit (1 when the step ended at the velocity "
-         "that balances momentum at its impulses, option momentum_exit), momentum_exit_rejected (tries of it "
-         "that were not converged, the iterate then restored).");
+         "that balances momentum at its impulses, option momentum_exit), momentum_exit_kept (tries of it whose "
+         "NCP residual alone was below tolerance, Newton then going on from them), momentum_exit_rejected "
+         "(tries whose NCP residual was not, the iterate then restored).");
 }

@@ -214,14 +214,15 @@ struct SolverOptions {
   //   `tolerance` but whose momentum residual exceeds this, the dual path tries the velocity
   //   that balances momentum at the iterate's impulses (eq. 57 solved for u at fixed lambda:
   //   u~ + h H^-1 J_eff^T lambda) and ends the step there if both residuals are then below
-  //   `tolerance`; otherwise the iterate is restored and the step goes on bitwise as without
-  //   the option (Stepper::balanced_exit). Why: the damped update shrinks the momentum
+  //   `tolerance`; otherwise Newton goes on from it if its NCP residual still is, else the
+  //   iterate is restored and the step goes on bitwise as without the option
+  //   (Stepper::balanced_exit). Why: the damped update shrinks the momentum
   //   residual by only (1 - t) per iterate, and from u = 0 it starts at the velocity of every
   //   body a contact touches, so a pile in which one capsule still rolls ran all 8 iterations
   //   of every resting step although its impulses had converged. Measured (one thread,
-  //   h = 1/120, 3 draws each): the 50-body pile 2,325 -> 1,599 us per step at 8 / 50 with the
+  //   h = 1/120, 3 draws each): the 50-body pile 2,325 -> 1,475 us per step at 8 / 50 with the
   //   same penetration and drift; rocks, table pile, arch and heavy stack unchanged (within
-  //   1 %); at 4 / 20 the pile 799 -> 760 us. The gate: below 1e-7 the drag it removes is
+  //   2 %); at 4 / 20 the pile 799 -> 762 us. The gate: below 1e-7 the drag it removes is
   //   negligible, and balancing residuals of ~1e-8 m/s left a resting arch creeping at that
   //   speed, which kept its later steps from exiting at iterate 0 (255 -> 763 us per step
   //   with no gate). Not with particles (their shifted H scales the residual) or line searches.

@@ -32,7 +32,8 @@ struct SolverStats {
   int backtracks = 0;  // line_search: halvings of t over the step
   int projected = 0;   // stress_stiffness: factorisations redone with projected element blocks
   int momentum_exit = 0;           // 1: the step ended at the balanced velocity (balanced_exit)
-  int momentum_exit_rejected = 0;  // tries of it that were not converged (iterate restored)
+  int momentum_exit_kept = 0;      // tries whose NCP residual only was converged: Newton goes on from them
+  int momentum_exit_rejected = 0;  // tries whose NCP residual was not (the iterate restored)
   int refreshed = 0;  // contacts found at q^{n+1} and added, the step then solved again (refresh.cpp)
 };
 
