@@ -70,6 +70,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   tmp_.setZero(nvall_);
   jtl_.setZero(nvall_);
   u_base_.setZero(nvall_);
+  u_keep_.setZero(nvall_);
   const int nrow = typical_rows(m, cons_);
   const int ncap = 4 * m.ngeom + 32 + 4 * m.nparticle;
   contacts_.reserve(ncap);

@@ -185,8 +185,8 @@ class Stepper {
   Eigen::Index nforce_ = 0;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_;
   std::vector<GeomMotion> motion_;  // per geom, its motion over the step (detect())
-  VecX u_base_, lambda_base_;
-  VecX u_keep_;  // momentum_exit: the iterate a rejected polish returns to  // line_search: the accepted iterate
+  VecX u_base_, lambda_base_;  // line_search: the accepted iterate
+  VecX u_keep_;  // momentum_exit: the iterate a rejected try returns to
   double ncp_norm_ = 0.0, ncp_norm2_ = 0.0;  // max |hvec| and |hvec|^2 of eq. 58 at the iterate (ncp_terms)
   double momentum2_ = 0.0;  // |H^-1 g|_2^2 at the iterate (dual_rhs, momentum_residual)
   VecX jtl_;                        // primal path: J_eff^T lambda of the iterate, computed once per iterate
