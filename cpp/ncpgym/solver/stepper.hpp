@@ -103,6 +103,7 @@ class Stepper {
   // warm-started contacts and the first `carried` multipliers, taken from carried_.
   void newton(const State& s, double h, int nrow, int carried = 0);
   bool balanced_exit(const State& s, double h, int nrow, int it);  // option momentum_exit
+  void free_rowless_trees(int nrow);  // trees no row touches take u~ (eq. 57 without rows)
   void start_from_motion(const State& s);  // the first iterate's velocity (option start_from_motion)
   void geometric_stiffness(double h, int it, int nrow);  // eqs. 70-74 on the particles
   void element_multipliers(int nrow);                    // lambda_s = -c_s(x) / E_s on the eliminated element rows
@@ -179,6 +180,7 @@ class Stepper {
   VecX lambda_, jhj_, opdiag_, alpha_, cdiag_, hvec_, rfac_, Jg_, b_, dl_;
   std::vector<int> lone_free_;  // bodies with the implicit gyroscopic term (dynamics/gyroscopic.cpp)
   std::vector<int> dof_tree_;      // per dof, its tree (body_trees; option start_from_motion)
+  std::vector<int> tree_rows_;     // per tree, 1 if a row of the step touches it (free_rowless_trees)
   std::vector<double> tree_speed_;  // per tree, the largest |u-| of its dofs (start_from_motion)
   VecX carried_;  // a refreshed step's contact multipliers of the last solve (step())
   VecX contact_force_;
