@@ -13,23 +13,13 @@ import numpy as np
 import pytest
 
 import ncpgym
-from ncpgym import Builder, scenes
+from ncpgym import scenes
 from ncpgym.state import restore_simulator, simulator_state
+
+from bodies_on_plane import bodies_on_plane
 
 H = 1 / 120
 TOL = 1e-9  # the solver's default tolerance
-
-
-def _on_plane(shape, mu=0.0):
-    """A 1 kg box (half size 0.1 m) or solid sphere (r = 0.1 m) resting on a plane."""
-    b = Builder()
-    b.set_timestep(H)
-    b.add_geom(0, "plane", friction=[mu, 0, 0])
-    body = b.add_body(0, mass=1.0, inertia=np.eye(3) * (0.004 if shape == "sphere" else 0.01))
-    b.add_joint(body, "free")
-    size = [0.1, 0.1, 0.1] if shape == "box" else [0.1, 0, 0]
-    b.add_geom(body, type=shape, size=size, friction=[mu, 0, 0])
-    return b.build()
 
 
 def _run(m, u0, steps, **opts):
@@ -53,7 +43,7 @@ def test_a_slowly_sliding_box_keeps_its_speed_and_ends_its_steps_at_once():
     # step starts from the last one's impulses (m g h on the normal rows). At u = 0 nothing
     # slips and nothing penetrates (NCP residual 0); the balanced velocity
     # u~ + h M^-1 J^T lambda is the sliding one
-    m = _on_plane("box")
+    m = bodies_on_plane("box")
     v, steps = 0.05, 60
     off, _, _ = _run(m, [v, 0, 0, 0, 0, 0], steps, momentum_exit=0.0)
     assert off.u[0] == pytest.approx(v * (1 - 0.25**4) ** steps, rel=1e-9)  # the drag, by hand
@@ -65,7 +55,7 @@ def test_a_slowly_sliding_box_keeps_its_speed_and_ends_its_steps_at_once():
 
 
 def test_a_slowly_rolling_sphere_keeps_rolling_without_slip():
-    m = _on_plane("sphere", mu=0.5)
+    m = bodies_on_plane("sphere", mu=0.5)
     v, r = 0.05, 0.1
     sim, _, exits = _run(m, [v, 0, 0, 0, v / r, 0], 120)
     assert sim.u[0] == pytest.approx(v, abs=1e-10)
@@ -105,7 +95,7 @@ def test_a_step_whose_tries_fail_is_the_step_without_the_option():
 
 def test_the_gate_leaves_residuals_below_it_to_the_iteration():
     # at 0.05 m/s the momentum residual at the zero start is 0.05: a gate above it never tries
-    m = _on_plane("box")
+    m = bodies_on_plane("box")
     gated, _, exits = _run(m, [0.05, 0, 0, 0, 0, 0], 30, momentum_exit=0.1)
     off, _, _ = _run(m, [0.05, 0, 0, 0, 0, 0], 30, momentum_exit=0.0)
     assert not any(exits)
@@ -113,7 +103,7 @@ def test_the_gate_leaves_residuals_below_it_to_the_iteration():
 
 
 def test_momentum_exit_is_validated():
-    m = _on_plane("box")
+    m = bodies_on_plane("box")
     for bad in (-1e-7, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="momentum_exit"):
             ncpgym.Simulator(m, momentum_exit=bad)

@@ -10,27 +10,16 @@ import numpy as np
 import pytest
 
 import ncpgym
-from ncpgym import Builder
+
+from bodies_on_plane import bodies_on_plane
 
 H = 1 / 120
 G = 9.81
 
 
-def _two_boxes():
-    """Two 1 kg boxes (half size 0.1 m) above a plane with mu = 0.5."""
-    b = Builder()
-    b.set_timestep(H)
-    b.add_geom(0, "plane", friction=[0.5, 0, 0])
-    for _ in range(2):
-        body = b.add_body(0, mass=1.0, inertia=np.eye(3) * 0.01)
-        b.add_joint(body, "free")
-        b.add_geom(body, type="box", size=[0.1, 0.1, 0.1], friction=[0.5, 0, 0])
-    return b.build()
-
-
 @pytest.mark.parametrize("newton", [4, 8])
 def test_a_box_in_flight_beside_a_resting_one_follows_the_ballistic_steps(newton):
-    m = _two_boxes()
+    m = bodies_on_plane("box", "box", mu=0.5)
     sim = ncpgym.Simulator(m, newton_iterations=newton)
     # box 0 rests on the plane (its contact makes every step iterate); box 1 is thrown
     sim.q[:] = [0, 0, 0.1, 1, 0, 0, 0, 1, 0, 5, 1, 0, 0, 0]

@@ -10,24 +10,10 @@ import numpy as np
 import pytest
 
 import ncpgym
-from ncpgym import Builder
+from bodies_on_plane import bodies_on_plane
 
 H = 1 / 120
 G = 9.81
-
-
-def _block(mu, shape="box"):
-    """A 1 kg box (half size 0.1 m) or sphere (radius 0.1 m, I = 2/5 m r^2) on a plane."""
-    b = Builder()
-    b.set_timestep(H)
-    b.add_geom(0, "plane", friction=[mu, 0, 0])
-    body = b.add_body(0, mass=1.0, inertia=np.eye(3) * (0.004 if shape == "sphere" else 0.01))
-    b.add_joint(body, "free")
-    if shape == "box":
-        b.add_geom(body, type="box", size=[0.1, 0.1, 0.1], friction=[mu, 0, 0])
-    else:
-        b.add_geom(body, type="sphere", size=[0.1, 0, 0], friction=[mu, 0, 0])
-    return b.build()
 
 
 def _run(m, u0, steps, **opts):
@@ -43,7 +29,7 @@ def _run(m, u0, steps, **opts):
 
 @pytest.mark.parametrize("newton", [4, 8])
 def test_a_box_sliding_on_a_frictionless_plane_keeps_its_speed(newton):
-    m = _block(0.0)
+    m = bodies_on_plane("box", mu=0.0)
     steps = 60
     default, _ = _run(m, [2, 0, 0, 0, 0, 0], steps, newton_iterations=newton)
     # the defaults: each step from u = 0 keeps 1 - 0.25^k of the speed (t = 0.75; the
@@ -67,7 +53,7 @@ def test_trees_slower_than_the_threshold_start_from_rest():
     # vertical velocity above the threshold)
     # (momentum_exit off: it would end these slow steps at the balanced velocity by itself,
     # test_momentum_exit.py)
-    m = _block(0.0)
+    m = bodies_on_plane("box", mu=0.0)
     for speed, threshold, kept in ((5e-4, 1e-3, (1 - 0.25**4) ** 30), (2e-4, 1e-4, 1.0)):
         sim, _ = _run(m, [speed, 0, 0, 0, 0, 0], 30, newton_iterations=4, start_from_motion=threshold,
                       momentum_exit=0.0)
@@ -78,7 +64,7 @@ def test_trees_slower_than_the_threshold_start_from_rest():
 
 
 def test_a_rolling_sphere_keeps_rolling_without_slip():
-    m = _block(0.5, "sphere")
+    m = bodies_on_plane("sphere", mu=0.5)
     v, r = 1.0, 0.1
     sim, _ = _run(m, [v, 0, 0, 0, v / r, 0], 120, newton_iterations=4, start_from_motion=1e-3)
     assert sim.u[0] == pytest.approx(v, abs=1e-9)
@@ -87,13 +73,13 @@ def test_a_rolling_sphere_keeps_rolling_without_slip():
 
 def test_a_sliding_box_decelerates_at_mu_g():
     mu, v0, steps = 0.3, 2.0, 60  # still sliding at 0.5 s (it stops at v0 / (mu g) = 0.68 s)
-    sim, _ = _run(_block(mu), [v0, 0, 0, 0, 0, 0], steps, start_from_motion=1e-3)
+    sim, _ = _run(bodies_on_plane("box", mu=mu), [v0, 0, 0, 0, 0, 0], steps, start_from_motion=1e-3)
     # implicit Euler's Coulomb friction takes mu m g h per step while the box slides
     assert sim.u[0] == pytest.approx(v0 - mu * G * steps * H, abs=2e-3)
 
 
 def test_start_from_motion_is_validated():
-    m = _block(0.0)
+    m = bodies_on_plane("box", mu=0.0)
     for bad in (-1e-3, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="start_from_motion"):
             ncpgym.Simulator(m, start_from_motion=bad)
@@ -102,7 +88,7 @@ def test_start_from_motion_is_validated():
 def test_a_batch_starts_each_world_from_its_own_motion_whatever_the_threads():
     # worlds sliding at different speeds (one below the threshold): each world's start is its
     # own, bitwise the same on 1 and 2 threads and as a Simulator's
-    m = _block(0.3)
+    m = bodies_on_plane("box", mu=0.3)
     n = 4
     u = np.zeros((n, m.nv))
     u[:, 0] = [0.0, 0.02, 1.0, 3.0]
