@@ -538,7 +538,7 @@ bool Stepper::balanced_exit(const State& s, double h, int nrow, int it) {
   return false;
 }
 
-void Stepper::free_rowless_trees(int nrow) {
+bool Stepper::free_rowless_trees(int nrow) {
   // Trees that no row of the step touches (a box in flight while another lies on the
   // floor): with no J^T lambda on them, eq. 57's balance is u = u~ exactly, and their
   // rows of the Newton system are empty, so the iteration would only carry them from the
@@ -559,9 +559,10 @@ void Stepper::free_rowless_trees(int nrow) {
       Hg_[d] = 0.0;
       any = true;
     }
-  if (!any) return;
+  if (!any) return false;
   stats_.momentum_residual.back() = Hg_.lpNorm<Eigen::Infinity>();
   momentum2_ = Hg_.squaredNorm();
+  return true;
 }
 
 void Stepper::newton(const State& s, double h, int nrow, int carried) {
@@ -610,7 +611,8 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
   double merit = 0.0;
   for (int it = 0;; ++it) {
     double trial = evaluate_iterate(s, h, nrow, it, primal);
-    if (it == 0 && carried == 0 && !primal) free_rowless_trees(nrow);
+    // the merit of line searches (smooth steps) as evaluate_iterate returns it, with those trees freed
+    if (it == 0 && carried == 0 && !primal && free_rowless_trees(nrow)) trial = std::sqrt(ncp_norm2_ + momentum2_);
     if (search && it > 0) {
       // Backtracking on the merit |(hvec, H^-1 g)|_2 (Armijo with sigma = 1e-4, t halved at
       // most kMaxBacktracks times, the last trial then kept): the Newton direction descends

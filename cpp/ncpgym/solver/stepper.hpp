@@ -103,7 +103,7 @@ class Stepper {
   // warm-started contacts and the first `carried` multipliers, taken from carried_.
   void newton(const State& s, double h, int nrow, int carried = 0);
   bool balanced_exit(const State& s, double h, int nrow, int it);  // option momentum_exit
-  void free_rowless_trees(int nrow);  // trees no row touches take u~ (eq. 57 without rows)
+  bool free_rowless_trees(int nrow);  // trees no row touches take u~ (eq. 57 without rows); false: none
   void start_from_motion(const State& s);  // the first iterate's velocity (option start_from_motion)
   void geometric_stiffness(double h, int it, int nrow);  // eqs. 70-74 on the particles
   void element_multipliers(int nrow);                    // lambda_s = -c_s(x) / E_s on the eliminated element rows
