@@ -48,39 +48,67 @@ struct Vectors {  // the workspace seen as n-vectors
 
 // One PCR iteration's vector work with the Jacobi preconditioner, in two fused passes
 // around the product (the general loop below makes seven passes over ~8 vectors; on a pile
-// of ~1,300 rows they were a fifth of the solve). Cloned for AVX2/FMA.
+// of ~1,300 rows they were a fifth of the solve). Cloned for AVX2/FMA. Each pass's sum is
+// kept in kLanes partial sums (lane i mod kLanes, added pairwise at the end): one running
+// sum is a chain of dependent adds, one add latency (4 cycles) per element, which made the
+// two passes as slow as the product itself on the 50-body pile (perf, session 37).
+constexpr int kLanes = 8;
+
+__attribute__((always_inline)) inline double lane_sum(const double (&s)[kLanes]) {
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
 // update: x += alpha p, r -= alpha Ap, z -= alpha PAp; returns |r|^2
 NCPGYM_CLONES double pcr_update(int n, double alpha, const double* __restrict p, const double* __restrict Ap,
                                 const double* __restrict PAp, double* __restrict x, double* __restrict r,
                                 double* __restrict z) {
-  double rr = 0;
-  for (int i = 0; i < n; ++i) {
+  double s[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) {
+      x[i + l] += alpha * p[i + l];
+      r[i + l] -= alpha * Ap[i + l];
+      z[i + l] -= alpha * PAp[i + l];
+      s[l] += r[i + l] * r[i + l];
+    }
+  for (int l = 0; i < n; ++i, ++l) {
     x[i] += alpha * p[i];
     r[i] -= alpha * Ap[i];
     z[i] -= alpha * PAp[i];
-    rr += r[i] * r[i];
+    s[l] += r[i] * r[i];
   }
-  return rr;
+  return lane_sum(s);
 }
 
 // direction: p = z + beta p, Ap = Az + beta Ap, PAp = Pinv Ap; returns Ap . PAp
 NCPGYM_CLONES double pcr_direction(int n, double beta, const double* __restrict z, const double* __restrict Az,
                                    const double* __restrict Pinv, double* __restrict p, double* __restrict Ap,
                                    double* __restrict PAp) {
-  double den = 0;
-  for (int i = 0; i < n; ++i) {
+  double s[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) {
+      p[i + l] = z[i + l] + beta * p[i + l];
+      Ap[i + l] = Az[i + l] + beta * Ap[i + l];
+      PAp[i + l] = Pinv[i + l] * Ap[i + l];
+      s[l] += Ap[i + l] * PAp[i + l];
+    }
+  for (int l = 0; i < n; ++i, ++l) {
     p[i] = z[i] + beta * p[i];
     Ap[i] = Az[i] + beta * Ap[i];
     PAp[i] = Pinv[i] * Ap[i];
-    den += Ap[i] * PAp[i];
+    s[l] += Ap[i] * PAp[i];
   }
-  return den;
+  return lane_sum(s);
 }
 
 NCPGYM_CLONES double dot(int n, const double* __restrict a, const double* __restrict b) {
-  double s = 0;
-  for (int i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
+  double s[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) s[l] += a[i + l] * b[i + l];
+  for (int l = 0; i < n; ++i, ++l) s[l] += a[i] * b[i];
+  return lane_sum(s);
 }
 
 // Preconditioned conjugate residual with the Jacobi preconditioner: pcr() below, the same
