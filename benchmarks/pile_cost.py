@@ -19,7 +19,7 @@ Two measurements, one thread, h = 1/120, the pile of benchmarks/contact_scenes.p
 The budget line: what 2x MuJoCo's mean step leaves for the solve after the fixed cost, in
 products per step, against what each ncpgym setting spends.
 
-    python benchmarks/pile_cost.py --json benchmarks/results/pile_cost.json   # ~2 minutes
+    python benchmarks/pile_cost.py --json benchmarks/results/pile_cost.json   # ~10 seconds
 
 Writes the JSON and a plot of the step time over the run (pile_cost.png next to it).
 """
