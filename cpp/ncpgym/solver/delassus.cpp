@@ -85,13 +85,6 @@ NCPGYM_CLONES double rows_times_kernel(int ngroup, const int* group, const int* 
   return dot;
 }
 
-// out (nvall) = H^-1 J_eff^T x from the sparse rows of H^-1 J^T (segments, see delassus.hpp),
-// by output block: a block (a tree's dofs, or one particle coordinate) sums its entries'
-// terms, each a row's a_r H^-1 J_r^T over the block or a group of three rows'
-// (a0 v0 + a1 v1) + a2 v2, in row order, and is written once. Scattered row by row, the
-// contacts of one body each loaded and stored its segment: a chain through memory, a
-// store-to-load forwarding per contact. A row with a_r = 0 adds nothing (skipped: a long
-// segment costs its length).
 // One block's sum into o (n coordinates; W > 0: n = W known when compiled, so that the
 // free body's six sums stay in registers and are stored with fixed-size moves: with a
 // run-time count GCC copied the register sums out through a memcpy call per block, 3 % of
@@ -117,6 +110,13 @@ __attribute__((always_inline)) inline void scatter_block(int n, const ScatterEnt
   }
 }
 
+// out (nvall) = H^-1 J_eff^T x from the sparse rows of H^-1 J^T (segments, see delassus.hpp),
+// by output block: a block (a tree's dofs, or one particle coordinate) sums its entries'
+// terms, each a row's a_r H^-1 J_r^T over the block or a group of three rows'
+// (a0 v0 + a1 v1) + a2 v2, in row order, and is written once. Scattered row by row, the
+// contacts of one body each loaded and stored its segment: a chain through memory, a
+// store-to-load forwarding per contact. A row with a_r = 0 adds nothing (skipped: a long
+// segment costs its length).
 NCPGYM_CLONES void scatter_kernel(int nblock, const int* block_lo, const int* block_start, const int* width,
                                   const ScatterEntry* entries, const double* __restrict sval, const double* alpha,
                                   const double* x, double* __restrict out, int nvall) {

@@ -54,7 +54,14 @@ struct Vectors {  // the workspace seen as n-vectors
 // two passes as slow as the product itself on the 50-body pile (perf, session 37).
 constexpr int kLanes = 8;
 
-__attribute__((always_inline)) inline double lane_sum(const double (&s)[kLanes]) {
+// sum over i < n of term(i) (which may also write element i), term i in lane i mod kLanes
+template <class Term>
+__attribute__((always_inline)) inline double lane_sum(int n, Term&& term) {
+  double s[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) s[l] += term(i + l);
+  for (int l = 0; i < n; ++i, ++l) s[l] += term(i);
   return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
@@ -62,53 +69,28 @@ __attribute__((always_inline)) inline double lane_sum(const double (&s)[kLanes])
 NCPGYM_CLONES double pcr_update(int n, double alpha, const double* __restrict p, const double* __restrict Ap,
                                 const double* __restrict PAp, double* __restrict x, double* __restrict r,
                                 double* __restrict z) {
-  double s[kLanes] = {};
-  int i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) {
-      x[i + l] += alpha * p[i + l];
-      r[i + l] -= alpha * Ap[i + l];
-      z[i + l] -= alpha * PAp[i + l];
-      s[l] += r[i + l] * r[i + l];
-    }
-  for (int l = 0; i < n; ++i, ++l) {
+  return lane_sum(n, [&](int i) __attribute__((always_inline)) {
     x[i] += alpha * p[i];
     r[i] -= alpha * Ap[i];
     z[i] -= alpha * PAp[i];
-    s[l] += r[i] * r[i];
-  }
-  return lane_sum(s);
+    return r[i] * r[i];
+  });
 }
 
 // direction: p = z + beta p, Ap = Az + beta Ap, PAp = Pinv Ap; returns Ap . PAp
 NCPGYM_CLONES double pcr_direction(int n, double beta, const double* __restrict z, const double* __restrict Az,
                                    const double* __restrict Pinv, double* __restrict p, double* __restrict Ap,
                                    double* __restrict PAp) {
-  double s[kLanes] = {};
-  int i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) {
-      p[i + l] = z[i + l] + beta * p[i + l];
-      Ap[i + l] = Az[i + l] + beta * Ap[i + l];
-      PAp[i + l] = Pinv[i + l] * Ap[i + l];
-      s[l] += Ap[i + l] * PAp[i + l];
-    }
-  for (int l = 0; i < n; ++i, ++l) {
+  return lane_sum(n, [&](int i) __attribute__((always_inline)) {
     p[i] = z[i] + beta * p[i];
     Ap[i] = Az[i] + beta * Ap[i];
     PAp[i] = Pinv[i] * Ap[i];
-    s[l] += Ap[i] * PAp[i];
-  }
-  return lane_sum(s);
+    return Ap[i] * PAp[i];
+  });
 }
 
 NCPGYM_CLONES double dot(int n, const double* __restrict a, const double* __restrict b) {
-  double s[kLanes] = {};
-  int i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) s[l] += a[i + l] * b[i + l];
-  for (int l = 0; i < n; ++i, ++l) s[l] += a[i] * b[i];
-  return lane_sum(s);
+  return lane_sum(n, [&](int i) __attribute__((always_inline)) { return a[i] * b[i]; });
 }
 
 // Preconditioned conjugate residual with the Jacobi preconditioner: pcr() below, the same
