@@ -472,7 +472,7 @@ double Stepper::evaluate_iterate(const State& s, double h, int nrow, int it, boo
   } else {
     dual_rhs(h, nrow);
   }
-  return std::sqrt(ncp_norm2_ + momentum2_);
+  return iterate_merit();
 }
 
 void Stepper::set_iterate(int nrow, double t) {
@@ -612,7 +612,7 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
   for (int it = 0;; ++it) {
     double trial = evaluate_iterate(s, h, nrow, it, primal);
     // the merit of line searches (smooth steps) as evaluate_iterate returns it, with those trees freed
-    if (it == 0 && carried == 0 && !primal && free_rowless_trees(nrow)) trial = std::sqrt(ncp_norm2_ + momentum2_);
+    if (it == 0 && carried == 0 && !primal && free_rowless_trees(nrow)) trial = iterate_merit();
     if (search && it > 0) {
       // Backtracking on the merit |(hvec, H^-1 g)|_2 (Armijo with sigma = 1e-4, t halved at
       // most kMaxBacktracks times, the last trial then kept): the Newton direction descends

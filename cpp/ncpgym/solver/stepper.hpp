@@ -6,6 +6,7 @@
 // Inversion Method (iwim-on-dynamics.txt §5); q advances with the kinematic map G.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -122,6 +123,7 @@ class Stepper {
   void damped_update(int nrow, int it);  // eqs. 61-62, impulse clipping, stats
   // Rows, NCP terms, residuals and right-hand side at the iterate; returns line_search's merit.
   double evaluate_iterate(const State& s, double h, int nrow, int it, bool primal);
+  double iterate_merit() const { return std::sqrt(ncp_norm2_ + momentum2_); }  // |(hvec, H^-1 g)|_2 of line_search
   void set_iterate(int nrow, double t);  // line_search: accepted iterate + t (du_, dl_)
   void clip_impulses(int nrow);          // project_impulses
   static constexpr int kMaxBacktracks = 4;
