@@ -297,6 +297,7 @@ status 1 until reset.
   prop("cvel", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.cvel(), {b.size(), S(b.model().nbody), S(6)}); }, "[N, nbody, 6] MuJoCo's com-based velocity (angular, linear)");
   prop("cfrc_ext", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.cfrc_ext(), {b.size(), S(b.model().nbody), S(6)}); }, "[N, nbody, 6] contact wrench on each body (torque, force), com-based");
   prop("qfrc_actuator", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.qfrc_actuator(), {b.size(), S(b.model().nv)}); }, "[N, nv] actuator forces in joint space");
+  prop("sensordata", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.sensordata(), {b.size(), S(b.model().nsensordata)}); }, "[N, nsensordata] sensor readings in MuJoCo's layout (the model's sensor_adr, sensor_dim)");
   prop("site_xpos", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.site_xpos(), {b.size(), S(b.model().nsite), S(3)}); }, "[N, nsite, 3] site positions");
   prop("site_xmat", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.site_xmat(), {b.size(), S(b.model().nsite), S(3), S(3)}); }, "[N, nsite, 3, 3] site orientations");
   prop("geom_contact", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.geom_contact(), {b.size(), S(b.model().ngeom)}); }, "[N, ngeom] 1 where the geom had an active contact");

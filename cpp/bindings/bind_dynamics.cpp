@@ -11,6 +11,7 @@
 
 #include "bindings.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/dynamics/tendon.hpp"
 
 using namespace ncpgym;
 using Arr = py::array_t<double, py::array::c_style | py::array::forcecast>;
@@ -111,6 +112,7 @@ void bind_dynamics(py::module_& mod) {
           std::fill(o, o + m.nv, 0.0);
           add_passive_spring(m, q.data() + i * m.nq, o);
           add_passive_damping(m, u.data() + i * m.nv, o);
+          add_tendon_passive(m, q.data() + i * m.nq, u.data() + i * m.nv, o);
           if (!m.body_gravcomp.empty()) {
             kinematics(m, d, q.data() + i * m.nq);
             add_passive_gravcomp(m, d, o);

@@ -296,6 +296,7 @@ void bind_model(py::module_& m) {
       .def_property_readonly("jnt_springref", [](const Model& s) { return arr(s.jnt_springref); })
       .def_property_readonly("dof_armature", [](const Model& s) { return arr(s.dof_armature); })
       .def_property_readonly("dof_damping", [](const Model& s) { return arr(s.dof_damping); })
+      .def_property_readonly("dof_frictionloss", [](const Model& s) { return arr(s.dof_frictionloss); })
       .def_property_readonly("actuator_joint", [](const Model& s) { return arr(s.act_joint); })
       .def_property_readonly("actuator_gear", [](const Model& s) { return arr(s.act_gear); })
       .def_property_readonly("actuator_ctrlrange", [](const Model& s) {
@@ -313,6 +314,20 @@ void bind_model(py::module_& m) {
       .def_property_readonly("geom_quat", [](const Model& s) { return quats(s.geom_quat); })
       .def_property_readonly("geom_friction", [](const Model& s) { return vec3s(s.geom_friction); })
       .def_property_readonly("geom_contype", [](const Model& s) { return arr(s.geom_contype); })
+      .def_property_readonly("geom_condim", [](const Model& s) { return arr(s.geom_condim); })
+      .def_property_readonly("geom_priority", [](const Model& s) { return arr(s.geom_priority); })
+      .def_property_readonly("geom_margin", [](const Model& s) { return arr(s.geom_margin); })
+      .def_readonly("npair", &Model::npair)
+      .def_readonly("ntendon", &Model::ntendon)
+      .def_readonly("nsensor", &Model::nsensor)
+      .def_readonly("nsensordata", &Model::nsensordata)
+      .def_readonly("sensor_names", &Model::sensor_name)
+      .def_property_readonly("sensor_adr", [](const Model& s) { return arr(s.sensor_adr); })
+      .def_property_readonly("sensor_dim", [](const Model& s) { return arr(s.sensor_dim); })
+      .def_readonly("tendon_names", &Model::tendon_name)
+      .def_property_readonly("tendon_range", [](const Model& s) {
+        return py::array_t<double>({s.ntendon, 2}, s.tendon_range.data());
+      })
       .def_property_readonly("geom_conaffinity", [](const Model& s) { return arr(s.geom_conaffinity); })
       .def_property_readonly("site_pos", [](const Model& s) { return vec3s(s.site_pos); })
       .def_property_readonly("geom_mesh", [](const Model& s) { return arr(s.geom_mesh); })
@@ -364,8 +379,9 @@ void bind_model(py::module_& m) {
           "add_joint",
           [](Builder& b, int body, const std::string& type, const Vec3& pos, const Vec3& axis,
              double ref, double stiffness, double springref, double damping, double armature,
-             py::object range, const std::string& name) {
+             py::object range, const std::string& name, double frictionloss) {
             JointSpec s;
+            s.frictionloss = frictionloss;
             s.type = joint_type(type);
             s.pos = pos;
             s.axis = axis;
@@ -386,13 +402,16 @@ void bind_model(py::module_& m) {
           py::arg("body"), py::arg("type") = "hinge", py::arg("pos") = Vec3::Zero(),
           py::arg("axis") = Vec3::UnitZ(), py::arg("ref") = 0.0, py::arg("stiffness") = 0.0,
           py::arg("springref") = 0.0, py::arg("damping") = 0.0, py::arg("armature") = 0.0,
-          py::arg("range") = py::none(), py::arg("name") = "")
+          py::arg("range") = py::none(), py::arg("name") = "", py::arg("frictionloss") = 0.0)
       .def(
           "add_geom",
           [](Builder& b, int body, const std::string& type, const Vec3& size, const Vec3& pos,
              const Eigen::Vector4d& quat, const Vec3& friction, int contype, int conaffinity,
-             int mesh, const std::string& name) {
+             int mesh, const std::string& name, int condim, int priority, double margin) {
             GeomSpec s;
+            s.condim = condim;
+            s.priority = priority;
+            s.margin = margin;
             s.type = geom_type(type);
             s.size = size;
             s.pos = pos;
@@ -407,7 +426,11 @@ void bind_model(py::module_& m) {
           py::arg("body"), py::arg("type"), py::arg("size") = Vec3::Zero(),
           py::arg("pos") = Vec3::Zero(), py::arg("quat") = Eigen::Vector4d(1, 0, 0, 0),
           py::arg("friction") = Vec3(1.0, 0.005, 0.0001), py::arg("contype") = 1,
-          py::arg("conaffinity") = 1, py::arg("mesh") = -1, py::arg("name") = "")
+          py::arg("conaffinity") = 1, py::arg("mesh") = -1, py::arg("name") = "", py::arg("condim") = 3,
+          py::arg("priority") = 0, py::arg("margin") = 0.0,
+          "A geom on `body`. friction: (sliding, torsional, rolling), MuJoCo's; condim 1 "
+          "(frictionless), 3 (sliding), 4 (+ torsional) or 6 (+ rolling); priority and margin as "
+          "MJCF geom/@priority, @margin (a pair's parameters: ncpgym/collision/contact_params.hpp).")
       .def(
           "add_mesh",
           [](Builder& b, const Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>& v,
@@ -442,6 +465,21 @@ void bind_model(py::module_& m) {
           py::arg("joint"), py::arg("type") = "motor", py::arg("gear") = 1.0,
           py::arg("ctrlrange") = py::none(), py::arg("kp") = 0.0, py::arg("kv") = 0.0,
           py::arg("name") = "")
+      .def(
+          "add_affine_actuator",
+          [](Builder& b, int joint, double gear, py::object ctrlrange, double ctrlgain, double bias0, double kp, double kv,
+             const std::string& name) {
+            const bool limited = !ctrlrange.is_none();
+            std::pair<double, double> r{0, 0};
+            if (limited) r = ctrlrange.cast<std::pair<double, double>>();
+            return b.add_affine_actuator(joint, gear, limited, r.first, r.second, ctrlgain, bias0, kp, kv, name);
+          },
+          py::arg("joint"), py::arg("gear") = 1.0, py::arg("ctrlrange") = py::none(), py::arg("ctrlgain") = 1.0,
+          py::arg("bias0") = 0.0, py::arg("kp") = 0.0, py::arg("kv") = 0.0, py::arg("name") = "",
+          "MuJoCo's <general> actuator with a fixed gain and an affine bias: force ctrlgain * ctrl + bias0 - "
+          "kp * gear * q - kv * gear * qdot on the joint (times the gear), implicit in q and qdot.")
+      .def("set_actuator_forcerange", &Builder::set_actuator_forcerange, py::arg("actuator"), py::arg("lo"),
+           py::arg("hi"), "Limit the actuator's scalar force (the motor's control, the servo's force) to [lo, hi].")
       .def("add_particle", &Builder::add_particle, py::arg("pos"), py::arg("mass"),
            py::arg("radius") = 0.0, py::arg("friction") = 0.5,
            "Add a point mass with a collision radius; returns the particle id.")
@@ -574,6 +612,61 @@ void bind_model(py::module_& m) {
            "centre of mass (1 cancels its weight).")
       .def("exclude_bodies", &Builder::exclude_bodies, py::arg("body1"), py::arg("body2"),
            "No contact between the geoms of two bodies (MJCF <contact><exclude>).")
+      .def(
+          "add_fixed_tendon",
+          [](Builder& b, const std::vector<int>& joints, const std::vector<double>& coef, py::object range,
+             double stiffness, double damping, double frictionloss, std::pair<double, double> springlength,
+             const std::string& name) {
+            TendonSpec s;
+            s.joint = joints;
+            s.coef = coef;
+            if (!range.is_none()) {
+              auto r = range.cast<std::pair<double, double>>();
+              s.limited = true;
+              s.range_lo = r.first;
+              s.range_hi = r.second;
+            }
+            s.stiffness = stiffness;
+            s.damping = damping;
+            s.frictionloss = frictionloss;
+            s.springlength_lo = springlength.first;
+            s.springlength_hi = springlength.second;
+            s.name = name;
+            return b.add_fixed_tendon(s);
+          },
+          py::arg("joints"), py::arg("coef"), py::arg("range") = py::none(), py::arg("stiffness") = 0.0,
+          py::arg("damping") = 0.0, py::arg("frictionloss") = 0.0,
+          py::arg("springlength") = std::pair<double, double>(0.0, 0.0), py::arg("name") = "",
+          "A fixed tendon (MJCF <tendon><fixed>): length sum_k coef[k] q[joints[k]] over hinge and slide "
+          "joints, with an optional range (limit rows), stiffness and damping (a spring slack within "
+          "springlength), and frictionloss. Returns its id.")
+      .def("set_site_shape", &Builder::set_site_shape, py::arg("site"), py::arg("type"), py::arg("size"),
+           "A site's shape (MuJoCo geom type: 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box) and "
+           "half-sizes: the zone of touch sensors.")
+      .def(
+          "add_sensor",
+          [](Builder& b, const std::string& type, int obj, int objtype, double cutoff, double scale, const std::string& name) {
+            static const std::pair<const char*, SensorType> kinds[] = {
+                {"touch", SensorType::Touch},         {"jointpos", SensorType::JointPos},
+                {"jointvel", SensorType::JointVel},   {"tendonpos", SensorType::TendonPos},
+                {"tendonvel", SensorType::TendonVel}, {"actuatorpos", SensorType::ActuatorPos},
+                {"actuatorvel", SensorType::ActuatorVel}, {"actuatorfrc", SensorType::ActuatorFrc},
+                {"framepos", SensorType::FramePos},   {"framequat", SensorType::FrameQuat}};
+            for (const auto& [k, t] : kinds)
+              if (type == k) return b.add_sensor(t, objtype, obj, cutoff, scale, name);
+            throw std::invalid_argument("unknown sensor type '" + type +
+                                        "' (touch, jointpos, jointvel, tendonpos, tendonvel, actuatorpos, "
+                                        "actuatorvel, actuatorfrc, framepos, framequat)");
+          },
+          py::arg("type"), py::arg("obj"), py::arg("objtype") = 0, py::arg("cutoff") = 0.0, py::arg("scale") = 1.0,
+          py::arg("name") = "",
+          "A sensor in MuJoCo's layout (its readings: Batch.sensordata, Simulator.sensordata). obj: the "
+          "site (touch), joint, tendon or actuator; for framepos/framequat objtype 0 site, 1 body (inertial "
+          "frame; framepos only), 2 xbody, 3 geom. scale: actuator sensors' factor to MuJoCo's units.")
+      .def("add_contact_pair", &Builder::add_contact_pair, py::arg("geom1"), py::arg("geom2"), py::arg("condim") = 3,
+           py::arg("friction") = Vec3(1.0, 0.005, 0.0001), py::arg("margin") = 0.0,
+           "An explicit contact pair (MJCF <contact><pair>): the two geoms collide whatever their "
+           "contact bits, with this condim, friction (sliding, torsional, rolling) and margin.")
       .def("set_gravity", &Builder::set_gravity, py::arg("gravity"))
       .def("set_timestep", &Builder::set_timestep, py::arg("timestep"))
       .def("set_solver_iterations", &Builder::set_solver_iterations, py::arg("newton") = 0, py::arg("linear") = 0,

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "bindings.hpp"
+#include "ncpgym/batch/sensors.hpp"
 #include "ncpgym/model/mocap.hpp"
 #include "ncpgym/collision/detect.hpp"
 #include "ncpgym/dynamics/kinematics.hpp"
@@ -353,12 +354,27 @@ void bind_sim(py::module_& mod) {
           "[K, 12] the contact impulses the next step starts from (option warm_start): one row per contact "
           "of the last step, [0, geom1, geom2, particle1, soft point 1, soft point 2, pos (3), "
           "multipliers (normal, t1, t2)]; a copy, assign to restore (state.simulator_state saves it)")
+      .def_property_readonly(
+          "sensordata",
+          [](const Simulator& s) {
+            const Model& m = *s.work_;
+            Data d(m);
+            kinematics(m, d, s.state.q.data());
+            py::array_t<double> out(m.nsensordata);
+            const auto f = s.stepper.contact_forces();
+            compute_sensors(m, d, s.state.q.data(), s.state.u.data(), s.state.ctrl.data(), &s.stepper.contacts(),
+                            f.data(), out.mutable_data());
+            return out;
+          },
+          "[nsensordata] sensor readings in MuJoCo's layout at the current state; touch sensors read "
+          "the last step's contact forces (ncpgym/batch/sensors.hpp)")
       .def_property_readonly("contacts", [](const Simulator& s) {
         const auto& cs = s.stepper.contacts();
         const py::ssize_t n = static_cast<py::ssize_t>(cs.size());
         py::array_t<double> pos({n, py::ssize_t(3)}), normal({n, py::ssize_t(3)}), force({n, py::ssize_t(3)});
-        py::array_t<double> dist(n), friction(n);
-        py::array_t<int> g1(n), g2(n), part(n);
+        py::array_t<double> torque({n, py::ssize_t(3)}), fric5({n, py::ssize_t(3)});
+        py::array_t<double> dist(n), friction(n), margin(n);
+        py::array_t<int> g1(n), g2(n), part(n), condim(n);
         py::array_t<bool> refreshed(n);
         const auto f = s.stepper.contact_forces();
         const py::ssize_t detected = s.stepper.contacts_detected();
@@ -368,6 +384,13 @@ void bind_sim(py::module_& mod) {
             normal.mutable_at(i, k) = cs[i].normal[k];
             force.mutable_at(i, k) = f[3 * i + k];
           }
+          const Vec3 t = s.stepper.contact_torque(static_cast<int>(i));
+          for (int k = 0; k < 3; ++k) torque.mutable_at(i, k) = t[k];
+          fric5.mutable_at(i, 0) = cs[i].friction;
+          fric5.mutable_at(i, 1) = cs[i].spin;
+          fric5.mutable_at(i, 2) = cs[i].roll;
+          condim.mutable_at(i) = cs[i].condim;
+          margin.mutable_at(i) = cs[i].margin;
           dist.mutable_at(i) = cs[i].dist;
           friction.mutable_at(i) = cs[i].friction;
           g1.mutable_at(i) = cs[i].geom1;
@@ -381,6 +404,10 @@ void bind_sim(py::module_& mod) {
         d["dist"] = dist;
         d["force"] = force;
         d["friction"] = friction;
+        d["condim"] = condim;
+        d["friction_coefficients"] = fric5;  // sliding, torsional, rolling
+        d["margin"] = margin;
+        d["torque"] = torque;  // torsional and rolling friction, on geom1's body (N m, world)
         d["geom1"] = g1;
         d["geom2"] = g2;
         d["particle"] = part;

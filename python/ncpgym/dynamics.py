@@ -80,7 +80,7 @@ def inverse(model, q, u, qacc, *, threads=0):
 def forward(model, q, u, tau=None, *, passive=True, threads=0):
     """O(n) forward dynamics: qacc = M^-1 (tau + passive(q, u) - bias(q, u)).
 
-    ``passive=True`` adds joint springs and damping (as MuJoCo's qfrc_passive);
+    ``passive=True`` adds joint and tendon springs and damping (as MuJoCo's qfrc_passive);
     ``tau`` defaults to zero."""
     if tau is None:
         tau = np.zeros(model.nv)
@@ -89,7 +89,9 @@ def forward(model, q, u, tau=None, *, passive=True, threads=0):
 
 
 def passive(model, q, u):
-    """Joint spring and damping forces -k (q - q_spring) - b u."""
+    """MuJoCo's qfrc_passive: joint spring and damping forces -k (q - q_spring) - b u, fixed
+    tendons' spring and damper forces J_t^T f (ncpgym/dynamics/tendon.hpp) and gravity
+    compensation."""
     (qb, ub), single = _states(model, q, u)
     return _ret(_core.passive(model, qb, ub), single)
 

@@ -95,6 +95,59 @@ TEST(Ncp, BoundedFrictionComplianceStaysFiniteOutsideTheCone) {
   }
 }
 
+TEST(Ncp, EllipticFrictionWithEqualCoefficientsIsTheIsotropicRow) {
+  // Two sliding rows with one coefficient mu: the elliptic cone is the isotropic one, and
+  // the change of variables (r~ = mu^2 r) gives the isotropic row's W and value exactly;
+  // with cone_return the offset of friction_return. Catches a scaling by mu instead of mu^2.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> U(-2, 2);
+  for (int k = 0; k < 200; ++k) {
+    const double mu = std::abs(U(rng)) + 0.05, ln = std::abs(U(rng)) + 0.01, r = std::abs(U(rng)) + 0.1;
+    const double lam[2] = {U(rng), U(rng)}, slip[2] = {U(rng), U(rng)}, m2[2] = {mu, mu}, rr[2] = {r, r};
+    for (int fb = 0; fb < 2; ++fb) {
+      double W[2], phi[2];
+      ncp::elliptic_friction(2, m2, lam, slip, rr, ln, fb, true, true, W, phi);
+      const double s = std::hypot(slip[0], slip[1]), lf = std::hypot(lam[0], lam[1]);
+      const double Wiso = fb ? ncp::friction_w_fb(s, lf, mu * ln, r, true) : ncp::friction_w_min(s, lf, mu * ln, r);
+      const ncp::Offset o = ncp::friction_return(lam[0], lam[1], slip[0], slip[1], mu * ln, r);
+      EXPECT_NEAR(W[0], Wiso, 1e-9 * (1 + Wiso));
+      EXPECT_NEAR(W[1], Wiso, 1e-9 * (1 + Wiso));
+      EXPECT_NEAR(phi[0], slip[0] + Wiso * lam[0] - o.x, 1e-9 * (1 + std::abs(phi[0])));
+      EXPECT_NEAR(phi[1], slip[1] + Wiso * lam[1] - o.y, 1e-9 * (1 + std::abs(phi[1])));
+    }
+  }
+}
+
+TEST(Ncp, EllipticFrictionVanishesAtMaximalDissipationOnTheEllipse) {
+  // The solution the rows encode (MuJoCo's elliptic cone, maximal dissipation): for slip v
+  // and coefficients mu_i, lambda_i = -ln mu_i^2 v_i / |mu o v| lies on the ellipse
+  // sum (lambda_i / mu_i)^2 = ln^2 and zeroes every row's value (FB and minimum map);
+  // scaled off the ellipse it does not.
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<double> U(-1, 1);
+  for (int k = 0; k < 100; ++k) {
+    const int n = 2 + k % 4;
+    double mu[5], v[5], lam[5], rr[5], W[5], phi[5], sm = 0;
+    for (int i = 0; i < n; ++i) {
+      mu[i] = i < 2 ? 0.3 + std::abs(U(rng)) : 0.001 + 0.01 * std::abs(U(rng));  // sliding, then lengths
+      v[i] = U(rng);
+      rr[i] = 0.5 + std::abs(U(rng));
+      sm += mu[i] * mu[i] * v[i] * v[i];
+    }
+    const double ln = 2.0;
+    for (int i = 0; i < n; ++i) lam[i] = -ln * mu[i] * mu[i] * v[i] / std::sqrt(sm);
+    for (int fb = 0; fb < 2; ++fb) {
+      ncp::elliptic_friction(n, mu, lam, v, rr, ln, fb, true, true, W, phi);
+      for (int i = 0; i < n; ++i) EXPECT_NEAR(phi[i], 0.0, 1e-9) << n << " " << i;
+    }
+    for (int i = 0; i < n; ++i) lam[i] *= 0.9;
+    ncp::elliptic_friction(n, mu, lam, v, rr, ln, true, true, true, W, phi);
+    double worst = 0;
+    for (int i = 0; i < n; ++i) worst = std::max(worst, std::abs(phi[i]));
+    EXPECT_GT(worst, 1e-6);
+  }
+}
+
 GeomPose pose(const Vec3& p, const Quat& q = Quat::Identity()) { return {p, q.toRotationMatrix()}; }
 
 TEST(Narrowphase, DistancesMatchClosedForm) {

@@ -768,7 +768,6 @@ def test_fetch_link_meshes_distances_match_mujoco():
 
     path = os.path.join(os.path.dirname(gymnasium_robotics.__file__), "envs/assets/fetch/pick_and_place.xml")
     mjm = mujoco.MjModel.from_xml_path(path)
-    mjm.geom_condim[mjm.geom_condim == 4] = 3  # the fingers' torsional friction: refused by the loader
     mjm.opt.ccd_tolerance, mjm.opt.ccd_iterations = 1e-12, 1000
     mjd = mujoco.MjData(mjm)
     sim = ncpgym.Simulator(ncpgym.models.from_mujoco(mjm, convex_decomposition="hull"))

@@ -246,10 +246,9 @@ def test_equalities_can_be_switched_off_per_world():
 
 
 def fetch_with_mocap(model_paths, collisions=True):
-    """Gymnasium-Robotics' pick_and_place.xml, loaded strictly (mocap body and its weld),
-    its finger boxes at condim 3 as ncpgym.envs.fetch sets them (no torsional friction)."""
+    """Gymnasium-Robotics' pick_and_place.xml, loaded strictly (mocap body and its weld,
+    the fingers' torsional friction)."""
     mj = mujoco.MjModel.from_xml_path(str(model_paths["fetch"]))
-    mj.geom_condim[mj.geom_condim == 4] = 3
     if collisions:  # the arm's large meshes wait for mesh-mesh collision (issue 16)
         mesh = mj.geom_type == mujoco.mjtGeom.mjGEOM_MESH
         mj.geom_contype[mesh] = 0
@@ -257,15 +256,14 @@ def fetch_with_mocap(model_paths, collisions=True):
     return mj, from_mujoco(mj, strict=True)
 
 
-def test_fetch_loads_with_its_mocap_weld_and_strictly_refuses_its_fingers_torsional_friction(model_paths):
-    from ncpgym.errors import UnsupportedFeatureError
-
+def test_fetch_loads_strictly_with_its_mocap_weld_and_its_fingers_torsional_friction(model_paths):
     for name in ("pick_and_place.xml", "push.xml", "slide.xml", "reach.xml"):
-        with pytest.raises(UnsupportedFeatureError) as e:  # strict by default
-            ncpgym.load_model(model_paths["fetch"].with_name(name))
-        assert str(e.value).splitlines()[1:] == [f"  geom 'robot0:{side}_gripper_finger_link': condim 4 (torsional "
-                                                 "friction)" for side in "rl"], name
-        m = ncpgym.load_model(model_paths["fetch"].with_name(name), strict=False)
+        mj = mujoco.MjModel.from_xml_path(str(model_paths["fetch"].with_name(name)))
+        m = ncpgym.load_model(model_paths["fetch"].with_name(name))  # strict by default
+        for side in "rl":
+            g = mj.geom(f"robot0:{side}_gripper_finger_link").id
+            assert m.geom_condim[g] == mj.geom_condim[g] == 4, name
+            assert list(m.geom_friction[g]) == list(mj.geom_friction[g]), name
         assert m.nmocap == 1 and m.neq == 1 and list(m.eq_type) == ["weld"], name
         assert len(m.exclude_pairs) == 3, name  # <contact><exclude>
     mj, m = fetch_with_mocap(model_paths)

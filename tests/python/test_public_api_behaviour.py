@@ -323,13 +323,15 @@ def test_to_mjcf_carries_solref_and_solimp_to_every_geom():
 
 
 @pytest.mark.parametrize("xml, element", [
-    ('<worldbody><body name="b"><joint name="hinge1" frictionloss="0.3"/><geom size="0.1"/></body></worldbody>',
-     r"joint 'hinge1': frictionloss=0.3"),
+    ('<worldbody><site name="top" pos="0 0 1"/><body name="b"><joint name="hinge1"/><geom size="0.1"/>'
+     '<site name="s"/></body></worldbody><tendon><spatial name="rope" stiffness="5"><site site="top"/>'
+     '<site site="s"/></spatial></tendon>',
+     r"tendon 'rope': a spatial tendon"),
     ('<asset><hfield name="terrain" nrow="3" ncol="3" size="1 1 0.1 0.1"/></asset><worldbody>'
      '<geom name="ground" type="hfield" hfield="terrain"/><body><freejoint/><geom size="0.1"/></body></worldbody>',
      r"geom 'ground': type mjGEOM_HFIELD"),
 ])
-def test_loader_refuses_frictionloss_and_height_fields_naming_the_element(xml, element):
+def test_loader_refuses_spatial_tendons_and_height_fields_naming_the_element(xml, element):
     mj = mujoco.MjModel.from_xml_string(f"<mujoco>{xml}</mujoco>")
     with pytest.raises(UnsupportedFeatureError, match=element):
         from_mujoco(mj)

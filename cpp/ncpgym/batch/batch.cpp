@@ -9,6 +9,7 @@
 
 #include "ncpgym/batch/rng.hpp"
 #include "ncpgym/batch/threads.hpp"
+#include "ncpgym/batch/sensors.hpp"
 #include "ncpgym/dynamics/actuation.hpp"
 #include "ncpgym/model/mocap.hpp"
 #include "ncpgym/soft/pressure.hpp"
@@ -69,6 +70,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   cvel_.assign(N * 6 * m.nbody, 0.0);
   cfrc_ext_.assign(N * 6 * m.nbody, 0.0);
   qfrc_act_.assign(N * m.nv, 0.0);
+  sensordata_.assign(N * m.nsensordata, 0.0);
   site_xpos_.assign(N * 3 * m.nsite, 0.0);
   site_xmat_.assign(N * 9 * m.nsite, 0.0);
   geom_contact_.assign(N * m.ngeom, 0);
@@ -266,6 +268,11 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
       };
       if (ct.n1 == 0) add(ct.body1, f);
       if (ct.n2 == 0) add(ct.body2, -f);
+      if (ct.condim > 3) {  // torsional and rolling friction: a couple on the two bodies
+        const Vec3 t = w.stepper->contact_torque(static_cast<int>(k));
+        if (ct.body1 > 0) Eigen::Map<Vec3>{fe + 6 * ct.body1} += t;
+        if (ct.body2 > 0) Eigen::Map<Vec3>{fe + 6 * ct.body2} -= t;
+      }
       const bool static1 = ct.n1 == 0 && m.body_lastdof[ct.body1] < 0;
       const bool static2 = ct.n2 == 0 && m.body_lastdof[ct.body2] < 0;
       if (ct.geom1 >= 0) {
@@ -294,6 +301,10 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     sv[m.particle_soft[p[0]]] += D.determinant() / 6.0;
   }
   if (m.nchamber) chamber_volumes(m, s.x, chamber_volume_.data() + I * m.nchamber);
+  if (m.nsensor)  // touch sensors read the last step's contacts (none after forward())
+    compute_sensors(m, d, s.q.data(), s.u.data(), s.ctrl.data(), with_contacts ? &w.stepper->contacts() : nullptr,
+                    with_contacts ? w.stepper->contact_forces().data() : nullptr,
+                    sensordata_.data() + I * m.nsensordata);
 }
 
 void Batch::step(int substeps, double* obs_out) {

@@ -104,7 +104,7 @@ class Batch {
   //   volumes det(x1 - x0, x2 - x0, x3 - x0) / 6: the volumetric strain is V / V0 - 1),
   //   chamber_volume [nchamber] (each pressure chamber's enclosed volume, soft/pressure.hpp),
   //   mass_centre [3] (centre of mass of all bodies: mjData.subtree_com of the world body,
-  //   with the world's mass_scale).
+  //   with the world's mass_scale), sensordata [nsensordata] (batch/sensors.hpp).
   double* xpos() { return xpos_.data(); }
   double* xquat() { return xquat_.data(); }
   double* xipos() { return xipos_.data(); }
@@ -123,6 +123,7 @@ class Batch {
   double* soft_volume() { return soft_volume_.data(); }
   double* chamber_volume() { return chamber_volume_.data(); }
   double* mass_centre() { return mass_centre_.data(); }
+  double* sensordata() { return sensordata_.data(); }
 
   // The fused observation (batch/observation.hpp): set_observation checks the segments
   // against the model's sizes and gathers every world's row from the current arrays;
@@ -180,7 +181,7 @@ class Batch {
   std::vector<double> friction_scale_, mass_scale_, stiffness_scale_, gravity_, medium_;
   std::vector<uint64_t> key_, counter_;
   std::vector<double> xpos_, xquat_, xipos_, cinert_, cvel_, cfrc_ext_, qfrc_act_, site_xpos_, site_xmat_,
-      geom_force_, soft_volume_, chamber_volume_, contact_depth_, mass_centre_;
+      geom_force_, soft_volume_, chamber_volume_, contact_depth_, mass_centre_, sensordata_;
   std::vector<uint8_t> geom_contact_, geom_static_, geom_dynamic_;
   std::vector<int32_t> ncontact_;
   std::vector<int> root_;  // tree root body of each body (0 for the world)

@@ -99,6 +99,7 @@ int Builder::add_joint(int body, const JointSpec& s) {
   }
   if (m_.body_jntnum[body] == 0) m_.body_jntadr[body] = id;
   m_.body_jntnum[body]++;
+  require(std::isfinite(s.frictionloss) && s.frictionloss >= 0, who + ": frictionloss must be finite and >= 0");
   m_.jnt_type.push_back(s.type);
   m_.jnt_body.push_back(body);
   m_.jnt_qposadr.push_back(m_.nq);
@@ -125,10 +126,12 @@ int Builder::add_joint(int body, const JointSpec& s) {
     m_.qpos0[m_.nq] = s.ref;
   }
   for (int k = 0; k < nv; ++k) {
+    m_.dof_qposadr.push_back(nv == 1 ? m_.nq : -1);  // hinge and slide
     m_.dof_body.push_back(body);
     m_.dof_jnt.push_back(id);
     m_.dof_armature.push_back(s.armature);
     m_.dof_damping.push_back(s.damping);
+    m_.dof_frictionloss.push_back(s.frictionloss);
   }
   m_.nq += nq;
   m_.nv += nv;
@@ -168,6 +171,8 @@ int Builder::add_geom(int body, const GeomSpec& s) {
   require(finite3(s.pos) && finite3(s.size) && finite3(s.friction) && s.quat.coeffs().allFinite(),
           who + ": non-finite parameter");
   require(s.friction.minCoeff() >= 0, who + ": friction must be >= 0");
+  require(s.condim == 1 || s.condim == 3 || s.condim == 4 || s.condim == 6, who + ": condim must be 1, 3, 4 or 6");
+  require(std::isfinite(s.margin) && s.margin >= 0, who + ": margin must be >= 0");
   switch (s.type) {
     case GeomType::Plane:
       break;
@@ -197,6 +202,9 @@ int Builder::add_geom(int body, const GeomSpec& s) {
   m_.geom_contype.push_back(s.contype);
   m_.geom_conaffinity.push_back(s.conaffinity);
   m_.geom_name.push_back(s.name);
+  m_.geom_condim.push_back(s.condim);
+  m_.geom_priority.push_back(s.priority);
+  m_.geom_margin.push_back(s.margin);
   m_.geom_hull.push_back(s.type == GeomType::Box ? box_hull(s.size) : ConvexHull{});
   return m_.ngeom++;
 }
@@ -209,6 +217,8 @@ int Builder::add_site(int body, const Vec3& pos, const Quat& quat, const std::st
   m_.site_pos.push_back(pos);
   m_.site_quat.push_back(quat.normalized());
   m_.site_name.push_back(name);
+  m_.site_type.push_back(2);  // a sphere
+  m_.site_size.push_back(Vec3(0.005, 0.005, 0.005));  // MuJoCo's default site size
   return m_.nsite++;
 }
 
@@ -230,8 +240,35 @@ int Builder::add_actuator(int joint, ActuatorType type, double gear, bool ctrlli
   m_.act_ctrllimited.push_back(ctrllimited ? 1 : 0);
   m_.act_ctrlrange.push_back(lo);
   m_.act_ctrlrange.push_back(hi);
+  m_.act_ctrlgain.push_back(kp);
+  m_.act_bias0.push_back(0.0);
+  m_.act_forcelimited.push_back(0);
+  m_.act_forcerange.push_back(0.0);
+  m_.act_forcerange.push_back(0.0);
   m_.act_name.push_back(name);
   return m_.nu++;
+}
+
+int Builder::add_affine_actuator(int joint, double gear, bool ctrllimited, double ctrl_lo, double ctrl_hi, double ctrlgain,
+                                 double bias0, double kp, double kv, const std::string& name) {
+  const std::string who = label("actuator", m_.nu, name);
+  require(std::isfinite(ctrlgain) && std::isfinite(bias0), who + ": non-finite gain or bias");
+  require(kp >= 0 && kv >= 0 && kp + kv > 0, who + ": an affine actuator needs kp >= 0, kv >= 0, not both 0");
+  // a Position servo's checks (kp > 0) do not apply: validated here, then stored as one
+  const int a = add_actuator(joint, ActuatorType::Position, gear, ctrllimited, ctrl_lo, ctrl_hi, kp > 0 ? kp : 1.0, kv, name);
+  m_.act_kp[a] = kp;
+  m_.act_ctrlgain[a] = ctrlgain;
+  m_.act_bias0[a] = bias0;
+  return a;
+}
+
+void Builder::set_actuator_forcerange(int a, double lo, double hi) {
+  const std::string who = label("actuator", a, a >= 0 && a < m_.nu ? m_.act_name[a] : "");
+  require(a >= 0 && a < m_.nu, who + ": does not exist");
+  require(std::isfinite(lo) && std::isfinite(hi) && lo <= hi, who + ": force range must be finite with lo <= hi");
+  m_.act_forcelimited[a] = 1;
+  m_.act_forcerange[2 * a] = lo;
+  m_.act_forcerange[2 * a + 1] = hi;
 }
 
 int Builder::add_particle(const Vec3& pos, double mass, double radius, double friction) {
@@ -488,6 +525,91 @@ void Builder::exclude_bodies(int body1, int body2) {
     m_.exclude_pairs.push_back(pair);
 }
 
+int Builder::add_fixed_tendon(const TendonSpec& s) {
+  const std::string who = label("tendon", m_.ntendon, s.name);
+  require(!s.joint.empty() && s.joint.size() == s.coef.size(), who + ": needs joints with one coefficient each");
+  for (size_t k = 0; k < s.joint.size(); ++k) {
+    const int j = s.joint[k];
+    require(j >= 0 && j < m_.njnt, who + ": joint id " + std::to_string(j) + " does not exist");
+    require(m_.jnt_type[j] == JointType::Hinge || m_.jnt_type[j] == JointType::Slide,
+            who + ": a fixed tendon spans hinge and slide joints only");
+    require(std::isfinite(s.coef[k]), who + ": non-finite coefficient");
+  }
+  for (double v : {s.range_lo, s.range_hi, s.stiffness, s.damping, s.frictionloss, s.springlength_lo, s.springlength_hi})
+    require(std::isfinite(v), who + ": non-finite parameter");
+  require(s.stiffness >= 0 && s.damping >= 0 && s.frictionloss >= 0, who + ": stiffness, damping, frictionloss must be >= 0");
+  if (s.limited) require(s.range_lo <= s.range_hi, who + ": range lower bound exceeds upper bound");
+  require(s.springlength_lo <= s.springlength_hi, who + ": spring length lower bound exceeds upper bound");
+  m_.tendon_adr.push_back(static_cast<int>(m_.tendon_dof.size()));
+  m_.tendon_num.push_back(static_cast<int>(s.joint.size()));
+  for (size_t k = 0; k < s.joint.size(); ++k) {
+    m_.tendon_dof.push_back(m_.jnt_dofadr[s.joint[k]]);
+    m_.tendon_coef.push_back(s.coef[k]);
+  }
+  m_.tendon_limited.push_back(s.limited ? 1 : 0);
+  m_.tendon_range.push_back(s.range_lo);
+  m_.tendon_range.push_back(s.range_hi);
+  m_.tendon_stiffness.push_back(s.stiffness);
+  m_.tendon_damping.push_back(s.damping);
+  m_.tendon_frictionloss.push_back(s.frictionloss);
+  m_.tendon_springlength.push_back(s.springlength_lo);
+  m_.tendon_springlength.push_back(s.springlength_hi);
+  m_.tendon_name.push_back(s.name);
+  return m_.ntendon++;
+}
+
+void Builder::set_site_shape(int site, int type, const Vec3& size) {
+  const std::string who = label("site", site, site >= 0 && site < m_.nsite ? m_.site_name[site] : "");
+  require(site >= 0 && site < m_.nsite, who + ": does not exist");
+  require(type >= 2 && type <= 6, who + ": shape must be a sphere (2), capsule (3), ellipsoid (4), cylinder (5) or box (6)");
+  require(finite3(size) && size.minCoeff() >= 0, who + ": sizes must be finite and >= 0");
+  m_.site_type[site] = type;
+  m_.site_size[site] = size;
+}
+
+int Builder::add_sensor(SensorType type, int objtype, int obj, double cutoff, double scale, const std::string& name) {
+  const std::string who = label("sensor", m_.nsensor, name);
+  const bool frame = type == SensorType::FramePos || type == SensorType::FrameQuat;
+  require(!frame || (objtype >= 0 && objtype <= 3), who + ": frame object type must be 0 site, 1 body, 2 xbody, 3 geom");
+  require(!(type == SensorType::FrameQuat && objtype == 1),
+          who + ": framequat of a body's inertial frame is not supported (use the body frame, xbody)");
+  require(obj >= 0 && obj < sensor_object_count(m_, type, objtype), who + ": object id " + std::to_string(obj) + " does not exist");
+  if (type == SensorType::JointPos || type == SensorType::JointVel)
+    require(m_.jnt_type[obj] == JointType::Hinge || m_.jnt_type[obj] == JointType::Slide,
+            who + ": joint sensors read hinge and slide joints");
+  require(std::isfinite(cutoff) && cutoff >= 0 && std::isfinite(scale), who + ": cutoff must be >= 0, scale finite");
+  const int dim = type == SensorType::FramePos ? 3 : type == SensorType::FrameQuat ? 4 : 1;
+  m_.sensor_type.push_back(type);
+  m_.sensor_objtype.push_back(frame ? objtype : 0);
+  m_.sensor_obj.push_back(obj);
+  m_.sensor_adr.push_back(m_.nsensordata);
+  m_.sensor_dim.push_back(dim);
+  m_.sensor_cutoff.push_back(cutoff);
+  m_.sensor_scale.push_back(scale);
+  m_.sensor_name.push_back(name);
+  m_.nsensordata += dim;
+  return m_.nsensor++;
+}
+
+int Builder::add_contact_pair(int g1, int g2, int condim, const Vec3& friction, double margin) {
+  const std::string who = "contact pair " + std::to_string(m_.npair);
+  require(g1 >= 0 && g1 < m_.ngeom && g2 >= 0 && g2 < m_.ngeom,
+          who + ": geom id " + std::to_string(g1 < 0 || g1 >= m_.ngeom ? g1 : g2) + " does not exist");
+  require(g1 != g2, who + ": a geom cannot pair with itself");
+  require(m_.geom_body[g1] != m_.geom_body[g2], who + ": both geoms are on one body");
+  require(condim == 1 || condim == 3 || condim == 4 || condim == 6, who + ": condim must be 1, 3, 4 or 6");
+  require(finite3(friction) && friction.minCoeff() >= 0, who + ": friction must be finite and >= 0");
+  require(std::isfinite(margin) && margin >= 0, who + ": margin must be >= 0");
+  const std::array<int, 2> key{std::min(g1, g2), std::max(g1, g2)};
+  require(std::find(m_.pair_geom.begin(), m_.pair_geom.end(), key) == m_.pair_geom.end(),
+          who + ": geoms " + std::to_string(key[0]) + " and " + std::to_string(key[1]) + " are paired already");
+  m_.pair_geom.push_back(key);
+  m_.pair_condim.push_back(condim);
+  m_.pair_friction.push_back(friction);
+  m_.pair_margin.push_back(margin);
+  return m_.npair++;
+}
+
 void Builder::set_solver_iterations(int newton, int linear) {
   require(newton >= 0 && linear >= 0, "iteration counts must be >= 0 (0: the solver's defaults)");
   m_.newton_iterations = newton;
@@ -585,6 +707,8 @@ std::shared_ptr<const Model> Builder::build() const {
   unique(m->eq_name, "equality");
   build_soft_surfaces(*m);
   build_particle_components(*m);
+  m->max_geom_margin = 0;
+  for (const double g : m->geom_margin) m->max_geom_margin = std::max(m->max_geom_margin, g);
   list_geom_pairs(*m);  // after body_lastdof: the filter reads which bodies are static
   return m;
 }

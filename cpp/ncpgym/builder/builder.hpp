@@ -19,8 +19,23 @@ struct JointSpec {
   Vec3 pos = Vec3::Zero();
   Vec3 axis = Vec3::UnitZ();
   double ref = 0, stiffness = 0, springref = 0, damping = 0, armature = 0;
+  double frictionloss = 0;  // dry friction of each dof (N or N m), >= 0
   bool limited = false;
   double range_lo = 0, range_hi = 0;
+  std::string name;
+};
+
+// A fixed tendon (MJCF <tendon><fixed>): L = sum_k coef[k] q_{joint[k]} over hinge and slide
+// joints; range (when limited) bounds L; frictionloss (N or N m); stiffness k and damping b
+// make the passive force -k (L - L_s) - b dL/dt, L_s the nearest point of
+// [springlength_lo, springlength_hi].
+struct TendonSpec {
+  std::vector<int> joint;
+  std::vector<double> coef;
+  bool limited = false;
+  double range_lo = 0, range_hi = 0;
+  double stiffness = 0, damping = 0, frictionloss = 0;
+  double springlength_lo = 0, springlength_hi = 0;
   std::string name;
 };
 
@@ -32,6 +47,9 @@ struct GeomSpec {
   Vec3 friction = Vec3(1.0, 0.005, 0.0001);
   int contype = 1, conaffinity = 1;
   int mesh = -1;
+  // contact parameters (model.hpp): condim 1, 3, 4 or 6; priority; margin >= 0 (m)
+  int condim = 3, priority = 0;
+  double margin = 0;
   std::string name;
 };
 
@@ -55,6 +73,13 @@ class Builder {
   int add_site(int body, const Vec3& pos, const Quat& quat, const std::string& name = "");
   int add_actuator(int joint, ActuatorType type, double gear, bool ctrllimited, double ctrl_lo,
                    double ctrl_hi, double kp = 0, double kv = 0, const std::string& name = "");
+  // MuJoCo's <general> actuator with a fixed gain and an affine bias: f = ctrlgain ctrl + bias0
+  // - kp g q - kv g qdot (kp, kv >= 0, not both 0), implicit in q and qdot as the servo is.
+  int add_affine_actuator(int joint, double gear, bool ctrllimited, double ctrl_lo, double ctrl_hi, double ctrlgain,
+                          double bias0, double kp, double kv, const std::string& name = "");
+  // Limits actuator a's scalar force f (dynamics/actuation.hpp: the motor's control, the
+  // servo's kp (ctrl - g q) - kv g qdot) to [lo, hi] (MJCF actuator/@forcerange).
+  void set_actuator_forcerange(int a, double lo, double hi);
   // A particle (point mass) at `pos` with collision radius and friction coefficient.
   int add_particle(const Vec3& pos, double mass, double radius = 0.0, double friction = 0.5);
   // Distance constraint between two particles; rest < 0 takes the initial distance;
@@ -127,8 +152,17 @@ class Builder {
   // Gravity compensation (MJCF body/@gravcomp): a force -weight m g at the body's centre of
   // mass, a passive force (1 cancels its weight, 0 none, other values scale it).
   void set_gravcomp(int body, double weight);
+  int add_fixed_tendon(const TendonSpec& spec);
+  // A site's shape (MuJoCo geom type 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box, and
+  // half-sizes): the zone of touch sensors.
+  void set_site_shape(int site, int type, const Vec3& size);
+  // A sensor (batch/sensors.hpp; model.hpp says what objtype, obj and scale mean); returns its id.
+  int add_sensor(SensorType type, int objtype, int obj, double cutoff = 0, double scale = 1, const std::string& name = "");
   // No contact between the geoms of two bodies (MJCF <contact><exclude>).
   void exclude_bodies(int body1, int body2);
+  // An explicit contact pair (MJCF <contact><pair>): geoms g1 and g2 collide whatever their
+  // contact bits, with this condim (1, 3, 4, 6), friction (slide, spin, roll) and margin.
+  int add_contact_pair(int g1, int g2, int condim, const Vec3& friction, double margin);
   void set_gravity(const Vec3& g) { m_.gravity = g; }
   // The medium (soft/medium.hpp): density (kg/m^3; buoyancy of rods and shells, and with a
   // drag coefficient C_D the drag on shell triangles) and viscosity (Pa s, on rod and shell

@@ -31,7 +31,13 @@ struct Contact {
   Vec3 local1 = Vec3::Zero(), local2 = Vec3::Zero();  // core points in the frames of body A and body B
   double radius1 = 0, radius2 = 0;
   double dist = 0;             // signed distance at detection (negative: penetration)
-  double friction = 0;         // Coulomb coefficient mu of the pair
+  double friction = 0;         // Coulomb coefficient mu of the pair (0 for condim 1)
+  // Geom contacts (contact_params.hpp): condim 4 adds a torsional friction row (coefficient
+  // spin, m), condim 6 also two rolling rows (roll, m); both bounded with the sliding rows by
+  // the one normal impulse (constraints/spin_roll_rows.hpp). Soft sides are condim 3.
+  int condim = 3;
+  double spin = 0, roll = 0;
+  double margin = 0;           // the pair's margin: the contact holds at gap `margin` (eq. 9's d grows by it)
 };
 
 // A contact that moves a particle: a particle or a soft-surface point on either side. Such

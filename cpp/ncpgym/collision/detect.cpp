@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ncpgym/collision/broadphase.hpp"
+#include "ncpgym/collision/contact_params.hpp"
 #include "ncpgym/collision/convex.hpp"
 #include "ncpgym/collision/convex_contact.hpp"
 #include "ncpgym/collision/narrowphase.hpp"
@@ -107,14 +108,18 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
   thread_local std::vector<GeomPose> pose;                // every geom's, once per call
   if (pose.size() < static_cast<size_t>(m.ngeom)) pose.resize(m.ngeom);
   for (int g = 0; g < m.ngeom; ++g) pose[g] = geom_pose(m, d, g);
-  candidate_pairs(m, pose.data(), opt.margin, sweep, pairs);
-  for (const auto& [g1, g2] : pairs) {
-    int a = g1, b = g2;
+  candidate_pairs(m, pose.data(), opt.margin + m.max_geom_margin, sweep, pairs);
+  // geom pairs by the filtering rules, then the model's explicit pairs (contact_params.hpp)
+  const int ndynamic = static_cast<int>(pairs.size());
+  for (int p = 0; p < m.npair; ++p) pairs.emplace_back(m.pair_geom[p][0], m.pair_geom[p][1]);
+  for (int i = 0; i < static_cast<int>(pairs.size()); ++i) {
+    auto [a, b] = pairs[i];
+    const ContactParams cp = i < ndynamic ? geom_pair_params(m, a, b) : pair_params(m, i - ndynamic);
     if (rank(m.geom_type[a]) > rank(m.geom_type[b])) std::swap(a, b);
     const GeomPose &pa = pose[a], &pb = pose[b];
     const bool one_tree = motion && motion[a].tree == motion[b].tree;
-    const double margin =
-        opt.margin + (one_tree ? approach(motion[a], motion[b]) : sweep ? sweep[a] + sweep[b] : 0.0);
+    const double margin = opt.margin + cp.margin +
+                          (one_tree ? approach(motion[a], motion[b]) : sweep ? sweep[a] + sweep[b] : 0.0);
     // bounding spheres (planes always pass): what the narrow phase would reject anyway
     if (m.geom_type[b] != GeomType::Plane &&
         (pa.pos - pb.pos).norm() > geom_rbound(m, a) + geom_rbound(m, b) + margin)
@@ -122,7 +127,6 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
     pts.clear();
     narrow(m, a, pa, b, pb, margin, pts);
     const int ba = m.geom_body[a], bb = m.geom_body[b];
-    const double mu = combine_friction(m.geom_friction[a][0], m.geom_friction[b][0]);
     for (const auto& p : pts) {
       Contact c;
       c.geom1 = a;
@@ -132,7 +136,11 @@ void detect_contacts(const Model& m, const Data& d, const CollisionOptions& opt,
       c.normal = p.n;
       c.pos = 0.5 * (p.a + p.b);
       c.dist = p.dist;
-      c.friction = mu;
+      c.friction = cp.condim == 1 ? 0.0 : cp.slide;
+      c.condim = cp.condim;
+      c.spin = cp.condim >= 4 ? cp.spin : 0.0;  // the coefficients that act
+      c.roll = cp.condim == 6 ? cp.roll : 0.0;
+      c.margin = cp.margin;
       c.local1 = d.xmat[ba].transpose() * (p.a + p.ra * p.n - d.xpos[ba]);
       c.local2 = d.xmat[bb].transpose() * (p.b - p.rb * p.n - d.xpos[bb]);
       c.radius1 = p.ra;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 
+#include "ncpgym/collision/contact_params.hpp"
+
 namespace ncpgym {
 
 namespace {
@@ -25,6 +27,7 @@ bool geoms_may_collide(const Model& m, int g1, int g2) {
   if (m.geom_type[g1] == GeomType::Plane && m.geom_type[g2] == GeomType::Plane) return false;
   const std::array<int, 2> pair{std::min(b1, b2), std::max(b1, b2)};  // <contact><exclude>
   if (std::find(m.exclude_pairs.begin(), m.exclude_pairs.end(), pair) != m.exclude_pairs.end()) return false;
+  if (explicit_pair(m, g1, g2) >= 0) return false;  // collided as its explicit pair (MuJoCo: once)
   return (m.geom_contype[g1] & m.geom_conaffinity[g2]) || (m.geom_contype[g2] & m.geom_conaffinity[g1]);
 }
 

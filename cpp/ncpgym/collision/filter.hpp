@@ -7,7 +7,8 @@
 
 namespace ncpgym {
 
-// Whether geoms g1 and g2 may collide under the model's filtering rules.
+// Whether geoms g1 and g2 may collide under the model's filtering rules (an explicit
+// contact pair is not: it is collided from the model's pair list).
 bool geoms_may_collide(const Model& m, int g1, int g2);
 
 // Whether a geom collides with particles and soft bodies (conaffinity bit 1).

@@ -1,10 +1,12 @@
 #include "ncpgym/constraints/constraints.hpp"
 
 #include "ncpgym/constraints/contact_rows.hpp"
+#include "ncpgym/constraints/dry_friction_rows.hpp"
 #include "ncpgym/constraints/equality_rows.hpp"
 #include "ncpgym/constraints/particle_rows.hpp"
 #include "ncpgym/constraints/rod_rows.hpp"
 #include "ncpgym/constraints/shell_rows.hpp"
+#include "ncpgym/constraints/spin_roll_rows.hpp"
 #include "ncpgym/constraints/stretch_rows.hpp"
 #include "ncpgym/constraints/tet_rows.hpp"
 #include "ncpgym/dynamics/kinematics.hpp"
@@ -20,13 +22,15 @@ void grow(V& v, Eigen::Index n) {  // capacity only grows: a smaller system reus
 
 Constraints::Constraints(const Model& m, bool springs_folded, double thickness)
     : m_(m), springs_(m, springs_folded), thickness_(thickness), posed_(m.nbody, 0) {
-  fixed_ = springs_.count() + distance_row_count(m) + attachment_row_count(m) + equality_row_count(m) +
+  fixed_ = dry_friction_row_count(m) + springs_.count() + distance_row_count(m) + attachment_row_count(m) + equality_row_count(m) +
            rod_frame_row_count(m) + stretch_row_count(m) + rod_bend_row_count(m) +
            shell_row_count(m) + element_row_count(m);
 }
 
 int Constraints::layout(const std::vector<Contact>& contacts, const LimitSet& limits, Rows& rows) const {
-  const int sizes[kRowBlocks] = {contact_row_count(contacts), limits.count(), springs_.count(),
+  const int sizes[kRowBlocks] = {contact_row_count(contacts), spin_roll_layout(contacts, rows.spin_start),
+                                 limits.count(),              dry_friction_row_count(m_),
+                                 springs_.count(),
                                  distance_row_count(m_),      attachment_row_count(m_),
                                  equality_row_count(m_),      rod_frame_row_count(m_),
                                  stretch_row_count(m_),       rod_bend_row_count(m_),
@@ -39,7 +43,9 @@ int Constraints::layout(const std::vector<Contact>& contacts, const LimitSet& li
   rows.E.head(nrow).setZero();
   rows.kind.assign(nrow, RowKind::Compliant);  // every block after the limits is bilateral
   for (int c = 0; c < rows.end(RowBlock::Contact); ++c) rows.kind[c] = c % 3 == 0 ? RowKind::Normal : RowKind::Friction;
+  for (int r = rows.begin(RowBlock::SpinRoll); r < rows.end(RowBlock::SpinRoll); ++r) rows.kind[r] = RowKind::Friction;
   for (int l = 0; l < limits.count(); ++l) rows.kind[rows.begin(RowBlock::Limit) + l] = limits.kind[l];
+  for (int r = rows.begin(RowBlock::DryFriction); r < rows.end(RowBlock::DryFriction); ++r) rows.kind[r] = RowKind::DryFriction;
   return nrow;
 }
 
@@ -75,7 +81,9 @@ void Constraints::evaluate(Data& d, const VecX& q, const VecX& x, const std::vec
   if (flag_posed_bodies(contacts)) kinematics(m_, d, q.data(), false, posed_.data());
   rows.J.clear();
   contact_rows(m_, d, x, contacts, thickness_, rows);
+  spin_roll_rows(m_, d, contacts, rows);
   limit_rows(m_, q, limits, rows);
+  dry_friction_rows(m_, rows);
   springs_.append(q, rows);
   distance_rows(m_, x, rows);
   attachment_rows(m_, d, x, rows);

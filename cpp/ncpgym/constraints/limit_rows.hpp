@@ -1,5 +1,6 @@
 // Joint-limit rows: one-sided NCP rows on a hinge or slide coordinate (C = q - lo or
-// hi - q >= 0), for the limits within reach this step.
+// hi - q >= 0), for the limits within reach this step; and the same on a fixed tendon's
+// length L (dynamics/tendon.hpp; J = +-J_t).
 #pragma once
 
 #include <vector>
@@ -9,10 +10,12 @@
 
 namespace ncpgym {
 
+// The limits with a row this step: joints first, then tendons (rows in that order).
 struct LimitSet {
   std::vector<int> joint;      // limited joints with a row this step
-  std::vector<RowKind> kind;   // LimitLower or LimitUpper
-  int count() const { return static_cast<int>(joint.size()); }
+  std::vector<int> tendon;     // limited tendons with a row this step
+  std::vector<RowKind> kind;   // LimitLower or LimitUpper, per joint entry then per tendon entry
+  int count() const { return static_cast<int>(kind.size()); }
 };
 
 // Limits within margin + h |u~| of their bound at q (u~: the unconstrained velocity).

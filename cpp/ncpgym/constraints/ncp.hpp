@@ -50,6 +50,13 @@ inline double friction_w_fb(double s, double lf, double mu_ln, double r, bool bo
   return num / std::max(den, 1e-12 * (s + r * mu_ln) + 1e-300);
 }
 
+// Minimum-map variant, eq. 105.
+inline double friction_w_min(double s, double lf, double mu_ln, double r) {
+  const double g = mu_ln - lf;
+  if (s <= r * g) return 0.0;
+  return (s - r * g) / mu_ln;
+}
+
 // Return of friction outside the cone (option cone_return; not in the seed). Where an
 // iterate's friction lies outside the cone (lf > mu_ln), eq. 105's W (and the bounded eq.
 // 104) is a sliding part W_s = s / mu_ln plus an excess part W_o = r (lf - mu_ln) / mu_ln.
@@ -77,11 +84,47 @@ inline Offset friction_return(double l1, double l2, double s1, double s2, double
   return {a * z1, a * z2};
 }
 
-// Minimum-map variant, eq. 105.
-inline double friction_w_min(double s, double lf, double mu_ln, double r) {
-  const double g = mu_ln - lf;
-  if (s <= r * g) return 0.0;
-  return (s - r * g) / mu_ln;
+// Friction of one contact in MuJoCo's elliptic cone (condim 4 and 6: torsion and rolling
+// with the two sliding directions), sum_i (lambda_i / mu_i)^2 <= lambda_n^2 over its n
+// friction rows (2 to 5), each with coefficient mu_i > 0 (sliding dimensionless; torsion
+// and rolling lengths, so that mu_i times an angular rate is a speed). Not in the seed,
+// whose cone is isotropic; it generalises Appendix A.2 by a change of variables: in
+// g_i = lambda_i / mu_i and v~_i = mu_i slip_i the cone is isotropic with coefficient 1 and
+// the dissipated power lambda . slip = g . v~ is unchanged, so the maximal-dissipation law is
+// the seed's (eq. 36) on (g, v~): v~ + W~ g = 0 with W~ from eq. 104 (or 105) at
+// s = |v~|, |lambda_f| = |g|, mu lambda_n = lambda_n, and r~ = mean_i mu_i^2 r_i (the
+// r-factor in these units; any r > 0 keeps the solution). Back in the rows' units row i
+// reads slip_i + (W~ / mu_i^2) lambda_i = 0: W_i = W~ / mu_i^2, and cone_return's offset
+// (friction_return) maps the same way. With equal mu_i it is the isotropic row of
+// friction_w_fb exactly (W~ = mu^2 W when r~ = mu^2 r); condim-3 contacts keep that path.
+// Writes each row's W (the solver's compliance W / h, eq. 55) and value phi (eq. 36).
+inline void elliptic_friction(int n, const double* mu, const double* lambda, const double* slip, const double* r,
+                              double ln, bool fb, bool bounded, bool returns, double* W, double* phi) {
+  double s2 = 0, g2 = 0, rt = 0;
+  for (int i = 0; i < n; ++i) {
+    s2 += mu[i] * mu[i] * slip[i] * slip[i];
+    g2 += lambda[i] * lambda[i] / (mu[i] * mu[i]);
+    rt += mu[i] * mu[i] * r[i];
+  }
+  rt /= n;
+  const double s = std::sqrt(s2), lg = std::sqrt(g2);
+  const double Wt = fb ? friction_w_fb(s, lg, ln, rt, bounded) : friction_w_min(s, lg, ln, rt);
+  // cone_return in the scaled variables: z~ = g - v~ / r~, offset r~ (|g| - lambda_n) z~ / |z~|
+  double a = 0;
+  if (returns && lg > ln) {
+    double z2 = 0;
+    for (int i = 0; i < n; ++i) {
+      const double z = lambda[i] / mu[i] - mu[i] * slip[i] / rt;
+      z2 += z * z;
+    }
+    if (z2 > 0) a = rt * (lg - ln) / std::sqrt(z2);
+  }
+  for (int i = 0; i < n; ++i) {
+    W[i] = Wt / (mu[i] * mu[i]);
+    const double z = lambda[i] / mu[i] - mu[i] * slip[i] / rt;
+    phi[i] = slip[i] + W[i] * lambda[i] - a * z / mu[i];
+  }
 }
+
 
 }  // namespace ncpgym::ncp

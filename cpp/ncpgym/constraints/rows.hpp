@@ -15,13 +15,17 @@ namespace ncpgym {
 // How the solver treats a row: normal contact and joint limits through an NCP function
 // (eqs. 9-10, 93-98), friction through the compliance W of Appendix A.2, compliant
 // bilateral rows through eq. 8 (c + E lambda = 0; E = 0 for hard rows).
-enum class RowKind : int { Normal = 0, Friction = 1, LimitLower = 2, LimitUpper = 3, Compliant = 4 };
+// DryFriction: a velocity row whose force is bounded by a fixed value (joint frictionloss).
+enum class RowKind : int { Normal = 0, Friction = 1, LimitLower = 2, LimitUpper = 3, Compliant = 4, DryFriction = 5 };
 
 // Blocks of rows, in the order the driver fills them. The compliant element rows of soft
 // bodies come last, from Stretch on: the primal soft solve (solver/soft_kkt.cpp) eliminates
 // them and keeps the others dual (RodFrame: the hard rows holding rod ghosts).
+// SpinRoll: the torsional and rolling friction rows of condim-4 and -6 contacts, after every
+// contact's three rows (whose fixed stride the solver's contact blocks read). DryFriction: joint
+// and tendon frictionloss (constraints/dry_friction_rows.hpp).
 enum class RowBlock : int {
-  Contact = 0, Limit, Spring, Distance, Attachment, Equality, RodFrame, Stretch, RodBend, Hinge, Element, Count
+  Contact = 0, SpinRoll, Limit, DryFriction, Spring, Distance, Attachment, Equality, RodFrame, Stretch, RodBend, Hinge, Element, Count
 };
 constexpr RowBlock kFirstElementBlock = RowBlock::Stretch;
 constexpr int kRowBlocks = static_cast<int>(RowBlock::Count);
@@ -74,6 +78,8 @@ struct Rows {
   VecX C, E;
   std::vector<RowKind> kind;
   std::array<int, kRowBlocks + 1> start{};  // block b is rows [start[b], start[b + 1])
+  // contact c's torsional and rolling rows are [spin_start[c], spin_start[c + 1]) (nc + 1)
+  std::vector<int> spin_start;
   int count() const { return start[kRowBlocks]; }
   int begin(RowBlock b) const { return start[static_cast<int>(b)]; }
   int end(RowBlock b) const { return start[static_cast<int>(b) + 1]; }

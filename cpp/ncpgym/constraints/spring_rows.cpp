@@ -15,7 +15,7 @@ SpringRows::SpringRows(const Model& m, bool folded) {
     ref_.push_back(m.jnt_springref[j]);
   }
   for (int a = 0; a < m.nu; ++a) {
-    if (m.act_type[a] != ActuatorType::Position) continue;
+    if (m.act_type[a] != ActuatorType::Position || m.act_kp[a] == 0) continue;  // no stiffness: no row
     const int j = m.act_joint[a];
     dof_.push_back(m.jnt_dofadr[j]);
     qadr_.push_back(m.jnt_qposadr[j]);
@@ -27,7 +27,7 @@ SpringRows::SpringRows(const Model& m, bool folded) {
 
 void SpringRows::set_targets(const Model& m, const VecX& ctrl) {
   for (int k = 0; k < count(); ++k)
-    if (act_[k] >= 0) ref_[k] = clamped_ctrl(m, act_[k], ctrl[act_[k]]) / m.act_gear[act_[k]];
+    if (act_[k] >= 0) ref_[k] = servo_target(m, act_[k], clamped_ctrl(m, act_[k], ctrl[act_[k]])) / m.act_gear[act_[k]];
 }
 
 void SpringRows::append(const VecX& q, Rows& rows) const {

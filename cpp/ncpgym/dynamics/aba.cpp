@@ -9,6 +9,7 @@
 // M_Ri, so every step divides by a scalar and no k x k factorisation is needed. The
 // per-dof bias terms cdofdot sum to the body's F-dot q-dot term of eq. 12.
 #include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/dynamics/tendon.hpp"
 
 namespace ncpgym {
 
@@ -67,6 +68,7 @@ void aba_posed(const Model& m, Data& d, const double* q, const double* u, const 
   if (passive == Passive::All) {
     add_passive_spring(m, q, d.tau.data());
     add_passive_damping(m, u, d.tau.data());
+    add_tendon_passive(m, q, u, d.tau.data());
   }
   if (passive != Passive::None) add_passive_gravcomp(m, d, d.tau.data());
   // Second recursion (eqs. 10-11).

@@ -15,10 +15,28 @@ inline double clamped_ctrl(const Model& m, int a, double ctrl) {
   return m.act_ctrllimited[a] ? std::clamp(ctrl, m.act_ctrlrange[2 * a], m.act_ctrlrange[2 * a + 1]) : ctrl;
 }
 
-// The actuator's scalar force f for the clamped control c at joint position qj and rate uj.
-inline double actuator_force(const Model& m, int a, double c, double qj, double uj) {
+// Whether a Position actuator is MuJoCo's general affine one (model.hpp), not a plain servo.
+inline bool affine_actuator(const Model& m, int a) { return m.act_ctrlgain[a] != m.act_kp[a] || m.act_bias0[a] != 0; }
+
+// The joint coordinate (times the gear) a servo with kp > 0 pulls towards: the control, or
+// (kc c + b0) / kp for the general affine actuator.
+inline double servo_target(const Model& m, int a, double c) {
+  return affine_actuator(m, a) ? (m.act_ctrlgain[a] * c + m.act_bias0[a]) / m.act_kp[a] : c;
+}
+
+// The actuator's scalar force f for the clamped control c at joint position qj and rate uj,
+// before its force range.
+inline double unlimited_actuator_force(const Model& m, int a, double c, double qj, double uj) {
   const double g = m.act_gear[a];
-  return m.act_type[a] == ActuatorType::Motor ? c : m.act_kp[a] * (c - g * qj) - m.act_kv[a] * g * uj;
+  if (m.act_type[a] == ActuatorType::Motor) return c;
+  if (affine_actuator(m, a)) return m.act_ctrlgain[a] * c + m.act_bias0[a] - m.act_kp[a] * g * qj - m.act_kv[a] * g * uj;
+  return m.act_kp[a] * (c - g * qj) - m.act_kv[a] * g * uj;
+}
+
+// The same within the actuator's force range (MuJoCo's clamp of actuator_force).
+inline double actuator_force(const Model& m, int a, double c, double qj, double uj) {
+  const double f = unlimited_actuator_force(m, a, c, qj, uj);
+  return m.act_forcelimited[a] ? std::clamp(f, m.act_forcerange[2 * a], m.act_forcerange[2 * a + 1]) : f;
 }
 
 }  // namespace ncpgym

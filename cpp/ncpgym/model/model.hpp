@@ -22,6 +22,10 @@ enum class GeomType : int { Plane = 0, Sphere = 2, Capsule = 3, Box = 6, Cylinde
 enum class ActuatorType : int { Motor = 0, Position = 1 };
 // Equality constraints (MJCF <equality>): bilateral rows of the Newton solve (eq. 8).
 enum class EqualityType : int { Connect = 0, Weld = 1, Joint = 2 };
+// Sensor types (MuJoCo's of the same names; batch/sensors.hpp)
+enum class SensorType : int {
+  Touch = 0, JointPos, JointVel, TendonPos, TendonVel, ActuatorPos, ActuatorVel, ActuatorFrc, FramePos, FrameQuat
+};
 
 inline int joint_nq(JointType t) { return t == JointType::Free ? 7 : t == JointType::Ball ? 4 : 1; }
 inline int joint_nv(JointType t) { return t == JointType::Free ? 6 : t == JointType::Ball ? 3 : 1; }
@@ -63,6 +67,9 @@ struct Model {
   std::vector<int> dof_body, dof_jnt;
   std::vector<int> dof_parent;  // previous dof on the path to the root, -1 at a root
   std::vector<double> dof_armature, dof_damping;
+  // dry friction (MJCF joint/@frictionloss, N or N m): a row per dof with it whose force is
+  // bounded by it (constraints/dof_friction_rows.hpp)
+  std::vector<double> dof_frictionloss;
 
   VecX qpos0;  // default configuration (nq)
 
@@ -73,6 +80,15 @@ struct Model {
   std::vector<double> act_gear, act_kp, act_kv;
   std::vector<int> act_ctrllimited;
   std::vector<double> act_ctrlrange;  // 2 * nu
+  // force limits (MJCF actuator/@forcerange) on the scalar force f of actuation.hpp: a servo
+  // whose force would leave them acts explicitly with the bound (solver/stepper.cpp)
+  // MuJoCo's general affine actuator f = kc ctrl + b0 - kp g q - kv g qdot (<general> with a
+  // fixed gain kc and an affine bias [b0, -kp, -kv]): a Position servo whose control gain kc
+  // differs from kp or with an offset b0 (a position servo: kc = kp, b0 = 0), targeting
+  // (kc ctrl + b0) / kp when kp > 0 (servo_target, actuation.hpp)
+  std::vector<double> act_ctrlgain, act_bias0;
+  std::vector<int> act_forcelimited;
+  std::vector<double> act_forcerange;  // 2 * nu
   std::vector<std::string> act_name;
 
   // geoms (ngeom)
@@ -83,6 +99,22 @@ struct Model {
   std::vector<Mat3> geom_rot;  // geom_quat as a rotation matrix
   std::vector<int> geom_contype, geom_conaffinity;
   std::vector<std::string> geom_name;
+  // Contact parameters of a geom (MJCF geom/@condim, @priority, @margin), resolved per pair
+  // at detection (collision/contact_params.hpp): condim 1 frictionless, 3 sliding friction
+  // (geom_friction[0]), 4 also torsional (geom_friction[1], a length), 6 also rolling
+  // (geom_friction[2], a length); margin: the pair is in contact below this distance.
+  std::vector<int> geom_condim, geom_priority;
+  std::vector<double> geom_margin;
+  double max_geom_margin = 0;  // derived at build: the broad phase grows every box by it
+
+  // Explicit contact pairs (MJCF <contact><pair>): these geom pairs collide whatever their
+  // contact bits say, with the pair's own condim, friction (slide, spin, roll: the five MuJoCo
+  // values with equal tangents) and margin; geoms_may_collide leaves them to this list.
+  int npair = 0;
+  std::vector<std::array<int, 2>> pair_geom;  // (g1 < g2)
+  std::vector<int> pair_condim;
+  std::vector<Vec3> pair_friction;
+  std::vector<double> pair_margin;
 
   // meshes (nmesh): vertices in the mesh frame as given (export, rendering), and the convex
   // hull they collide as (any vertex count; builder/hull.hpp)
@@ -99,6 +131,19 @@ struct Model {
   std::vector<Quat> site_quat;
   std::vector<Mat3> site_rot;  // site_quat as a rotation matrix
   std::vector<std::string> site_name;
+  std::vector<int> site_type;   // shape, as MuJoCo's geom types (2 sphere ... 6 box): touch zones
+  std::vector<Vec3> site_size;
+
+  // Sensors (nsensor; batch/sensors.hpp): sensor k writes sensor_dim[k] values from
+  // sensor_adr[k] of a world's nsensordata. sensor_obj: the joint, tendon, actuator, site
+  // (touch) or frame object; sensor_objtype for frame sensors: 0 site, 1 body (inertial
+  // frame), 2 xbody, 3 geom. sensor_scale: actuator sensors' factor to MuJoCo's units (a
+  // motor's gain, which ncpgym keeps in its gear). A positive cutoff clamps the reading.
+  int nsensor = 0, nsensordata = 0;
+  std::vector<SensorType> sensor_type;
+  std::vector<int> sensor_objtype, sensor_obj, sensor_adr, sensor_dim;
+  std::vector<double> sensor_cutoff, sensor_scale;
+  std::vector<std::string> sensor_name;
 
   // particles (nparticle): point masses with a collision radius, outside the articulated
   // trees; their coordinates follow the trees' in the solver's velocity vector.
@@ -211,6 +256,21 @@ struct Model {
   std::vector<double> eq_compliance;
   std::vector<unsigned char> eq_active;
   std::vector<std::string> eq_name;
+  // Fixed tendons (MJCF <tendon><fixed>, model/tendon.hpp): length L = sum_k coef_k q_k over
+  // hinge and slide joints, so their row J_t (the coefficients on the joints' dofs) is
+  // constant. Limits are unilateral rows (constraints/limit_rows.cpp), frictionloss dry-friction
+  // rows, stiffness and damping passive forces J_t^T f (solver/stepper.cpp).
+  int ntendon = 0;
+  std::vector<int> tendon_adr, tendon_num;  // the tendon's terms in tendon_dof / tendon_coef
+  std::vector<int> tendon_dof;              // a term's joint, by its dof (qpos: dof_qposadr)
+  std::vector<double> tendon_coef;
+  std::vector<int> tendon_limited;
+  std::vector<double> tendon_range;         // 2 * ntendon
+  std::vector<double> tendon_stiffness, tendon_damping, tendon_frictionloss;
+  std::vector<double> tendon_springlength;  // 2 * ntendon: the spring is slack between these
+  std::vector<std::string> tendon_name;
+  std::vector<int> dof_qposadr;             // nv: the qpos entry of a hinge or slide dof (-1 otherwise)
+
   // Body pairs that never collide (MJCF <contact><exclude>), as (min, max) body ids.
   std::vector<std::array<int, 2>> exclude_pairs;
   // The geom pairs (g1 < g2, sorted) the filtering rules let collide (collision/filter.hpp),
@@ -240,6 +300,25 @@ struct Model {
 
   double total_mass() const;
 };
+
+// How many objects a sensor of this type (and frame object type) may name: joints, tendons,
+// actuators, sites, bodies or geoms (model.hpp, sensor_objtype).
+inline int sensor_object_count(const Model& m, SensorType t, int objtype) {
+  switch (t) {
+    case SensorType::Touch: return m.nsite;
+    case SensorType::JointPos:
+    case SensorType::JointVel: return m.njnt;
+    case SensorType::TendonPos:
+    case SensorType::TendonVel: return m.ntendon;
+    case SensorType::ActuatorPos:
+    case SensorType::ActuatorVel:
+    case SensorType::ActuatorFrc: return m.nu;
+    case SensorType::FramePos:
+    case SensorType::FrameQuat:
+      return objtype == 0 ? m.nsite : objtype == 1 || objtype == 2 ? m.nbody : objtype == 3 ? m.ngeom : 0;
+  }
+  return 0;
+}
 
 // Each body's tree: the world's child it hangs from (0 for the world); parents come before
 // their children in the body order.

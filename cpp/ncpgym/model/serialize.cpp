@@ -10,8 +10,9 @@ namespace ncpgym {
 namespace {
 
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
-constexpr std::uint32_t kVersion = 5;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
-                                        // 5: geom rotations and listed geom pairs
+constexpr std::uint32_t kVersion = 6;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
+                                        // 5: geom rotations and listed geom pairs; 6: contact parameters, pairs, dry friction,
+                                        // force ranges, fixed tendons
 
 // Writing: values appended to a string.
 struct Out {
@@ -122,17 +123,21 @@ void model_fields(Ar& ar, M& m) {
   ar(m.jnt_type), ar(m.jnt_body), ar(m.jnt_qposadr), ar(m.jnt_dofadr), ar(m.jnt_pos), ar(m.jnt_axis);
   ar(m.jnt_ref), ar(m.jnt_stiffness), ar(m.jnt_springref), ar(m.jnt_limited), ar(m.jnt_range), ar(m.jnt_name);
   // dofs
-  ar(m.dof_body), ar(m.dof_jnt), ar(m.dof_parent), ar(m.dof_armature), ar(m.dof_damping);
+  ar(m.dof_body), ar(m.dof_jnt), ar(m.dof_parent), ar(m.dof_armature), ar(m.dof_damping), ar(m.dof_frictionloss);
   ar(m.qpos0);
   // actuators
   ar(m.act_type), ar(m.act_joint), ar(m.act_gear), ar(m.act_kp), ar(m.act_kv), ar(m.act_ctrllimited);
-  ar(m.act_ctrlrange), ar(m.act_name);
+  ar(m.act_ctrlrange), ar(m.act_name), ar(m.act_forcelimited), ar(m.act_forcerange), ar(m.act_ctrlgain), ar(m.act_bias0);
   // geoms and meshes
   ar(m.geom_type), ar(m.geom_body), ar(m.geom_mesh), ar(m.geom_pos), ar(m.geom_size), ar(m.geom_friction);
   ar(m.geom_quat), ar(m.geom_rot), ar(m.geom_contype), ar(m.geom_conaffinity), ar(m.geom_name);
+  ar(m.geom_condim), ar(m.geom_priority), ar(m.geom_margin), ar(m.max_geom_margin);
+  ar(m.npair), ar(m.pair_geom), ar(m.pair_condim), ar(m.pair_friction), ar(m.pair_margin);
   ar(m.mesh_vert), ar(m.mesh_name), ar(m.mesh_hull), ar(m.geom_hull);
   // sites
-  ar(m.site_body), ar(m.site_pos), ar(m.site_quat), ar(m.site_rot), ar(m.site_name);
+  ar(m.site_body), ar(m.site_pos), ar(m.site_quat), ar(m.site_rot), ar(m.site_name), ar(m.site_type), ar(m.site_size);
+  ar(m.nsensor), ar(m.nsensordata), ar(m.sensor_type), ar(m.sensor_objtype), ar(m.sensor_obj), ar(m.sensor_adr);
+  ar(m.sensor_dim), ar(m.sensor_cutoff), ar(m.sensor_scale), ar(m.sensor_name);
   // particles, distances, attachments
   ar(m.nparticle), ar(m.particle_mass), ar(m.particle_radius), ar(m.particle_friction), ar(m.particle_pos0);
   ar(m.ndistance), ar(m.dist_p1), ar(m.dist_p2), ar(m.dist_rest), ar(m.dist_compliance);
@@ -157,6 +162,9 @@ void model_fields(Ar& ar, M& m) {
   ar(m.neq), ar(m.eq_type), ar(m.eq_obj1), ar(m.eq_obj2), ar(m.eq_anchor1), ar(m.eq_anchor2), ar(m.eq_relquat);
   ar(m.eq_polycoef), ar(m.eq_compliance), ar(m.eq_active), ar(m.eq_name), ar(m.exclude_pairs);
   ar(m.geom_pairs);
+  ar(m.ntendon), ar(m.tendon_adr), ar(m.tendon_num), ar(m.tendon_dof), ar(m.tendon_coef), ar(m.tendon_limited);
+  ar(m.tendon_range), ar(m.tendon_stiffness), ar(m.tendon_damping), ar(m.tendon_frictionloss);
+  ar(m.tendon_springlength), ar(m.tendon_name), ar(m.dof_qposadr);
   // options
   ar(m.gravity), ar(m.timestep), ar(m.newton_iterations), ar(m.linear_iterations);
   ar(m.medium_density), ar(m.drag_coefficient), ar(m.viscosity);
@@ -164,7 +172,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 3208,
+static_assert(sizeof(Model) == 4056,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -196,28 +204,46 @@ void check_sizes(const Model& m) {
     need(got, nj, name);
   for (auto [got, name] : {std::pair{m.dof_body.size(), "dof_body"}, {m.dof_jnt.size(), "dof_jnt"},
                            {m.dof_parent.size(), "dof_parent"}, {m.dof_armature.size(), "dof_armature"},
-                           {m.dof_damping.size(), "dof_damping"}})
+                           {m.dof_damping.size(), "dof_damping"}, {m.dof_frictionloss.size(), "dof_frictionloss"}})
     need(got, nv, name);
   need(static_cast<size_t>(m.qpos0.size()), m.nq, "qpos0");
   for (auto [got, name] : {std::pair{m.act_type.size(), "act_type"}, {m.act_joint.size(), "act_joint"},
                            {m.act_gear.size(), "act_gear"}, {m.act_kp.size(), "act_kp"}, {m.act_kv.size(), "act_kv"},
                            {m.act_ctrllimited.size(), "act_ctrllimited"}, {m.act_ctrlrange.size() / 2, "act_ctrlrange"},
-                           {m.act_name.size(), "act_name"}})
+                           {m.act_name.size(), "act_name"}, {m.act_forcelimited.size(), "act_forcelimited"},
+                           {m.act_forcerange.size() / 2, "act_forcerange"}, {m.act_ctrlgain.size(), "act_ctrlgain"},
+                           {m.act_bias0.size(), "act_bias0"}})
     need(got, nu, name);
   for (auto [got, name] : {std::pair{m.geom_type.size(), "geom_type"}, {m.geom_body.size(), "geom_body"},
                            {m.geom_mesh.size(), "geom_mesh"}, {m.geom_pos.size(), "geom_pos"},
                            {m.geom_size.size(), "geom_size"}, {m.geom_friction.size(), "geom_friction"},
                            {m.geom_quat.size(), "geom_quat"}, {m.geom_rot.size(), "geom_rot"}, {m.geom_contype.size(), "geom_contype"},
                            {m.geom_conaffinity.size(), "geom_conaffinity"}, {m.geom_name.size(), "geom_name"},
-                           {m.geom_hull.size(), "geom_hull"}})
+                           {m.geom_hull.size(), "geom_hull"}, {m.geom_condim.size(), "geom_condim"},
+                           {m.geom_priority.size(), "geom_priority"}, {m.geom_margin.size(), "geom_margin"}})
     need(got, ng, name);
+  for (auto [got, name] : {std::pair{m.pair_geom.size(), "pair_geom"}, {m.pair_condim.size(), "pair_condim"},
+                           {m.pair_friction.size(), "pair_friction"}, {m.pair_margin.size(), "pair_margin"}})
+    need(got, m.npair, name);
   for (auto [got, name] : {std::pair{m.mesh_vert.size(), "mesh_vert"}, {m.mesh_name.size(), "mesh_name"},
                            {m.mesh_hull.size(), "mesh_hull"}})
     need(got, m.nmesh, name);
   for (auto [got, name] : {std::pair{m.site_body.size(), "site_body"}, {m.site_pos.size(), "site_pos"},
                            {m.site_quat.size(), "site_quat"}, {m.site_rot.size(), "site_rot"},
-                           {m.site_name.size(), "site_name"}})
+                           {m.site_name.size(), "site_name"}, {m.site_type.size(), "site_type"},
+                           {m.site_size.size(), "site_size"}})
     need(got, ns, name);
+  for (auto [got, name] : {std::pair{m.sensor_type.size(), "sensor_type"}, {m.sensor_objtype.size(), "sensor_objtype"},
+                           {m.sensor_obj.size(), "sensor_obj"}, {m.sensor_adr.size(), "sensor_adr"},
+                           {m.sensor_dim.size(), "sensor_dim"}, {m.sensor_cutoff.size(), "sensor_cutoff"},
+                           {m.sensor_scale.size(), "sensor_scale"}, {m.sensor_name.size(), "sensor_name"}})
+    need(got, m.nsensor, name);
+  for (int k = 0; k < m.nsensor; ++k)
+    if (m.sensor_adr[k] < 0 || m.sensor_dim[k] < 1 || m.sensor_adr[k] + m.sensor_dim[k] > m.nsensordata)
+      throw std::invalid_argument("model bytes corrupt: sensor_adr out of range");
+  for (int k = 0; k < m.nsensor; ++k)
+    if (m.sensor_obj[k] < 0 || m.sensor_obj[k] >= sensor_object_count(m, m.sensor_type[k], m.sensor_objtype[k]))
+      throw std::invalid_argument("model bytes corrupt: sensor_obj out of range");
   for (auto [got, name] : {std::pair{m.particle_mass.size(), "particle_mass"}, {m.particle_radius.size(), "particle_radius"},
                            {m.particle_friction.size(), "particle_friction"}, {m.particle_pos0.size(), "particle_pos0"},
                            {m.particle_soft.size(), "particle_soft"}, {m.particle_ghost.size(), "particle_ghost"},
@@ -266,6 +292,21 @@ void check_sizes(const Model& m) {
   need(m.soft_exclude.size(), static_cast<long>(m.nsoft) * m.nsoft, "soft_exclude");
   for (const auto& [g1, g2] : m.geom_pairs)
     if (g1 < 0 || g2 <= g1 || g2 >= ng) throw std::invalid_argument("model bytes corrupt: geom_pairs out of range");
+  for (auto [got, name] : {std::pair{m.tendon_adr.size(), "tendon_adr"}, {m.tendon_num.size(), "tendon_num"},
+                           {m.tendon_limited.size(), "tendon_limited"}, {m.tendon_range.size() / 2, "tendon_range"},
+                           {m.tendon_stiffness.size(), "tendon_stiffness"}, {m.tendon_damping.size(), "tendon_damping"},
+                           {m.tendon_frictionloss.size(), "tendon_frictionloss"},
+                           {m.tendon_springlength.size() / 2, "tendon_springlength"}, {m.tendon_name.size(), "tendon_name"}})
+    need(got, m.ntendon, name);
+  need(m.dof_qposadr.size(), m.nv, "dof_qposadr");
+  need(m.tendon_coef.size(), static_cast<long>(m.tendon_dof.size()), "tendon_coef");
+  for (int t = 0; t < m.ntendon; ++t)
+    if (m.tendon_adr[t] < 0 || m.tendon_num[t] < 0 || m.tendon_adr[t] + m.tendon_num[t] > static_cast<int>(m.tendon_dof.size()))
+      throw std::invalid_argument("model bytes corrupt: tendon terms out of range");
+  for (const int d : m.tendon_dof)
+    if (d < 0 || d >= nv || m.dof_qposadr[d] < 0) throw std::invalid_argument("model bytes corrupt: tendon_dof out of range");
+  for (const auto& [g1, g2] : m.pair_geom)
+    if (g1 < 0 || g2 <= g1 || g2 >= ng) throw std::invalid_argument("model bytes corrupt: pair_geom out of range");
 }
 
 }  // namespace

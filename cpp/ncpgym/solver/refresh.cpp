@@ -34,7 +34,7 @@ bool Stepper::refresh_contacts(const State& s, double h) {
   detect_contacts(m, dk_, coll, fresh_, nullptr);
   const size_t before = contacts_.size();
   for (const Contact& f : fresh_) {
-    if (f.dist - opt_.thickness > -opt_.refresh_depth) continue;
+    if (f.dist - opt_.thickness - f.margin > -opt_.refresh_depth) continue;
     double cover = 1e300;
     for (int g : {f.geom1, f.geom2})
       if (m.geom_type[g] != GeomType::Plane) cover = std::min(cover, 0.25 * inner_radius(m, g));

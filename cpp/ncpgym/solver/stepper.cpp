@@ -5,9 +5,12 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "ncpgym/collision/contact_params.hpp"
 #include "ncpgym/collision/detect.hpp"
+#include "ncpgym/constraints/dry_friction_rows.hpp"
 #include "ncpgym/constraints/ncp.hpp"
 #include "ncpgym/dynamics/actuation.hpp"
+#include "ncpgym/dynamics/tendon.hpp"
 #include "ncpgym/soft/medium.hpp"
 #include "ncpgym/soft/pressure.hpp"
 
@@ -27,6 +30,7 @@ using VMap = Eigen::Map<VecX>;
 int typical_rows(const Model& m, const Constraints& c) {
   int nlim = 0;
   for (int j = 0; j < m.njnt; ++j) nlim += 2 * m.jnt_limited[j];
+  for (int t = 0; t < m.ntendon; ++t) nlim += 2 * m.tendon_limited[t];
   return 3 * (4 * m.ngeom + 32 + 4 * m.nparticle) + nlim + c.fixed_rows();
 }
 
@@ -42,6 +46,14 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
       del_(*m_, dH_, rows_.J, std::min(opt_.dense_max_rows, typical_rows(*m_, cons_))) {
   const Model& m = *m_;
   lone_free_ = lone_free_bodies(m);
+  if (!opt_.implicit_springs)
+    for (int a = 0; a < m.nu; ++a)
+      if (m.act_forcelimited[a] && m.act_type[a] == ActuatorType::Position)
+        throw std::invalid_argument("actuator '" + m.act_name[a] +
+                                    "': a force range on a position servo needs implicit_springs (a servo's "
+                                    "stiffness row has no force bound)");
+  dry_bound_.setZero(dry_friction_row_count(m));
+  dry_friction_bounds(m, dry_bound_.data());
   tau_.setZero(m.nv);
   extra_arm_.setZero(m.nv);
   u_tilde_.setZero(nvall_);
@@ -78,7 +90,8 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   warm_.reserve(ncap);
   fresh_.reserve(ncap);
   limits_.joint.reserve(m.njnt * 2);
-  limits_.kind.reserve(m.njnt * 2);
+  limits_.tendon.reserve(m.ntendon * 2);
+  limits_.kind.reserve(m.njnt * 2 + m.ntendon * 2);
   reserve_rows(nrow);
   rows_.J.start.reserve(nrow + 1);
   // entries: 8 per row, whole paths for equality rows, and room for the trees
@@ -116,6 +129,7 @@ void Stepper::free_velocity(const State& s, double h) {
   const Model& m = *m_;
   tau_.setZero();
   add_passive_damping(m, s.u.data(), tau_.data());
+  add_tendon_passive(m, s.q.data(), s.u.data(), tau_.data());
   extra_arm_ = h * Eigen::Map<const VecX>(m.dof_damping.data(), m.nv);
   if (opt_.implicit_springs) {
     for (int j = 0; j < m.njnt; ++j) {
@@ -129,6 +143,18 @@ void Stepper::free_velocity(const State& s, double h) {
   for (int a = 0; a < m.nu; ++a) {
     const double c = clamped_ctrl(m, a, s.ctrl[a]);
     const int dof = m.jnt_dofadr[m.act_joint[a]];
+    if (m.act_forcelimited[a]) {
+      // forcerange: an actuator whose force at the step's start lies outside it acts with
+      // the bound, explicitly, as MuJoCo's clamped actuator force does (its servo terms then
+      // stay out of H this step); one within it stays implicit (a departure: MuJoCo clamps
+      // its explicit force, and the implicit servo may end the step beyond the bound)
+      const double f = unlimited_actuator_force(m, a, c, s.q[m.jnt_qposadr[m.act_joint[a]]], s.u[dof]);
+      const double lo = m.act_forcerange[2 * a], hi = m.act_forcerange[2 * a + 1];
+      if (f < lo || f > hi) {
+        tau_[dof] += m.act_gear[a] * std::clamp(f, lo, hi);
+        continue;
+      }
+    }
     if (m.act_type[a] == ActuatorType::Motor) {
       tau_[dof] += m.act_gear[a] * c;  // explicit torque gear * ctrl
     } else {
@@ -136,8 +162,10 @@ void Stepper::free_velocity(const State& s, double h) {
       const double kv = m.act_kv[a] * g * g;  // implicit servo damping
       tau_[dof] -= kv * s.u[dof];
       extra_arm_[dof] += h * kv;
-      if (opt_.implicit_springs) {  // servo stiffness folded into H, as the springs above
-        tau_[dof] += g * m.act_kp[a] * (c - g * (s.q[m.jnt_qposadr[m.act_joint[a]]] + h * s.u[dof]));
+      if (m.act_kp[a] == 0) {  // an affine actuator without stiffness: its control force, explicit
+        tau_[dof] += g * (m.act_ctrlgain[a] * c + m.act_bias0[a]);
+      } else if (opt_.implicit_springs) {  // servo stiffness folded into H, as the springs above
+        tau_[dof] += g * m.act_kp[a] * (servo_target(m, a, c) - g * (s.q[m.jnt_qposadr[m.act_joint[a]]] + h * s.u[dof]));
         extra_arm_[dof] += h * h * m.act_kp[a] * g * g;
       }
     }
@@ -249,6 +277,10 @@ bool Stepper::unconstrained_solves(const State& s, double h, int nrow) {
   evaluate_rows(qn_, xn_);
   for (int r = 0; r < nrow; ++r) {
     if (rows_.kind[r] == RowKind::Friction) continue;
+    if (rows_.kind[r] == RowKind::DryFriction) {  // its value is the dof's slip at u~
+      if (rows_.J.dot(r, u_tilde_.data()) != 0) return false;
+      continue;
+    }
     if (rows_.kind[r] == RowKind::Compliant) return false;  // bilateral rows carry force in general
     if (rows_.C[r] < 0) return false;
   }
@@ -325,7 +357,7 @@ void Stepper::ncp_terms(double h, int nrow) {
   const SparseRows& J = rows_.J;
   for (int r = 0; r < nrow; ++r) {
     if (kind[r] == RowKind::Compliant) continue;  // eq. 8 rows take no r
-    const bool fric = kind[r] == RowKind::Friction;
+    const bool fric = kind[r] == RowKind::Friction || kind[r] == RowKind::DryFriction;  // velocity rows
     bool eff = rs == RScaling::EffectiveMass || rs == RScaling::Mixed;
     if (rs == RScaling::Mixed && m_->nparticle > 0)  // the time-step r where a row moves a particle (options.hpp)
       for (int k = J.start[r]; k < J.start[r + 1] && eff; ++k) eff = J.col[k] < m_->nv;
@@ -341,7 +373,7 @@ void Stepper::ncp_terms(double h, int nrow) {
       cdiag[r] = E / (h * h);
       hvec[r] = (C[r] + E * lambda[r]) / h;
     }
-    if (kind[r] == RowKind::Friction || kind[r] == RowKind::Compliant) continue;
+    if (kind[r] == RowKind::Friction || kind[r] == RowKind::Compliant || kind[r] == RowKind::DryFriction) continue;
     // Normal contact and joint-limit rows (eqs. 9-10 through eqs. 93-98).
     const ncp::Value v = opt_.ncp == NcpFunction::FischerBurmeister ? ncp::fischer_burmeister(C[r], lambda[r], rfac[r])
                                                                     : ncp::minimum_map(C[r], lambda[r], rfac[r]);
@@ -363,6 +395,10 @@ void Stepper::ncp_terms(double h, int nrow) {
     // as it has none at any solution where C > 0; the damped update leaves it (1 - t)^k of its
     // normal impulse, and eq. 105's W ~ s / mu_ln then grows without bound
     const bool separates = opt_.cone_return && C[3 * c] > rfac[3 * c] * lambda[3 * c];
+    if (rows_.spin_start[c] < rows_.spin_start[c + 1]) {  // condim 4 or 6: the elliptic cone
+      elliptic_cone(c, h, separates, returns);
+      continue;
+    }
     if (mu_ln <= 0 || separates) {
       // inactive (eq. 106): rows zeroed, W = 1 drives lambda_f to zero
       alpha[r1] = alpha[r2] = 0.0;
@@ -384,8 +420,67 @@ void Stepper::ncp_terms(double h, int nrow) {
     hvec[r1] = slip[0] + W * lambda[r1] - ret.x;
     hvec[r2] = slip[1] + W * lambda[r2] - ret.y;
   }
+  // Dry joint friction (constraints/dry_friction_rows.hpp): eq. 36 for one direction with
+  // the fixed bound frictionloss in place of mu lambda_n
+  const int d0 = rows_.begin(RowBlock::DryFriction);
+  for (int r = d0; r < rows_.end(RowBlock::DryFriction); ++r) {
+    const double one = 1.0, slip = rows_.J.dot(r, u_.data());
+    double W, phi;
+    ncp::elliptic_friction(1, &one, &lambda[r], &slip, &rfac[r], dry_bound_[r - d0],
+                           opt_.ncp == NcpFunction::FischerBurmeister, opt_.bounded_friction_w, returns, &W, &phi);
+    alpha[r] = 1.0;
+    cdiag[r] = W / h;
+    hvec[r] = phi;
+  }
   ncp_norm_ = hvec.lpNorm<Eigen::Infinity>();  // the residual of eq. 58 and its square (line_search)
   ncp_norm2_ = hvec.squaredNorm();
+}
+
+void Stepper::elliptic_cone(int c, double h, bool separates, bool returns) {
+  // A condim-4 or -6 contact's friction rows (sliding, torsion, rolling) in MuJoCo's
+  // elliptic cone (ncp.hpp, elliptic_friction). A row whose coefficient is 0 is frictionless
+  // and, as every row of an inactive contact (eq. 106), zeroed with W = 1.
+  const Contact& k = contacts_[c];
+  const int e0 = rows_.begin(RowBlock::SpinRoll) + rows_.spin_start[c];
+  const int ne = rows_.spin_start[c + 1] - rows_.spin_start[c];
+  int row[5] = {3 * c + 1, 3 * c + 2, e0, e0 + 1, e0 + 2};
+  const double coef[5] = {k.friction, k.friction, k.spin, k.roll, k.roll};
+  double mu[5], lam[5], slip[5], rf[5], W[5], phi[5];
+  const double ln = lambda_[3 * c];
+  int n = 0;
+  for (int i = 0; i < 2 + ne; ++i) {
+    const int r = row[i];
+    if (coef[i] <= 0 || ln <= 0 || separates) {
+      alpha_[r] = 0.0;
+      cdiag_[r] = 1.0 / h;
+      hvec_[r] = lambda_[r];
+      continue;
+    }
+    row[n] = r;
+    mu[n] = coef[i];
+    lam[n] = lambda_[r];
+    slip[n] = rows_.J.dot(r, u_.data());
+    rf[n] = rfac_[r];
+    ++n;
+  }
+  if (n == 0) return;
+  ncp::elliptic_friction(n, mu, lam, slip, rf, ln, opt_.ncp == NcpFunction::FischerBurmeister, opt_.bounded_friction_w,
+                    returns, W, phi);
+  for (int i = 0; i < n; ++i) {
+    alpha_[row[i]] = 1.0;
+    cdiag_[row[i]] = W[i] / h;  // W / h (eq. 55)
+    hvec_[row[i]] = phi[i];
+  }
+}
+
+Vec3 Stepper::contact_torque(int c) const {
+  const Contact& k = contacts_[c];
+  const int ne = extra_friction_rows(k.condim);
+  const double* l = contact_force_.data() + 3 * static_cast<int>(contacts_.size()) + rows_.spin_start[c];
+  Vec3 t = Vec3::Zero();
+  const Vec3* dirs[3] = {&k.normal, &k.tangent1, &k.tangent2};
+  for (int i = 0; i < ne; ++i) t += l[i] * *dirs[i];
+  return t;
 }
 
 void Stepper::dual_rhs(double h, int nrow) {
@@ -487,7 +582,8 @@ void Stepper::clip_impulses(int nrow) {
   // Normal contact and joint-limit multipliers are impulses that only push (eq. 10): clip
   // the iterate at 0 (option project_impulses; see options.hpp).
   for (int r = 0; r < nrow; ++r)
-    if (rows_.kind[r] != RowKind::Friction && rows_.kind[r] != RowKind::Compliant) lambda_[r] = std::max(lambda_[r], 0.0);
+    if (rows_.kind[r] != RowKind::Friction && rows_.kind[r] != RowKind::Compliant && rows_.kind[r] != RowKind::DryFriction)
+      lambda_[r] = std::max(lambda_[r], 0.0);
 }
 
 void Stepper::start_from_motion(const State& s) {
@@ -603,7 +699,7 @@ void Stepper::newton(const State& s, double h, int nrow, int carried) {
   // Full steps on a smooth system of the trees (options.hpp, smooth_full_step): springs and
   // equalities only; particle rows keep the damping (their H is the quasi-Newton one of eqs.
   // 71-74, and full steps let a whipping chain overshoot: 7 mm stretch against 3 mm).
-  const bool smooth = rows_.end(RowBlock::Limit) == 0 && rows_.begin(RowBlock::Distance) == rows_.begin(RowBlock::Equality) &&
+  const bool smooth = rows_.end(RowBlock::DryFriction) == 0 && rows_.begin(RowBlock::Distance) == rows_.begin(RowBlock::Equality) &&
                       rows_.end(RowBlock::Equality) == nrow;
   t_ = opt_.smooth_full_step && smooth ? 1.0 : opt_.step;
   // soft steps (line_search) and smooth steps of the trees (smooth_search; options.hpp)
@@ -711,7 +807,6 @@ void Stepper::step(State& s) {
     reserve_rows(nrow);
     newton(s, h, nrow, 3 * detected);
   }
-  const int nc = static_cast<int>(contacts_.size());
   // eq. 63 with renormalised quaternions
   integrate(m, s.q.data(), u_.data(), h, qn_.data());
   if (np3) xn_ = s.x + h * u_.tail(np3);
@@ -726,8 +821,8 @@ void Stepper::step(State& s) {
   s.u = u_.head(m.nv);
   s.x = xn_;
   s.v = u_.tail(np3);
-  nforce_ = 3 * nc;
-  contact_force_.head(3 * nc) = lambda_.head(3 * nc);
+  nforce_ = rows_.end(RowBlock::SpinRoll);  // the contact rows, then their torsion and rolling rows
+  contact_force_.head(nforce_) = lambda_.head(nforce_);
   last_primal_ = step_primal_;
   if (opt_.warm_start) warm_.record(contacts_, lambda_.data());
 }

@@ -64,8 +64,13 @@ class Stepper {
   // The first contacts() entries, those detected at the step's start; the refresh's come
   // after them (their dist is their row's value at the start, not a depth of any state).
   int contacts_detected() const { return static_cast<int>(contacts_.size()) - stats_.refreshed; }
-  // Per contact: normal force and the two friction forces (lambda, in N; impulse h lambda).
+  // Per contact: normal force and the two friction forces (lambda, in N; impulse h lambda);
+  // then the torsional and rolling friction torques (N m) of condim-4 and -6 contacts,
+  // contact c's from entry 3 nc + spin_start()[c] (about its normal, tangent1, tangent2).
   Eigen::Map<const VecX> contact_forces() const { return {contact_force_.data(), nforce_}; }
+  const std::vector<int>& spin_start() const { return rows_.spin_start; }
+  // Contact c's torsional and rolling friction as a world torque on its body 1 (zero for condim 3).
+  Vec3 contact_torque(int c) const;
   const SolverStats& stats() const { return stats_; }
   // The contact impulses this stepper starts the next step from (option warm_start): they
   // belong to the world stepped, so a Batch swaps each world's memory in and out.
@@ -110,6 +115,7 @@ class Stepper {
   void element_multipliers(int nrow);                    // lambda_s = -c_s(x) / E_s on the eliminated element rows
   void particle_forces(int nrow, VecX& f);               // (J^T lambda) of rows [0, nrow) on the particles
   void ncp_terms(double h, int nrow);                    // r, alpha, C block, hvec per row
+  void elliptic_cone(int c, double h, bool separates, bool returns);  // contact c's rows, condim 4 and 6
   void dual_rhs(double h, int nrow);                        // system diagonal, H^-1 g, b of eq. 59
   LinearResult dual_direction(double h, int it);  // eqs. 59-60 through the Delassus operator
   // Worlds with soft elements (tetrahedra, rods, shells; soft_solver = primal, soft_kkt.cpp): the element rows are
@@ -186,6 +192,7 @@ class Stepper {
   std::vector<double> tree_speed_;  // per tree, the largest |u-| of its dofs (start_from_motion)
   VecX carried_;  // a refreshed step's contact multipliers of the last solve (step())
   VecX contact_force_;
+  VecX dry_bound_;  // the force bound of each dry-friction row (dry_friction_rows.hpp)
   Eigen::Index nforce_ = 0;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_;
   std::vector<GeomMotion> motion_;  // per geom, its motion over the step (detect())

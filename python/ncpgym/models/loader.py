@@ -67,7 +67,7 @@ def load_model(
         floating_base: URDF only: give the root link a free joint (MuJoCo's URDF import
             welds it to the world otherwise).
         strict: raise :class:`UnsupportedFeatureError` for features that change the
-            dynamics and are not supported yet (dry joint friction, tendons with stiffness,
+            dynamics and are not supported yet (tendons with stiffness,
             fluid forces, soft equality constraints, ...). With ``strict=False`` they are
             dropped and each is logged as a warning.
         convex_decomposition: how mesh geoms collide. ``"hull"``: as their convex hull (as
@@ -273,6 +273,93 @@ def _add_equality(b, mjm, e: int, unsupported: list[str]) -> None:
         unsupported.append(f"{who}: {kind.name} constraint")
 
 
+def _add_tendon(b, mjm, t: int, unsupported: list[str], notes: list[str]) -> int | None:
+    """A fixed tendon with its limits, stiffness, damping and frictionloss (ncpgym's
+    Builder.add_fixed_tendon). Refused: spatial tendons that change the dynamics (passive
+    spatial tendons are ignored with a note, as MuJoCo applies nothing through them), and
+    tendon actuators and tendon equalities (checked where those are read)."""
+    name = _name(mjm, mujoco.mjtObj.mjOBJ_TENDON, t)
+    adr, num = int(mjm.tendon_adr[t]), int(mjm.tendon_num[t])
+    types = {int(w) for w in mjm.wrap_type[adr:adr + num]}
+    acts = (mjm.tendon_stiffness[t] != 0 or mjm.tendon_damping[t] != 0 or mjm.tendon_limited[t]
+            or mjm.tendon_frictionloss[t] != 0 or _nonzero(mjm, "tendon_actfrclimited", t)
+            or _nonzero(mjm, "tendon_dampingpoly", t) or _nonzero(mjm, "tendon_stiffnesspoly", t))
+    if types != {int(mujoco.mjtWrap.mjWRAP_JOINT)}:
+        if acts:
+            unsupported.append(f"tendon '{name}': a spatial tendon (sites and wrapping) with stiffness, "
+                               "damping, limits or friction")
+        else:
+            notes.append(f"tendon '{name}' has no effect on the dynamics and is ignored")
+        return None
+    for field in ("tendon_actfrclimited", "tendon_dampingpoly", "tendon_stiffnesspoly"):
+        if _nonzero(mjm, field, t):
+            unsupported.append(f"tendon '{name}': {field.split('_', 1)[1]}")
+    joints = [int(j) for j in mjm.wrap_objid[adr:adr + num]]
+    coef = [float(c) for c in mjm.wrap_prm[adr:adr + num]]
+    lo, hi = (float(x) for x in mjm.tendon_lengthspring[t])
+    return b.add_fixed_tendon(joints, coef, range=tuple(mjm.tendon_range[t]) if mjm.tendon_limited[t] else None,
+                       stiffness=float(mjm.tendon_stiffness[t]), damping=float(mjm.tendon_damping[t]),
+                       frictionloss=float(mjm.tendon_frictionloss[t]), springlength=(lo, hi), name=name)
+
+
+# site types that are solids (touch sensors' zones): MuJoCo's geom type numbers
+_SITE_SHAPES = {int(t) for t in (mujoco.mjtGeom.mjGEOM_SPHERE, mujoco.mjtGeom.mjGEOM_CAPSULE,
+                                 mujoco.mjtGeom.mjGEOM_ELLIPSOID, mujoco.mjtGeom.mjGEOM_CYLINDER,
+                                 mujoco.mjtGeom.mjGEOM_BOX)}
+_S = mujoco.mjtSensor
+_SENSORS = {_S.mjSENS_TOUCH: "touch", _S.mjSENS_JOINTPOS: "jointpos", _S.mjSENS_JOINTVEL: "jointvel",
+            _S.mjSENS_TENDONPOS: "tendonpos", _S.mjSENS_TENDONVEL: "tendonvel",
+            _S.mjSENS_ACTUATORPOS: "actuatorpos", _S.mjSENS_ACTUATORVEL: "actuatorvel",
+            _S.mjSENS_ACTUATORFRC: "actuatorfrc", _S.mjSENS_FRAMEPOS: "framepos", _S.mjSENS_FRAMEQUAT: "framequat"}
+_FRAME_OBJECTS = {int(mujoco.mjtObj.mjOBJ_SITE): 0, int(mujoco.mjtObj.mjOBJ_BODY): 1,
+                  int(mujoco.mjtObj.mjOBJ_XBODY): 2, int(mujoco.mjtObj.mjOBJ_GEOM): 3}
+
+
+def _add_sensor(b, mjm, k: int, act_map: dict, tendon_map: dict, unsupported: list[str]) -> None:
+    """MuJoCo sensor k as an ncpgym sensor in the same sensordata layout (batch/sensors.hpp),
+    or a refusal naming it: types not computed yet, noise, frame sensors relative to another
+    frame, and sensors of what was itself refused (an actuator, a spatial tendon)."""
+    name = _name(mjm, mujoco.mjtObj.mjOBJ_SENSOR, k)
+    kind = mujoco.mjtSensor(mjm.sensor_type[k])
+    who = f"sensor '{name}' ({kind.name})"
+    obj, objtype = int(mjm.sensor_objid[k]), int(mjm.sensor_objtype[k])
+    if kind not in _SENSORS:
+        unsupported.append(f"{who}: this sensor type is not computed yet")
+        return
+    if mjm.sensor_noise[k] != 0:
+        unsupported.append(f"{who}: noise {mjm.sensor_noise[k]:g}")
+        return
+    if int(mjm.sensor_refid[k]) >= 0:
+        unsupported.append(f"{who}: measured in another object's frame (reftype)")
+        return
+    for field in ("sensor_delay", "sensor_interval"):
+        if _nonzero(mjm, field, k):
+            unsupported.append(f"{who}: {field.split('_')[1]} (MuJoCo 4)")
+            return
+    scale, frame = 1.0, 0
+    if kind in (_S.mjSENS_ACTUATORPOS, _S.mjSENS_ACTUATORVEL, _S.mjSENS_ACTUATORFRC):
+        if obj not in act_map:
+            unsupported.append(f"{who}: its actuator is not loaded")
+            return
+        obj, gain = act_map[obj]
+        scale = gain if kind == _S.mjSENS_ACTUATORFRC else 1.0 / gain
+    elif kind in (_S.mjSENS_TENDONPOS, _S.mjSENS_TENDONVEL):
+        if obj not in tendon_map:
+            unsupported.append(f"{who}: its tendon is not loaded (spatial)")
+            return
+        obj = tendon_map[obj]
+    elif kind in (_S.mjSENS_JOINTPOS, _S.mjSENS_JOINTVEL):
+        if int(mjm.jnt_type[obj]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
+            unsupported.append(f"{who}: on a {mujoco.mjtJoint(mjm.jnt_type[obj]).name} joint")
+            return
+    elif kind in (_S.mjSENS_FRAMEPOS, _S.mjSENS_FRAMEQUAT):
+        if objtype not in _FRAME_OBJECTS or (kind == _S.mjSENS_FRAMEQUAT and _FRAME_OBJECTS[objtype] == 1):
+            unsupported.append(f"{who}: of a {mujoco.mjtObj(objtype).name}")
+            return
+        frame = _FRAME_OBJECTS[objtype]
+    b.add_sensor(_SENSORS[kind], obj, objtype=frame, cutoff=float(mjm.sensor_cutoff[k]), scale=scale, name=name)
+
+
 def _can_collide(mjm: mujoco.MjModel, g: int) -> bool:
     """Geom g takes part in collisions (a contact bit set: MuJoCo's filter can pair it)."""
     return bool(mjm.geom_contype[g] or mjm.geom_conaffinity[g])
@@ -306,44 +393,62 @@ def _decomposed(name: str, vertices, faces, threshold: float) -> list[np.ndarray
     return parts
 
 
-def _contact_frictions(mjm: mujoco.MjModel, unsupported: list[str]) -> np.ndarray:
-    """Each geom's friction as ncpgym's contacts use it. Every ncpgym contact is a MuJoCo
-    condim-3 contact (a normal and two tangents) with coefficient max(mu_a, mu_b), MuJoCo's
-    rule. MuJoCo's contact has the larger condim of its two geoms, so condim 1
-    (frictionless) holds only between two condim-1 geoms: such a geom gets coefficient 0,
-    which is exact where its mu is no larger than that of every condim-3 geom it can touch
-    (the contact then takes the other's mu; refused otherwise). Refused: condim 4 and 6
-    (torsional and rolling friction), geom priorities that differ (MuJoCo then takes the
-    higher priority geom's friction, not the max) and explicit contact pairs."""
-    friction = np.array(mjm.geom_friction, dtype=float)
-    collides = [g for g in range(mjm.ngeom) if _can_collide(mjm, g)]
-    name = lambda g: _name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g)
-    for g in collides:
-        if mjm.geom_condim[g] in (4, 6):
-            unsupported.append(f"geom '{name(g)}': condim {mjm.geom_condim[g]} (torsional"
-                               f"{' and rolling' if mjm.geom_condim[g] == 6 else ''} friction)")
-    one = [g for g in collides if mjm.geom_condim[g] == 1]
-    friction[one, 0] = 0.0
-    for a in one:
-        for b in collides:
-            touch = (mjm.geom_contype[a] & mjm.geom_conaffinity[b]) or (mjm.geom_contype[b] & mjm.geom_conaffinity[a])
-            if (touch and mjm.geom_condim[b] != 1 and mjm.geom_bodyid[a] != mjm.geom_bodyid[b]
-                    and mjm.geom_friction[a, 0] > mjm.geom_friction[b, 0]):
-                unsupported.append(f"geom '{name(a)}': condim 1 with friction {mjm.geom_friction[a, 0]:g} "
-                                   f"above that of geom '{name(b)}' ({mjm.geom_friction[b, 0]:g}), which it can "
-                                   "touch (MuJoCo's contact takes the larger)")
-    if len(set(mjm.geom_priority[collides].tolist())) > 1:
-        unsupported.append("geom priorities that differ (the higher priority geom's contact parameters)")
-    if mjm.npair:
-        unsupported.append(f"{mjm.npair} explicit contact pair(s) (<contact><pair>)")
-    return friction
+def _check_contact_parameters(mjm: mujoco.MjModel, unsupported: list[str]) -> None:
+    """Each geom's condim, friction, priority and margin, and each explicit pair's, are kept
+    and resolved per contact as MuJoCo does (ncpgym/collision/contact_params.hpp). Refused:
+    a nonzero gap (MuJoCo's documentation has contacts active below margin - gap; MuJoCo
+    4.0.1 activates them below the margin alone) and a pair whose two sliding (or two
+    rolling) coefficients differ (anisotropic friction), and a geom pair listed twice with
+    different parameters (listed twice with the same ones, as the Shadow hand's
+    C_rfdistal-C_lfdistal, it is one pair: under hard contact a second copy of the same rows
+    adds no constraint)."""
+    name = lambda obj, i: _name(mjm, obj, i)
+    seen: dict[tuple[int, int], tuple] = {}
+    for p in range(mjm.npair):
+        key, params = _pair_key(mjm, p)
+        if seen.setdefault(key, params) != params:
+            unsupported.append(f"contact pair {p}: geoms {key} listed twice with different parameters")
+    for g in range(mjm.ngeom):
+        if _can_collide(mjm, g) and mjm.geom_gap[g] != 0:
+            unsupported.append(f"geom '{name(mujoco.mjtObj.mjOBJ_GEOM, g)}': gap {mjm.geom_gap[g]:g}")
+    for p in range(mjm.npair):
+        who = f"contact pair '{name(mujoco.mjtObj.mjOBJ_PAIR, p)}' ({p})"
+        f = mjm.pair_friction[p]
+        if f[0] != f[1] or f[3] != f[4]:
+            unsupported.append(f"{who}: anisotropic friction {tuple(float(x) for x in f)}")
+        if mjm.pair_gap[p] != 0:
+            unsupported.append(f"{who}: gap {mjm.pair_gap[p]:g}")
 
 
-def _add_geom_part(b, mjm, g: int, gtype: str, mesh: int, name: str, friction) -> None:
+def _pair_key(mjm, p: int) -> tuple[tuple[int, int], tuple]:
+    g1, g2 = int(mjm.pair_geom1[p]), int(mjm.pair_geom2[p])
+    return (min(g1, g2), max(g1, g2)), (int(mjm.pair_dim[p]), tuple(mjm.pair_friction[p]),
+                                        float(mjm.pair_margin[p]), float(mjm.pair_gap[p]))
+
+
+def _add_contact_pairs(b, mjm, parts: dict[int, list[int]]) -> None:
+    """MuJoCo's explicit pairs, each geom pair once (_check_contact_parameters); a geom split
+    into convex parts pairs each part (``parts``: geom id -> ncpgym ids of its other parts)."""
+    seen = set()
+    for p in range(mjm.npair):
+        key = _pair_key(mjm, p)[0]
+        if key in seen:
+            continue
+        seen.add(key)
+        f = mjm.pair_friction[p]
+        g1, g2 = int(mjm.pair_geom1[p]), int(mjm.pair_geom2[p])
+        for a in [g1] + parts.get(g1, []):
+            for c in [g2] + parts.get(g2, []):
+                b.add_contact_pair(a, c, condim=int(mjm.pair_dim[p]), friction=np.array([f[0], f[2], f[3]], dtype=float),
+                                   margin=float(mjm.pair_margin[p]))
+
+
+def _add_geom_part(b, mjm, g: int, gtype: str, mesh: int, name: str) -> None:
     b.add_geom(int(mjm.geom_bodyid[g]), gtype, size=mjm.geom_size[g], pos=mjm.geom_pos[g],
-               quat=mjm.geom_quat[g], friction=friction[g],
+               quat=mjm.geom_quat[g], friction=np.array(mjm.geom_friction[g], dtype=float),
                contype=int(mjm.geom_contype[g]), conaffinity=int(mjm.geom_conaffinity[g]),
-               mesh=mesh, name=name)
+               mesh=mesh, name=name, condim=int(mjm.geom_condim[g]), priority=int(mjm.geom_priority[g]),
+               margin=float(mjm.geom_margin[g]))
 
 
 def _part_name(name: str, k: int, nparts: int) -> str:
@@ -433,9 +538,6 @@ def mujoco_builder(
         if mjm.jnt_actgravcomp[j]:
             unsupported.append(f"joint '{name}': actuatorgravcomp (gravity compensation through "
                                "the actuators, clamped by their force range)")
-        if np.any(mjm.dof_frictionloss[da:da + ndof] != 0):
-            unsupported.append(f"joint '{name}': frictionloss={mjm.dof_frictionloss[da]} "
-                               "(dry joint friction)")
         if _nonzero(mjm, "jnt_actfrclimited", j) and j in actuated:  # no actuator: no clamp
             unsupported.append(f"joint '{name}': actuatorfrcrange (the actuators' total force on "
                                "the joint clamped)")
@@ -458,9 +560,13 @@ def mujoco_builder(
             ref=float(mjm.qpos0[qa]) if scalar else 0.0, stiffness=stiffness,
             springref=float(mjm.qpos_spring[qa]) if scalar else 0.0,
             damping=float(damping[0]), armature=float(armature[0]),
+            frictionloss=float(mjm.dof_frictionloss[da]),
             range=tuple(mjm.jnt_range[j]) if limited else None, name=name)
 
-    # actuators: joint transmissions, either motors (gain only) or position servos
+    # actuators: joint transmissions, either motors (gain only), position servos or MuJoCo's
+    # general fixed-gain actuators with an affine bias (act_map: MuJoCo's id -> ncpgym's, with
+    # each motor's gain, which ncpgym keeps in its gear)
+    act_map: dict[int, tuple[int, float]] = {}
     for a in range(mjm.nu):
         name = _name(mjm, ob.mjOBJ_ACTUATOR, a)
         if mjm.actuator_trntype[a] != mujoco.mjtTrn.mjTRN_JOINT:
@@ -470,8 +576,9 @@ def mujoco_builder(
         if mjm.actuator_dyntype[a] != mujoco.mjtDyn.mjDYN_NONE:
             unsupported.append(f"actuator '{name}': activation dynamics")
             continue
-        if mjm.actuator_forcelimited[a]:
-            unsupported.append(f"actuator '{name}': forcerange")
+        if mjm.actuator_gaintype[a] != mujoco.mjtGain.mjGAIN_FIXED:
+            unsupported.append(f"actuator '{name}': gain type {mujoco.mjtGain(mjm.actuator_gaintype[a]).name}")
+            continue
         if any(_nonzero(mjm, f, a) for f in ("actuator_damping", "actuator_dampingpoly", "actuator_armature")):
             unsupported.append(f"actuator '{name}': damping or armature of the actuator (MuJoCo 4)")
         if _nonzero(mjm, "actuator_delay", a):
@@ -480,21 +587,35 @@ def mujoco_builder(
         ctrlrange = tuple(mjm.actuator_ctrlrange[a]) if mjm.actuator_ctrllimited[a] else None
         joint = int(mjm.actuator_trnid[a, 0])
         gear = float(mjm.actuator_gear[a, 0])
+        # forcerange bounds MuJoCo's scalar force gain * ctrl + bias; ncpgym's motor force is
+        # its control (the gain is in its gear), so a motor's bounds are divided by the gain
+        lo, hi = (float(x) for x in mjm.actuator_forcerange[a])
         if mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE:
-            b.add_actuator(joint, "motor", gear=gear * gain[0], ctrlrange=ctrlrange, name=name)
+            aid = b.add_actuator(joint, "motor", gear=gear * gain[0], ctrlrange=ctrlrange, name=name)
+            lo, hi = sorted((lo / gain[0], hi / gain[0])) if gain[0] != 0 else (-np.inf, np.inf)
         elif (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and bias[0] == 0
               and np.isclose(bias[1], -gain[0])):
-            b.add_actuator(joint, "position", gear=gear, ctrlrange=ctrlrange, kp=float(gain[0]),
-                           kv=float(-bias[2]), name=name)
+            aid = b.add_actuator(joint, "position", gear=gear, ctrlrange=ctrlrange, kp=float(gain[0]),
+                                 kv=float(-bias[2]), name=name)
+        elif (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and bias[1] <= 0 and bias[2] <= 0
+              and (bias[1] < 0 or bias[2] < 0)):
+            # <general> gain g, bias [b0, -kp, -kv]: f = g ctrl + b0 - kp L - kv dL/dt
+            aid = b.add_affine_actuator(joint, gear=gear, ctrlrange=ctrlrange, ctrlgain=float(gain[0]),
+                                        bias0=float(bias[0]), kp=float(-bias[1]), kv=float(-bias[2]), name=name)
         else:
-            unsupported.append(f"actuator '{name}': gain/bias combination")
+            unsupported.append(f"actuator '{name}': gain/bias combination (gain {gain[0]:g}, bias "
+                               f"{tuple(float(x) for x in bias[:3])})")
+            continue
+        act_map[a] = (aid, float(gain[0]) if mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE else 1.0)
+        if mjm.actuator_forcelimited[a] and np.isfinite(lo) and np.isfinite(hi):
+            b.set_actuator_forcerange(aid, lo, hi)
 
     # meshes and geoms (a concave mesh becomes one geom per convex part: decompose.py; the
     # first part keeps the geom's id, the others follow all of MuJoCo's geoms, so geom ids
     # agree with MuJoCo's)
     meshes: dict[tuple[int, bool], list[int]] = {}
     extra_parts = []
-    friction = _contact_frictions(mjm, unsupported)
+    _check_contact_parameters(mjm, unsupported)
     for g in range(mjm.ngeom):
         name = _name(mjm, ob.mjOBJ_GEOM, g)
         gtype = _GEOM_TYPES.get(int(mjm.geom_type[g]))
@@ -505,40 +626,30 @@ def mujoco_builder(
         if gtype == "mesh":
             mode = "all" if name in forced else convex_decomposition
             parts = _mesh_parts(b, mjm, g, meshes, mode, coacd_threshold)
-        _add_geom_part(b, mjm, g, gtype, parts[0], _part_name(name, 0, len(parts)), friction)
+        _add_geom_part(b, mjm, g, gtype, parts[0], _part_name(name, 0, len(parts)))
         extra_parts += [(g, mesh, _part_name(name, k + 1, len(parts)))
                         for k, mesh in enumerate(parts[1:])]
-    for g, mesh, name in extra_parts:
-        _add_geom_part(b, mjm, g, "mesh", mesh, name, friction)
+    parts_of: dict[int, list[int]] = {}
+    for k, (g, mesh, name) in enumerate(extra_parts):
+        _add_geom_part(b, mjm, g, "mesh", mesh, name)
+        parts_of.setdefault(g, []).append(mjm.ngeom + k)
+    _add_contact_pairs(b, mjm, parts_of)
 
     for s in range(mjm.nsite):
         b.add_site(int(mjm.site_bodyid[s]), mjm.site_pos[s], mjm.site_quat[s],
                    _name(mjm, ob.mjOBJ_SITE, s))
+        if int(mjm.site_type[s]) in _SITE_SHAPES:  # the zone of touch sensors
+            b.set_site_shape(s, int(mjm.site_type[s]), np.array(mjm.site_size[s], dtype=float))
 
-    # tendons: accepted only when they cannot change the dynamics
-    used = set()
-    for a in range(mjm.nu):
-        if mjm.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_TENDON:
-            used.add(int(mjm.actuator_trnid[a, 0]))
-    for e in range(mjm.neq):
-        if mjm.eq_type[e] == mujoco.mjtEq.mjEQ_TENDON:
-            used.add(int(mjm.eq_obj1id[e]))
-    for t in range(mjm.ntendon):
-        name = _name(mjm, ob.mjOBJ_TENDON, t)
-        active = (mjm.tendon_stiffness[t] != 0 or mjm.tendon_damping[t] != 0
-                  or mjm.tendon_limited[t] or mjm.tendon_frictionloss[t] != 0 or t in used
-                  or _nonzero(mjm, "tendon_actfrclimited", t) or _nonzero(mjm, "tendon_dampingpoly", t)
-                  or _nonzero(mjm, "tendon_stiffnesspoly", t))
-        if active:
-            unsupported.append(f"tendon '{name}': stiffness, damping, limits, friction, force "
-                               "range or actuation on tendons")
-        else:
-            notes.append(f"tendon '{name}' has no effect on the dynamics and is ignored")
+    tendon_map = {t: k for t in range(mjm.ntendon)
+                  if (k := _add_tendon(b, mjm, t, unsupported, notes)) is not None}
     for e in range(mjm.neq):
         _add_equality(b, mjm, e, unsupported)
     for sig in mjm.exclude_signature[:mjm.nexclude]:
         b.exclude_bodies(int(sig) >> 16, int(sig) & 0xFFFF)
 
+    for k in range(mjm.nsensor):  # never dropped silently: computed, or refused
+        _add_sensor(b, mjm, k, act_map, tendon_map, unsupported)
     for n in notes:
         log.info("%s: %s", source, n)
     if unsupported:

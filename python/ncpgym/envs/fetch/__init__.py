@@ -29,9 +29,9 @@ compiler; nothing of it is copied here. What this module changes, through ``mujo
   0.1 kg, so squeeze force is GRIP_KP x how far the target is inside the object's surface
   (10 N per cm). Finger pads have the seed's tomato friction 0.75.
 - Collision: the link meshes collide (convex hulls, ncpgym's mesh collision), as do the
-  finger boxes. robot.xml gives every robot geom condim 4 (torsional friction, which
-  ncpgym's contacts do not have and its loader refuses): here they are condim 3, the
-  friction a contact has in ncpgym.
+  finger boxes, with robot.xml's condim 4: torsional friction (the pads' coefficient
+  0.005 m, the larger of a pair's) resists a rigid object turning in the grasp; contacts
+  with soft bodies (the tomato) are condim 3.
 """
 
 from __future__ import annotations
@@ -110,9 +110,6 @@ def fetch_spec(timestep: float) -> mujoco.MjSpec:
         joint = spec.joint(j)
         joint.armature, joint.damping = 0.1, [0.0, 0.0, 0.0]
         _servo(spec, j, GRIP_KP, GRIP_KV)
-    for g in spec.geoms:  # no torsional friction (module docstring)
-        if g.condim == 4:
-            g.condim = 3
     for g in PADS:
         spec.geom(g).friction = [PAD_FRICTION, 0.005, 0.0001]
     return spec

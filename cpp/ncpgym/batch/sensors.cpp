@@ -1,0 +1,152 @@
+#include "ncpgym/batch/sensors.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ncpgym/collision/geom.hpp"
+#include "ncpgym/dynamics/actuation.hpp"
+#include "ncpgym/dynamics/tendon.hpp"
+
+namespace ncpgym {
+
+namespace {
+
+// The smallest t >= 0 root of a t^2 + 2 b t + c = 0 exists (the ray enters or is inside).
+bool quadratic_hit(double a, double b, double c) {
+  if (c <= 0) return true;  // the start is inside
+  const double disc = b * b - a * c;
+  return disc >= 0 && b < 0 && a > 0;  // both roots positive when c > 0: they exist and b < 0
+}
+
+bool ray_sphere(const Vec3& p, const Vec3& d, double r) { return quadratic_hit(d.dot(d), p.dot(d), p.dot(p) - r * r); }
+
+// the infinite cylinder about z of radius r, between z = -h and h
+bool ray_cylinder(const Vec3& p, const Vec3& d, double r, double h) {
+  // the ray's interval within the slab |z| <= h, then within the round side
+  double t0 = 0, t1 = INFINITY;
+  if (d.z() == 0) {
+    if (std::abs(p.z()) > h) return false;
+  } else {
+    double a = (-h - p.z()) / d.z(), b = (h - p.z()) / d.z();
+    if (a > b) std::swap(a, b);
+    t0 = std::max(t0, a);
+    t1 = std::min(t1, b);
+  }
+  const double A = d.x() * d.x() + d.y() * d.y(), B = p.x() * d.x() + p.y() * d.y(),
+               C = p.x() * p.x() + p.y() * p.y() - r * r;
+  if (A == 0) return C <= 0 && t0 <= t1;
+  const double disc = B * B - A * C;
+  if (disc < 0) return false;
+  const double s = std::sqrt(disc);
+  t0 = std::max(t0, (-B - s) / A);
+  t1 = std::min(t1, (-B + s) / A);
+  return t0 <= t1;
+}
+
+bool ray_box(const Vec3& p, const Vec3& d, const Vec3& h) {
+  double t0 = 0, t1 = INFINITY;  // slabs
+  for (int i = 0; i < 3; ++i) {
+    if (d[i] == 0) {
+      if (std::abs(p[i]) > h[i]) return false;
+      continue;
+    }
+    double a = (-h[i] - p[i]) / d[i], b = (h[i] - p[i]) / d[i];
+    if (a > b) std::swap(a, b);
+    t0 = std::max(t0, a);
+    t1 = std::min(t1, b);
+  }
+  return t0 <= t1;
+}
+
+Vec3 frame_pos(const Model& m, const Data& d, int objtype, int id) {
+  switch (objtype) {
+    case 0: return d.site_xpos[id];   // site
+    case 1: return d.xipos[id];       // body: its inertial frame (MuJoCo's "body")
+    case 2: return d.xpos[id];        // xbody: its own frame
+    default: return geom_pose(m, d, id).pos;
+  }
+}
+
+Mat3 frame_rot(const Model& m, const Data& d, int objtype, int id) {
+  switch (objtype) {
+    case 0: return d.site_xmat[id];
+    case 2: return d.xmat[id];  // (objtype 1, a body's inertial frame, is refused by the Builder)
+    default: return geom_pose(m, d, id).rot;
+  }
+}
+
+// MuJoCo's touch: the normal forces of the contacts of geoms on the site's body whose point
+// is in the site's zone or whose normal ray from the point out of that body meets it (its
+// re-projection, for points that sank below a zone on the surface; checked against MuJoCo in
+// tests/python/test_sensors.py)
+double touch(const Model& m, const Data& d, int site, const std::vector<Contact>& cs, const double* f) {
+  const int body = m.site_body[site];
+  const Mat3& R = d.site_xmat[site];
+  double sum = 0;
+  for (size_t k = 0; k < cs.size(); ++k) {
+    const Contact& c = cs[k];
+    const bool on1 = c.n1 == 0 && c.geom1 >= 0 && c.body1 == body, on2 = c.n2 == 0 && c.body2 == body;
+    if (!(on1 || on2) || !(f[3 * k] > 0)) continue;
+    const Vec3 dir = on1 ? Vec3(-c.normal) : Vec3(c.normal);  // the normal points into body 1
+    const Vec3 p = R.transpose() * (c.pos - d.site_xpos[site]);
+    if (ray_meets_site(m.site_type[site], m.site_size[site], p, R.transpose() * dir)) sum += f[3 * k];
+  }
+  return sum;
+}
+
+}  // namespace
+
+bool ray_meets_site(int type, const Vec3& size, const Vec3& p, const Vec3& dir) {
+  switch (type) {
+    case 2: return ray_sphere(p, dir, size[0]);
+    case 3:
+      return ray_cylinder(p, dir, size[0], size[1]) || ray_sphere(p - Vec3(0, 0, size[1]), dir, size[0]) ||
+             ray_sphere(p + Vec3(0, 0, size[1]), dir, size[0]);
+    case 4: {
+      const Vec3 s = size.cwiseInverse();  // the unit sphere in scaled coordinates
+      return ray_sphere(p.cwiseProduct(s), dir.cwiseProduct(s), 1.0);
+    }
+    case 5: return ray_cylinder(p, dir, size[0], size[1]);
+    case 6: return ray_box(p, dir, size);
+  }
+  return false;
+}
+
+void compute_sensors(const Model& m, const Data& d, const double* q, const double* u, const double* ctrl,
+                     const std::vector<Contact>* contacts, const double* contact_force, double* out) {
+  for (int k = 0; k < m.nsensor; ++k) {
+    double* o = out + m.sensor_adr[k];
+    const int id = m.sensor_obj[k];
+    const double scale = m.sensor_scale[k];
+    switch (m.sensor_type[k]) {
+      case SensorType::Touch: o[0] = contacts ? touch(m, d, id, *contacts, contact_force) : 0.0; break;
+      case SensorType::JointPos: o[0] = q[m.jnt_qposadr[id]]; break;
+      case SensorType::JointVel: o[0] = u[m.jnt_dofadr[id]]; break;
+      case SensorType::TendonPos: o[0] = tendon_length(m, id, q); break;
+      case SensorType::TendonVel: o[0] = tendon_rate(m, id, u); break;
+      case SensorType::ActuatorPos: o[0] = scale * m.act_gear[id] * q[m.jnt_qposadr[m.act_joint[id]]]; break;
+      case SensorType::ActuatorVel: o[0] = scale * m.act_gear[id] * u[m.jnt_dofadr[m.act_joint[id]]]; break;
+      case SensorType::ActuatorFrc: {
+        const int j = m.act_joint[id];
+        o[0] = scale * actuator_force(m, id, clamped_ctrl(m, id, ctrl[id]), q[m.jnt_qposadr[j]], u[m.jnt_dofadr[j]]);
+        break;
+      }
+      case SensorType::FramePos: {
+        const Vec3 p = frame_pos(m, d, m.sensor_objtype[k], id);
+        o[0] = p[0], o[1] = p[1], o[2] = p[2];
+        break;
+      }
+      case SensorType::FrameQuat: {
+        Quat qt(frame_rot(m, d, m.sensor_objtype[k], id));
+        if (qt.w() < 0) qt.coeffs() = -qt.coeffs();  // MuJoCo's sign: w >= 0
+        o[0] = qt.w(), o[1] = qt.x(), o[2] = qt.y(), o[3] = qt.z();
+        break;
+      }
+    }
+    const double cut = m.sensor_cutoff[k];
+    if (cut > 0 && m.sensor_type[k] != SensorType::FrameQuat)
+      for (int i = 0; i < m.sensor_dim[k]; ++i) o[i] = std::clamp(o[i], -cut, cut);
+  }
+}
+
+}  // namespace ncpgym
