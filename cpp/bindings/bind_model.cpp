@@ -640,6 +640,16 @@ void bind_model(py::module_& m) {
           "A fixed tendon (MJCF <tendon><fixed>): length sum_k coef[k] q[joints[k]] over hinge and slide "
           "joints, with an optional range (limit rows), stiffness and damping (a spring slack within "
           "springlength), and frictionloss. Returns its id.")
+      .def(
+          "set_principal_inertia",
+          [](Builder& b, int body, const Eigen::Vector4d& iquat, const Vec3& principal) {
+            b.set_principal_inertia(body, quat_from(iquat), principal);
+          },
+          py::arg("body"), py::arg("iquat"), py::arg("principal"),
+          "A body's principal axes (quaternion w, x, y, z: from them to the body frame) and moments, as "
+          "MuJoCo's compiler chose them (body_iquat, body_inertia); fluid drag depends on the axes.")
+      .def("set_fluid", &Builder::set_fluid, py::arg("density"), py::arg("viscosity"), py::arg("wind") = Vec3::Zero(),
+           "MuJoCo's fluid forces on rigid bodies: option density, viscosity and wind (the inertia-box model).")
       .def("set_site_shape", &Builder::set_site_shape, py::arg("site"), py::arg("type"), py::arg("size"),
            "A site's shape (MuJoCo geom type: 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box) and "
            "half-sizes: the zone of touch sensors.")
@@ -662,7 +672,7 @@ void bind_model(py::module_& m) {
           py::arg("name") = "",
           "A sensor in MuJoCo's layout (its readings: Batch.sensordata, Simulator.sensordata). obj: the "
           "site (touch), joint, tendon or actuator; for framepos/framequat objtype 0 site, 1 body (inertial "
-          "frame; framepos only), 2 xbody, 3 geom. scale: actuator sensors' factor to MuJoCo's units.")
+          "frame), 2 xbody, 3 geom. scale: actuator sensors' factor to MuJoCo's units.")
       .def("add_contact_pair", &Builder::add_contact_pair, py::arg("geom1"), py::arg("geom2"), py::arg("condim") = 3,
            py::arg("friction") = Vec3(1.0, 0.005, 0.0001), py::arg("margin") = 0.0,
            "An explicit contact pair (MJCF <contact><pair>): the two geoms collide whatever their "

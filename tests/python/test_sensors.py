@@ -83,7 +83,7 @@ FRAMES_MJCF = """<mujoco><worldbody>
     <position name="p" joint="s" kp="20" kv="1" gear="2"/></actuator>
   <sensor><framepos objtype="site" objname="sa"/><framequat objtype="site" objname="sa"/>
     <framepos objtype="body" objname="b"/><framepos objtype="xbody" objname="b"/>
-    <framequat objtype="xbody" objname="a"/><framepos objtype="geom" objname="ga"/>
+    <framequat objtype="xbody" objname="a"/><framequat objtype="body" objname="b"/><framepos objtype="geom" objname="ga"/>
     <framequat objtype="geom" objname="ga"/><tendonpos tendon="t"/><tendonvel tendon="t"/>
     <actuatorpos actuator="m"/><actuatorvel actuator="p"/><actuatorfrc actuator="m"/>
     <actuatorfrc actuator="p" cutoff="0.3"/><jointvel joint="s"/></sensor></mujoco>"""
@@ -94,7 +94,7 @@ def test_frame_tendon_and_actuator_sensors_are_mujocos():
     with MuJoCo's sign, a fixed tendon, a motor's and a servo's position, velocity and force
     (a force range and a cutoff clamping them)."""
     mj = mujoco.MjModel.from_xml_string(FRAMES_MJCF)
-    assert _compare_state_sensors(mj, ncpgym.load_model(FRAMES_MJCF), np.random.default_rng(2), n=20) == 31
+    assert _compare_state_sensors(mj, ncpgym.load_model(FRAMES_MJCF), np.random.default_rng(2), n=20) == 35
 
 
 def _plate(extra_sites):
@@ -137,10 +137,10 @@ def test_touch_reads_the_weight_the_solver_carries_where_its_site_covers_the_con
     ('<jointpos joint="h" noise="0.1"/>', "sensor '' (mjSENS_JOINTPOS): noise 0.1"),
     ('<framepos objtype="site" objname="s" reftype="body" refname="a"/>',
      "sensor '' (mjSENS_FRAMEPOS): measured in another object's frame (reftype)"),
-    ('<framequat objtype="body" objname="a"/>', "sensor '' (mjSENS_FRAMEQUAT): of a mjOBJ_BODY"),
+    ('<framepos objtype="camera" objname="c"/>', "sensor '' (mjSENS_FRAMEPOS): of a mjOBJ_CAMERA"),
 ])
 def test_sensors_not_computed_are_refused_by_name(sensor, line):
-    xml = f"""<mujoco><worldbody><body name="a"><joint name="h"/><geom size="0.1"/><site name="s"/></body>
+    xml = f"""<mujoco><worldbody><body name="a"><joint name="h"/><geom size="0.1"/><site name="s"/><camera name="c"/></body>
       </worldbody><sensor>{sensor}</sensor></mujoco>"""
     with pytest.raises(UnsupportedFeatureError) as e:
         ncpgym.load_model(xml)

@@ -70,7 +70,8 @@ Vec3 frame_pos(const Model& m, const Data& d, int objtype, int id) {
 Mat3 frame_rot(const Model& m, const Data& d, int objtype, int id) {
   switch (objtype) {
     case 0: return d.site_xmat[id];
-    case 2: return d.xmat[id];  // (objtype 1, a body's inertial frame, is refused by the Builder)
+    case 1: return d.xmat[id] * m.body_iquat[id].toRotationMatrix();  // the inertial frame
+    case 2: return d.xmat[id];
     default: return geom_pose(m, d, id).rot;
   }
 }

@@ -35,6 +35,8 @@ Builder::Builder() {
   m_.body_mass = {0.0};
   m_.body_com = {Vec3::Zero()};
   m_.body_inertia = {Mat3::Zero()};
+  m_.body_iquat = {Quat::Identity()};
+  m_.body_iprincipal = {Vec3::Zero()};
   m_.body_jntadr = {0};
   m_.body_jntnum = {0};
   m_.body_name = {"world"};
@@ -53,9 +55,14 @@ int Builder::add_body(int parent, const Vec3& pos, const Quat& quat, double mass
   require(mass >= 0, who + ": negative mass " + std::to_string(mass));
   require((inertia - inertia.transpose()).norm() <= 1e-9 * (1 + inertia.norm()),
           who + ": inertia tensor is not symmetric");
-  const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(inertia).eigenvalues();
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(inertia);
+  const Vec3 ev = eig.eigenvalues();
   require(ev.minCoeff() >= -1e-12 * (1 + ev.maxCoeff()),
           who + ": inertia tensor is not positive semi-definite");
+  Mat3 axes = eig.eigenvectors();
+  if (axes.determinant() < 0) axes.col(2) = -axes.col(2);  // a rotation
+  m_.body_iquat.push_back(Quat(axes).normalized());
+  m_.body_iprincipal.push_back(ev.cwiseMax(0.0));
   m_.body_parent.push_back(parent);
   m_.body_pos.push_back(pos);
   m_.body_quat.push_back(quat.normalized());
@@ -558,6 +565,27 @@ int Builder::add_fixed_tendon(const TendonSpec& s) {
   return m_.ntendon++;
 }
 
+void Builder::set_principal_inertia(int body, const Quat& iquat, const Vec3& principal) {
+  const std::string who = label("body", body, body > 0 && body < m_.nbody ? m_.body_name[body] : "");
+  require(body > 0 && body < m_.nbody, who + ": does not exist (or is the world)");
+  require(iquat.coeffs().allFinite() && iquat.norm() > 1e-10 && finite3(principal) && principal.minCoeff() >= 0,
+          who + ": bad principal axes or moments");
+  const Mat3 R = iquat.normalized().toRotationMatrix();
+  const Mat3 I = R * principal.asDiagonal() * R.transpose();
+  require((I - m_.body_inertia[body]).norm() <= 1e-9 * (1 + m_.body_inertia[body].norm()),
+          who + ": principal axes and moments disagree with the body's inertia");
+  m_.body_iquat[body] = iquat.normalized();
+  m_.body_iprincipal[body] = principal;
+}
+
+void Builder::set_fluid(double density, double viscosity, const Vec3& wind) {
+  require(std::isfinite(density) && density >= 0 && std::isfinite(viscosity) && viscosity >= 0 && finite3(wind),
+          "fluid: density and viscosity must be >= 0, the wind finite");
+  m_.fluid_density = density;
+  m_.fluid_viscosity = viscosity;
+  m_.fluid_wind = wind;
+}
+
 void Builder::set_site_shape(int site, int type, const Vec3& size) {
   const std::string who = label("site", site, site >= 0 && site < m_.nsite ? m_.site_name[site] : "");
   require(site >= 0 && site < m_.nsite, who + ": does not exist");
@@ -571,8 +599,6 @@ int Builder::add_sensor(SensorType type, int objtype, int obj, double cutoff, do
   const std::string who = label("sensor", m_.nsensor, name);
   const bool frame = type == SensorType::FramePos || type == SensorType::FrameQuat;
   require(!frame || (objtype >= 0 && objtype <= 3), who + ": frame object type must be 0 site, 1 body, 2 xbody, 3 geom");
-  require(!(type == SensorType::FrameQuat && objtype == 1),
-          who + ": framequat of a body's inertial frame is not supported (use the body frame, xbody)");
   require(obj >= 0 && obj < sensor_object_count(m_, type, objtype), who + ": object id " + std::to_string(obj) + " does not exist");
   if (type == SensorType::JointPos || type == SensorType::JointVel)
     require(m_.jnt_type[obj] == JointType::Hinge || m_.jnt_type[obj] == JointType::Slide,

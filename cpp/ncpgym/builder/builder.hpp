@@ -153,6 +153,13 @@ class Builder {
   // mass, a passive force (1 cancels its weight, 0 none, other values scale it).
   void set_gravcomp(int body, double weight);
   int add_fixed_tendon(const TendonSpec& spec);
+  // A body's principal axes of inertia (rotation to the body frame) and moments, as MuJoCo's
+  // compiler chose them (its body_iquat, body_inertia); checked against the body's inertia.
+  // Otherwise they come from an eigendecomposition, whose axes within a plane of equal
+  // moments are arbitrary (fluid drag depends on them).
+  void set_principal_inertia(int body, const Quat& iquat, const Vec3& principal);
+  // MuJoCo's fluid forces on rigid bodies (option density, viscosity, wind; dynamics/fluid.hpp).
+  void set_fluid(double density, double viscosity, const Vec3& wind = Vec3::Zero());
   // A site's shape (MuJoCo geom type 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box, and
   // half-sizes): the zone of touch sensors.
   void set_site_shape(int site, int type, const Vec3& size);

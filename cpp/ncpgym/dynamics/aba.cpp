@@ -70,7 +70,10 @@ void aba_posed(const Model& m, Data& d, const double* q, const double* u, const 
     add_passive_damping(m, u, d.tau.data());
     add_tendon_passive(m, q, u, d.tau.data());
   }
-  if (passive != Passive::None) add_passive_gravcomp(m, d, d.tau.data());
+  if (passive != Passive::None) {
+    add_passive_gravcomp(m, d, d.tau.data());
+    add_passive_fluid(m, d, d.tau.data());
+  }
   // Second recursion (eqs. 10-11).
   inward<true>(m, d, extra_armature);
   // Third recursion (eq. 12), outward; gravity enters as a base acceleration -g.

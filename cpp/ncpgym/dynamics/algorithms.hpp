@@ -18,9 +18,13 @@ void add_passive_damping(const Model& m, const double* u, double* out);
 // Gravity compensation (Model::body_gravcomp): J_com^T (-w m g) summed over bodies, added
 // into out (nv). Needs kinematics() on d; uses d.force as scratch. Nothing when empty.
 void add_passive_gravcomp(const Model& m, Data& d, double* out);
+// MuJoCo's fluid forces (Model::fluid_*, dynamics/fluid.hpp) J^T wrench summed over bodies,
+// added into out (nv). Needs kinematics() and velocities() on d; uses d.force as scratch.
+void add_passive_fluid(const Model& m, Data& d, double* out);
 
-// Which passive forces aba adds to tau: all (springs, damping, gravity compensation), none,
-// or only the gravity compensation (the solver, which treats springs and damping implicitly).
+// Which passive forces aba adds to tau: all (springs, damping, tendons, gravity compensation,
+// fluid), none, or only those the solver takes explicitly (gravity compensation, fluid: the
+// solver treats springs and damping implicitly and adds the tendons' itself).
 enum class Passive { All, None, GravcompOnly };
 
 // O(n) forward dynamics (aba.cpp): qacc = M^-1 (tau + passive - bias), the three

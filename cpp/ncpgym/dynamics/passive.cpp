@@ -1,4 +1,5 @@
 #include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/dynamics/fluid.hpp"
 
 namespace ncpgym {
 
@@ -22,6 +23,28 @@ void add_passive_gravcomp(const Model& m, Data& d, double* out) {
   for (int b = 1; b < m.nbody; ++b) {
     const Vec3 f = -m.body_gravcomp[b] * m.body_mass[b] * m.gravity;
     d.force[b] << d.xipos[b].cross(f), f;
+  }
+  for (int b = m.nbody - 1; b > 0; --b) {
+    for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)
+      out[r] += d.cdof.col(r).dot(d.force[b]);
+    if (m.body_parent[b] > 0) d.force[m.body_parent[b]] += d.force[b];
+  }
+}
+
+void add_passive_fluid(const Model& m, Data& d, double* out) {
+  if (m.fluid_density == 0 && m.fluid_viscosity == 0) return;
+  // MuJoCo's inertia-box model (dynamics/fluid.hpp) at each body's centre of mass, in its
+  // principal frame, from the body's twist; mapped to joints as add_passive_gravcomp does
+  for (int b = 0; b < m.nbody; ++b) d.force[b].setZero();
+  for (int b = 1; b < m.nbody; ++b) {
+    if (m.body_mass[b] < kFluidMinVal) continue;  // MuJoCo skips massless bodies
+    const Vec6& v = d.cvel[b];  // angular velocity and the velocity of the point at the origin
+    const Vec3 w = v.head<3>(), vc = v.tail<3>() + w.cross(d.xipos[b]);
+    const Mat3 R = d.xmat[b] * m.body_iquat[b].toRotationMatrix();
+    Vec3 torque, force;
+    inertia_box_wrench(inertia_box_size(m.body_mass[b], m.body_iprincipal[b]), R, w, vc, m.fluid_density,
+                       m.fluid_viscosity, m.fluid_wind, torque, force);
+    d.force[b] << d.xipos[b].cross(force) + torque, force;
   }
   for (int b = m.nbody - 1; b > 0; --b) {
     for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)

@@ -43,6 +43,11 @@ struct Model {
   std::vector<double> body_mass;
   std::vector<Vec3> body_com;    // centre of mass in the body frame
   std::vector<Mat3> body_inertia;  // rotational inertia about the com, body axes
+  // its principal axes (rotation from them to the body frame; MuJoCo's body_iquat, whose
+  // choice within a plane of equal moments fluid drag depends on) and moments (derived at
+  // build unless given, Builder::set_principal_inertia)
+  std::vector<Quat> body_iquat;
+  std::vector<Vec3> body_iprincipal;
   std::vector<int> body_jntadr, body_jntnum;  // joints of the body, applied in order
   std::vector<int> body_dofadr, body_dofnum;  // contiguous dofs of the body
   std::vector<int> body_lastdof;  // deepest dof on the path world..body, -1 if none
@@ -284,6 +289,10 @@ struct Model {
   // shell triangles with drag_coefficient C_D) and viscosity eta (Pa s) on particles with a
   // viscous length. Zero: vacuum.
   double medium_density = 0.0, drag_coefficient = 0.0, viscosity = 0.0;
+  // MuJoCo's fluid forces on rigid bodies (its option density, viscosity, wind; the
+  // inertia-box model, dynamics/fluid.hpp): passive forces, explicit. Zero: none.
+  double fluid_density = 0.0, fluid_viscosity = 0.0;
+  Vec3 fluid_wind = Vec3::Zero();
   double timestep = 0.002;
   // Iteration counts this model asks for (0: the solver's defaults), as the seed's Table 2
   // sets them per scene. The Python Simulator and Batch constructors apply them unless the

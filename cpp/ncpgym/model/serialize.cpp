@@ -118,7 +118,7 @@ void model_fields(Ar& ar, M& m) {
   // bodies
   ar(m.body_parent), ar(m.body_pos), ar(m.body_quat), ar(m.body_rot), ar(m.body_mass), ar(m.body_com);
   ar(m.body_inertia), ar(m.body_jntadr), ar(m.body_jntnum), ar(m.body_dofadr), ar(m.body_dofnum);
-  ar(m.body_lastdof), ar(m.body_slot_in), ar(m.body_slot_out), ar(m.body_name);
+  ar(m.body_lastdof), ar(m.body_slot_in), ar(m.body_slot_out), ar(m.body_name), ar(m.body_iquat), ar(m.body_iprincipal);
   // joints
   ar(m.jnt_type), ar(m.jnt_body), ar(m.jnt_qposadr), ar(m.jnt_dofadr), ar(m.jnt_pos), ar(m.jnt_axis);
   ar(m.jnt_ref), ar(m.jnt_stiffness), ar(m.jnt_springref), ar(m.jnt_limited), ar(m.jnt_range), ar(m.jnt_name);
@@ -168,11 +168,12 @@ void model_fields(Ar& ar, M& m) {
   // options
   ar(m.gravity), ar(m.timestep), ar(m.newton_iterations), ar(m.linear_iterations);
   ar(m.medium_density), ar(m.drag_coefficient), ar(m.viscosity);
+  ar(m.fluid_density), ar(m.fluid_viscosity), ar(m.fluid_wind);
 }
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 4056,
+static_assert(sizeof(Model) == 4144,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -192,7 +193,8 @@ void check_sizes(const Model& m) {
                            {m.body_jntnum.size(), "body_jntnum"}, {m.body_dofadr.size(), "body_dofadr"},
                            {m.body_dofnum.size(), "body_dofnum"}, {m.body_lastdof.size(), "body_lastdof"},
                            {m.body_slot_in.size(), "body_slot_in"}, {m.body_slot_out.size(), "body_slot_out"},
-                           {m.body_name.size(), "body_name"}, {m.body_mocapid.size(), "body_mocapid"}})
+                           {m.body_name.size(), "body_name"}, {m.body_mocapid.size(), "body_mocapid"},
+                           {m.body_iquat.size(), "body_iquat"}, {m.body_iprincipal.size(), "body_iprincipal"}})
     need(got, nb, name);
   if (!m.body_gravcomp.empty()) need(m.body_gravcomp.size(), nb, "body_gravcomp");  // empty: none
   for (auto [got, name] : {std::pair{m.jnt_type.size(), "jnt_type"}, {m.jnt_body.size(), "jnt_body"},

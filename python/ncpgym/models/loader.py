@@ -67,8 +67,8 @@ def load_model(
         floating_base: URDF only: give the root link a free joint (MuJoCo's URDF import
             welds it to the world otherwise).
         strict: raise :class:`UnsupportedFeatureError` for features that change the
-            dynamics and are not supported yet (tendons with stiffness,
-            fluid forces, soft equality constraints, ...). With ``strict=False`` they are
+            dynamics and are not supported yet (spatial tendons that act, MuJoCo's ellipsoid
+            fluid model, soft equality constraints, ...). With ``strict=False`` they are
             dropped and each is logged as a warning.
         convex_decomposition: how mesh geoms collide. ``"hull"``: as their convex hull (as
             in MuJoCo). ``"auto"``: concave meshes are split into convex parts with CoACD
@@ -353,7 +353,7 @@ def _add_sensor(b, mjm, k: int, act_map: dict, tendon_map: dict, unsupported: li
             unsupported.append(f"{who}: on a {mujoco.mjtJoint(mjm.jnt_type[obj]).name} joint")
             return
     elif kind in (_S.mjSENS_FRAMEPOS, _S.mjSENS_FRAMEQUAT):
-        if objtype not in _FRAME_OBJECTS or (kind == _S.mjSENS_FRAMEQUAT and _FRAME_OBJECTS[objtype] == 1):
+        if objtype not in _FRAME_OBJECTS:
             unsupported.append(f"{who}: of a {mujoco.mjtObj(objtype).name}")
             return
         frame = _FRAME_OBJECTS[objtype]
@@ -507,9 +507,13 @@ def mujoco_builder(
     b.set_timestep(float(mjm.opt.timestep))
     # wind acts only through the medium's density and viscosity (without them MuJoCo
     # applies no fluid force however strong the wind)
+    # MuJoCo's inertia-box model (ncpgym/dynamics/fluid.hpp); its ellipsoid model, which a geom's
+    # fluidshape switches on for its body, is not simulated yet
     if mjm.opt.density != 0 or mjm.opt.viscosity != 0:
-        unsupported.append(f"option density={mjm.opt.density:g}, viscosity={mjm.opt.viscosity:g}, "
-                           f"wind={tuple(float(w) for w in mjm.opt.wind)}: fluid forces")
+        b.set_fluid(float(mjm.opt.density), float(mjm.opt.viscosity), np.array(mjm.opt.wind, dtype=float))
+        for g in np.flatnonzero(np.asarray(mjm.geom_fluid)[:, 0] != 0):
+            unsupported.append(f"geom '{_name(mjm, ob.mjOBJ_GEOM, g)}': fluidshape ellipsoid (MuJoCo's "
+                               "ellipsoid fluid model)")
 
     # bodies (MuJoCo's body order is topological: parent id < child id)
     for i in range(1, mjm.nbody):
@@ -521,6 +525,8 @@ def mujoco_builder(
         bid = b.add_body(int(mjm.body_parentid[i]), mjm.body_pos[i], mjm.body_quat[i],
                          float(mjm.body_mass[i]), mjm.body_ipos[i], inertia, name)
         assert bid == i
+        # MuJoCo's principal axes: fluid drag depends on them where two moments are equal
+        b.set_principal_inertia(bid, np.array(mjm.body_iquat[i], dtype=float), np.array(mjm.body_inertia[i], dtype=float))
         if mjm.body_mocapid[i] >= 0:
             b.set_mocap(bid)
         if mjm.body_gravcomp[i] != 0:
