@@ -67,8 +67,9 @@ GeomType geom_type(const std::string& s) {
   if (s == "box") return GeomType::Box;
   if (s == "cylinder") return GeomType::Cylinder;
   if (s == "mesh") return GeomType::Mesh;
+  if (s == "ellipsoid") return GeomType::Ellipsoid;
   throw std::invalid_argument("unknown geom type '" + s +
-                              "' (expected plane, sphere, capsule, box, cylinder or mesh)");
+                              "' (expected plane, sphere, capsule, ellipsoid, box, cylinder or mesh)");
 }
 ActuatorType actuator_type(const std::string& s) {
   if (s == "motor") return ActuatorType::Motor;

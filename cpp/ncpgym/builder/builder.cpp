@@ -193,6 +193,9 @@ int Builder::add_geom(int body, const GeomSpec& s) {
     case GeomType::Box:
       require(s.size.minCoeff() > 0, who + ": box half-sizes must be > 0");
       break;
+    case GeomType::Ellipsoid:
+      require(s.size.minCoeff() > 0, who + ": ellipsoid semi-axes must be > 0");
+      break;
     case GeomType::Mesh:
       require(s.mesh >= 0 && s.mesh < m_.nmesh, who + ": mesh id " + std::to_string(s.mesh) + " does not exist");
       break;

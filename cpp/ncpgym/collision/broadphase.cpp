@@ -38,6 +38,7 @@ Vec3 geom_half_extents(const Model& m, int g, const Mat3& R) {
     case GeomType::Box: return R.cwiseAbs() * s;
     case GeomType::Cylinder:
       return a * s[1] + s[0] * (Vec3::Ones() - a.cwiseAbs2()).cwiseMax(0.0).cwiseSqrt();
+    case GeomType::Ellipsoid: return (R.cwiseAbs2() * s.cwiseAbs2()).cwiseSqrt();  // exact box of x^T S^-2 x = 1
     case GeomType::Mesh: return Vec3::Constant(m.mesh_hull[m.geom_mesh[g]].rbound);
   }
   return Vec3::Zero();

@@ -30,6 +30,13 @@ Vec3 Shape::support(const Vec3& d) const {
       if (rad > 1e-300) p.head<2>() = size[0] / rad * l.head<2>();
       return pos + rot * p;
     }
+    case CoreKind::Ellipsoid: {
+      // the point of x^T S^-2 x = 1 whose normal S^-2 x is along l: x = S^2 l / |S l|
+      const Vec3 l = rot.transpose() * d;
+      const Vec3 sl = size.cwiseProduct(l);
+      const double n = sl.norm();
+      return n > 1e-300 ? Vec3(pos + rot * (size.cwiseProduct(sl) / n)) : pos;
+    }
     case CoreKind::Hull: {
       hint = hull->support_index(rot.transpose() * d, hint);
       return pos + rot * hull->vert[hint];
@@ -46,6 +53,7 @@ double extent(const Shape& s) {
     case CoreKind::Segment: return s.size[1];
     case CoreKind::Box: return s.size.norm();
     case CoreKind::Cylinder: return std::hypot(s.size[0], s.size[1]);
+    case CoreKind::Ellipsoid: return s.size.maxCoeff();
     case CoreKind::Hull: return s.hull->rbound;
   }
   return 0;

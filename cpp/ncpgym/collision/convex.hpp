@@ -5,7 +5,8 @@
 //
 // A shape is a core (point, segment, box, cylinder or hull) grown by a radius, so spheres
 // (point + r) and capsules (segment + r) are exact: GJK and EPA run on the cores and the
-// radii are subtracted afterwards. Cylinders have their true support function (no prism).
+// radii are subtracted afterwards. Cylinders and ellipsoids have their true support
+// functions (no prism, no polytope).
 #pragma once
 
 #include "ncpgym/collision/contact.hpp"
@@ -13,13 +14,13 @@
 
 namespace ncpgym::collision {
 
-enum class CoreKind { Point, Segment, Box, Cylinder, Hull };
+enum class CoreKind { Point, Segment, Box, Cylinder, Ellipsoid, Hull };
 
 struct Shape {
   CoreKind kind = CoreKind::Point;
   Vec3 pos = Vec3::Zero();  // world pose of the geom frame
   Mat3 rot = Mat3::Identity();
-  Vec3 size = Vec3::Zero();  // segment: [., half, .]; box: half-sizes; cylinder: [r, half, .]
+  Vec3 size = Vec3::Zero();  // segment: [., half, .]; box, ellipsoid: half-sizes; cylinder: [r, half, .]
   const ConvexHull* hull = nullptr;  // CoreKind::Hull (also set for boxes: their faces)
   double radius = 0;                 // sphere / capsule radius grown around the core
   mutable int hint = 0;              // hill-climbing start for hull supports

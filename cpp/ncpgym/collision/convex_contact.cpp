@@ -85,6 +85,9 @@ void feature(const Shape& S, const Vec3& d, std::vector<Vec3>& pts, double& rad)
       }
       return;
     }
+    case CoreKind::Ellipsoid:  // smooth: its support point
+      pts.push_back(S.support(d));
+      return;
     case CoreKind::Box:
     case CoreKind::Hull: {
       Vec3 nrm;

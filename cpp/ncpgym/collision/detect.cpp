@@ -22,10 +22,11 @@ int rank(GeomType t) {
     case GeomType::Capsule: return 1;
     case GeomType::Box: return 2;
     case GeomType::Cylinder: return 3;
-    case GeomType::Mesh: return 4;
-    case GeomType::Plane: return 5;
+    case GeomType::Ellipsoid: return 4;
+    case GeomType::Mesh: return 5;
+    case GeomType::Plane: return 6;
   }
-  return 6;
+  return 7;
 }
 
 // Narrow phase for an ordered pair (rank(t1) <= rank(t2) above): closed-form tests where
@@ -42,6 +43,7 @@ void narrow(const Model& m, int g1, const GeomPose& p1, int g2, const GeomPose& 
       case GeomType::Capsule: return capsule_plane(p1, s1[0], s1[1], p2, margin, out);
       case GeomType::Box: return box_plane(p1, s1, p2, margin, out);
       case GeomType::Cylinder: return cylinder_plane(p1, s1[0], s1[1], p2, margin, out);
+      case GeomType::Ellipsoid: return ellipsoid_plane(p1, s1, p2, margin, out);
       case GeomType::Mesh: return mesh_plane(p1, m.mesh_hull[m.geom_mesh[g1]], p2, margin, out);
       case GeomType::Plane: return;
     }
@@ -180,7 +182,8 @@ void detect_particle_contacts(const Model& m, const Data& d, const VecX& x, cons
         case GeomType::Sphere: collision::sphere_sphere(pp, r, pg, sz[0], margin, pts); break;
         case GeomType::Capsule: collision::sphere_capsule(pp, r, pg, sz[0], sz[1], margin, pts); break;
         case GeomType::Box: collision::sphere_box(pp, r, pg, sz, margin, pts); break;
-        case GeomType::Cylinder: {
+        case GeomType::Cylinder:
+        case GeomType::Ellipsoid: {
           collision::Shape ball;
           ball.pos = pp.pos;
           ball.radius = r;

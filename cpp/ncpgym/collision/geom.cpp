@@ -23,6 +23,7 @@ collision::Shape geom_shape(const Model& m, int g, const GeomPose& p) {
     case GeomType::Capsule: s.kind = CoreKind::Segment; s.size = Vec3(0, z[1], 0); s.radius = z[0]; break;
     case GeomType::Box: s.kind = CoreKind::Box; s.size = z; s.hull = &m.geom_hull[g]; break;
     case GeomType::Cylinder: s.kind = CoreKind::Cylinder; s.size = Vec3(z[0], z[1], 0); break;
+    case GeomType::Ellipsoid: s.kind = CoreKind::Ellipsoid; s.size = z; break;
     case GeomType::Mesh: s.kind = CoreKind::Hull; s.hull = &m.mesh_hull[m.geom_mesh[g]]; break;
     case GeomType::Plane: break;
   }
@@ -37,6 +38,7 @@ double inner_radius(const Model& m, int g) {
     case GeomType::Capsule: return s[0];
     case GeomType::Box: return s.minCoeff();
     case GeomType::Cylinder: return std::min(s[0], s[1]);
+    case GeomType::Ellipsoid: return s.minCoeff();
     case GeomType::Mesh: {
       double r = std::numeric_limits<double>::infinity();
       for (const auto& f : m.mesh_hull[m.geom_mesh[g]].faces) r = std::min(r, f.offset);
@@ -53,6 +55,7 @@ double geom_rbound(const Model& m, int g) {
     case GeomType::Sphere: return s[0];
     case GeomType::Capsule: return s[0] + s[1];
     case GeomType::Cylinder: return std::hypot(s[0], s[1]);
+    case GeomType::Ellipsoid: return s.maxCoeff();
     case GeomType::Box: return s.norm();
     case GeomType::Mesh: return m.mesh_hull[m.geom_mesh[g]].rbound;
   }

@@ -3,6 +3,7 @@
 // for boxes, as in Ericson, "Real-Time Collision Detection", 2004, §5.1, §4.4, §8.3).
 #include "ncpgym/collision/narrowphase.hpp"
 #include "ncpgym/collision/closest.hpp"
+#include "ncpgym/collision/convex.hpp"
 #include "ncpgym/collision/manifold.hpp"
 
 #include <algorithm>
@@ -84,6 +85,18 @@ void box_plane(const GeomPose& b, const Vec3& half, const GeomPose& p, double ma
     if (h < margin) push(out, corner, corner - h * n, n);
   }
   reduce_manifold(out, first);
+}
+
+void ellipsoid_plane(const GeomPose& e, const Vec3& size, const GeomPose& p, double margin, Points& out) {
+  // the ellipsoid's support point against the plane's normal: its deepest (or nearest) point
+  Shape s;
+  s.kind = CoreKind::Ellipsoid;
+  s.pos = e.pos;
+  s.rot = e.rot;
+  s.size = size;
+  const Vec3 n = p.rot.col(2), pt = s.support(-n);
+  const double h = n.dot(pt - p.pos);
+  if (h < margin) push(out, pt, pt - h * n, n);
 }
 
 void cylinder_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out) {

@@ -16,6 +16,8 @@ void sphere_plane(const GeomPose& s, double r, const GeomPose& p, double margin,
 void capsule_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out);
 void box_plane(const GeomPose& b, const Vec3& half, const GeomPose& p, double margin, Points& out);
 void cylinder_plane(const GeomPose& c, double r, double half, const GeomPose& p, double margin, Points& out);
+// An ellipsoid of semi-axes `size` (geom frame) on a plane: its support point, one contact.
+void ellipsoid_plane(const GeomPose& e, const Vec3& size, const GeomPose& p, double margin, Points& out);
 void mesh_plane(const GeomPose& m, const ConvexHull& hull, const GeomPose& p, double margin, Points& out);
 
 void sphere_sphere(const GeomPose& a, double ra, const GeomPose& b, double rb, double margin, Points& out);

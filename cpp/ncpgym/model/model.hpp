@@ -18,7 +18,7 @@
 namespace ncpgym {
 
 enum class JointType : int { Free = 0, Ball = 1, Slide = 2, Hinge = 3 };
-enum class GeomType : int { Plane = 0, Sphere = 2, Capsule = 3, Box = 6, Cylinder = 5, Mesh = 7 };
+enum class GeomType : int { Plane = 0, Sphere = 2, Capsule = 3, Ellipsoid = 4, Box = 6, Cylinder = 5, Mesh = 7 };
 enum class ActuatorType : int { Motor = 0, Position = 1 };
 // Equality constraints (MJCF <equality>): bilateral rows of the Newton solve (eq. 8).
 enum class EqualityType : int { Connect = 0, Weld = 1, Joint = 2 };

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _core
 
-_GEOM = {0: "plane", 2: "sphere", 3: "capsule", 5: "cylinder", 6: "box", 7: "mesh"}
+_GEOM = {0: "plane", 2: "sphere", 3: "capsule", 4: "ellipsoid", 5: "cylinder", 6: "box", 7: "mesh"}
 _JOINT = {0: "free", 1: "ball", 2: "slide", 3: "hinge"}
 
 

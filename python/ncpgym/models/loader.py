@@ -32,6 +32,7 @@ _GEOM_TYPES = {
     int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule",
     int(mujoco.mjtGeom.mjGEOM_BOX): "box",
     int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
+    int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): "ellipsoid",
     int(mujoco.mjtGeom.mjGEOM_MESH): "mesh",
 }
 _JOINT_TYPES = {
