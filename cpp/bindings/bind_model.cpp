@@ -662,12 +662,19 @@ void bind_model(py::module_& m) {
                 {"jointvel", SensorType::JointVel},   {"tendonpos", SensorType::TendonPos},
                 {"tendonvel", SensorType::TendonVel}, {"actuatorpos", SensorType::ActuatorPos},
                 {"actuatorvel", SensorType::ActuatorVel}, {"actuatorfrc", SensorType::ActuatorFrc},
-                {"framepos", SensorType::FramePos},   {"framequat", SensorType::FrameQuat}};
+                {"framepos", SensorType::FramePos},   {"framequat", SensorType::FrameQuat},
+                {"gyro", SensorType::Gyro},           {"velocimeter", SensorType::Velocimeter},
+                {"framelinvel", SensorType::FrameLinVel}, {"frameangvel", SensorType::FrameAngVel},
+                {"framexaxis", SensorType::FrameXAxis}, {"frameyaxis", SensorType::FrameYAxis},
+                {"framezaxis", SensorType::FrameZAxis}, {"subtreecom", SensorType::SubtreeCom},
+                {"subtreelinvel", SensorType::SubtreeLinVel}, {"subtreeangmom", SensorType::SubtreeAngMom}};
             for (const auto& [k, t] : kinds)
               if (type == k) return b.add_sensor(t, objtype, obj, cutoff, scale, name);
             throw std::invalid_argument("unknown sensor type '" + type +
                                         "' (touch, jointpos, jointvel, tendonpos, tendonvel, actuatorpos, "
-                                        "actuatorvel, actuatorfrc, framepos, framequat)");
+                                        "actuatorvel, actuatorfrc, framepos, framequat, gyro, velocimeter, "
+                                        "framelinvel, frameangvel, framexaxis, frameyaxis, framezaxis, subtreecom, "
+                                        "subtreelinvel, subtreeangmom)");
           },
           py::arg("type"), py::arg("obj"), py::arg("objtype") = 0, py::arg("cutoff") = 0.0, py::arg("scale") = 1.0,
           py::arg("name") = "",

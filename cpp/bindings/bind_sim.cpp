@@ -360,6 +360,7 @@ void bind_sim(py::module_& mod) {
             const Model& m = *s.work_;
             Data d(m);
             kinematics(m, d, s.state.q.data());
+            velocities(m, d, s.state.u.data());
             py::array_t<double> out(m.nsensordata);
             const auto f = s.stepper.contact_forces();
             compute_sensors(m, d, s.state.q.data(), s.state.u.data(), s.state.ctrl.data(), &s.stepper.contacts(),

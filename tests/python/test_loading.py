@@ -102,10 +102,11 @@ def test_unknown_extension(tmp_path):
 
 
 def test_unsupported_geom_named(tmp_path):
-    p = tmp_path / "ell.xml"
-    p.write_text("""<mujoco><worldbody><body name='b'><freejoint/>
-      <geom name='egg' type='ellipsoid' size='.1 .2 .3'/></body></worldbody></mujoco>""")
-    with pytest.raises(UnsupportedFeatureError, match="geom 'egg'.*ELLIPSOID"):
+    p = tmp_path / "sdf.xml"
+    p.write_text("""<mujoco><asset><hfield name="h" nrow="3" ncol="3" size="1 1 0.1 0.1"/></asset>
+      <worldbody><geom name='ground' type='hfield' hfield='h'/><body name='b'><freejoint/>
+      <geom size='.1'/></body></worldbody></mujoco>""")
+    with pytest.raises(UnsupportedFeatureError, match="geom 'ground'.*HFIELD"):
         ncpgym.load_model(p)
 
 
@@ -591,7 +592,7 @@ def test_urdf_inertia_repairs_are_logged_and_only_applied_when_needed(tmp_path, 
 
 
 SENSOR_MJCF = """<mujoco><worldbody><body><joint name="hinge" type="hinge"/>
-  <geom type="sphere" size="0.1" mass="1"/><site name="s"/></body></worldbody><sensor><gyro site="s"/></sensor></mujoco>"""
+  <geom type="sphere" size="0.1" mass="1"/><site name="s"/></body></worldbody><sensor><accelerometer site="s"/></sensor></mujoco>"""
 
 
 def test_load_model_names_its_source_in_refusals_and_notes_for_every_kind_of_input(tmp_path, caplog):
@@ -682,8 +683,8 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
     """Each feature the loader cannot simulate is named in the refusal, one line each, in
     the loader's words: stiffness on a ball joint, limits on a ball joint, a
     tendon transmission, activation dynamics, an affine bias without a q or qdot term (a
-    bias offset alone), an ellipsoid geom. With strict=False
-    each is a WARNING and the rest loads: the geoms after the ellipsoid, the ball joint
+    bias offset alone). With strict=False
+    each is a WARNING and the rest loads: every geom, the ball joint
     without its limits, sites on their bodies with their names, positions and orientations
     (world frames equal MuJoCo's after forward), and the excluded body pairs, by body id."""
     import logging
@@ -696,8 +697,7 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
     wanted = ["joint 'bs': stiffness on a ball joint",
               "joint 'bl': limits on a ball joint",
               "actuator 'tm': transmission type mjTRN_TENDON", "actuator 'filt': activation dynamics",
-              "actuator 'odd': gain/bias combination (gain 1, bias (1.0, 0.0, 0.0))",
-              "geom 'ge': type mjGEOM_ELLIPSOID"]
+              "actuator 'odd': gain/bias combination (gain 1, bias (1.0, 0.0, 0.0))"]
     for w in wanted:
         assert sum(line == "  " + w for line in lines[1:]) == 1, (w, lines)
     assert len(lines) == 1 + len(wanted)
@@ -710,7 +710,7 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
     notes = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert notes == []  # both fixed tendons load (the driven one's actuator is refused)
     assert m.ntendon == 2 and m.nu == 2  # 'lim' (a force range) and 'odd2' (3 ctrl - 5 q, affine) load
-    assert list(m.geom_names) == ["ga", "gb", "gd"]  # the ellipsoid dropped, the geom after it kept
+    assert list(m.geom_names) == ["ga", "gb", "ge", "gd"]
     assert list(m.joint_names) == ["fl", "bs", "bl", "h"] and list(m.jnt_limited) == [0, 0, 0, 0]
     mj = mujoco.MjModel.from_xml_string(REFUSED_MJCF)
     assert list(m.site_names) == ["s_a", "s_c", "s_d1", "s_d2"]

@@ -26,7 +26,12 @@ STATE_TYPES = {int(t) for t in (mujoco.mjtSensor.mjSENS_JOINTPOS, mujoco.mjtSens
                                 mujoco.mjtSensor.mjSENS_TENDONPOS, mujoco.mjtSensor.mjSENS_TENDONVEL,
                                 mujoco.mjtSensor.mjSENS_ACTUATORPOS, mujoco.mjtSensor.mjSENS_ACTUATORVEL,
                                 mujoco.mjtSensor.mjSENS_ACTUATORFRC, mujoco.mjtSensor.mjSENS_FRAMEPOS,
-                                mujoco.mjtSensor.mjSENS_FRAMEQUAT)}
+                                mujoco.mjtSensor.mjSENS_FRAMEQUAT, mujoco.mjtSensor.mjSENS_GYRO,
+                                mujoco.mjtSensor.mjSENS_VELOCIMETER, mujoco.mjtSensor.mjSENS_FRAMELINVEL,
+                                mujoco.mjtSensor.mjSENS_FRAMEANGVEL, mujoco.mjtSensor.mjSENS_FRAMEXAXIS,
+                                mujoco.mjtSensor.mjSENS_FRAMEYAXIS, mujoco.mjtSensor.mjSENS_FRAMEZAXIS,
+                                mujoco.mjtSensor.mjSENS_SUBTREECOM, mujoco.mjtSensor.mjSENS_SUBTREELINVEL,
+                                mujoco.mjtSensor.mjSENS_SUBTREEANGMOM)}
 
 
 def _compare_state_sensors(mj, m, rng, n=5):
@@ -86,15 +91,20 @@ FRAMES_MJCF = """<mujoco><worldbody>
     <framequat objtype="xbody" objname="a"/><framequat objtype="body" objname="b"/><framepos objtype="geom" objname="ga"/>
     <framequat objtype="geom" objname="ga"/><tendonpos tendon="t"/><tendonvel tendon="t"/>
     <actuatorpos actuator="m"/><actuatorvel actuator="p"/><actuatorfrc actuator="m"/>
-    <actuatorfrc actuator="p" cutoff="0.3"/><jointvel joint="s"/></sensor></mujoco>"""
+    <actuatorfrc actuator="p" cutoff="0.3"/><jointvel joint="s"/>
+    <gyro site="sa"/><velocimeter site="sa"/><framelinvel objtype="body" objname="b"/>
+    <frameangvel objtype="geom" objname="ga"/><framexaxis objtype="site" objname="sa"/>
+    <frameyaxis objtype="xbody" objname="b"/><framezaxis objtype="geom" objname="gb"/>
+    <subtreecom body="a"/><subtreelinvel body="a"/><subtreeangmom body="a"/></sensor></mujoco>"""
 
 
 def test_frame_tendon_and_actuator_sensors_are_mujocos():
     """Every frame object kind (site, body's inertial frame, body frame, geom), quaternions
-    with MuJoCo's sign, a fixed tendon, a motor's and a servo's position, velocity and force
-    (a force range and a cutoff clamping them)."""
+    with MuJoCo's sign, axes, linear and angular velocities, a site's gyro and velocimeter,
+    a subtree's centre of mass, its velocity and angular momentum, a fixed tendon, a motor's
+    and a servo's position, velocity and force (a force range and a cutoff clamping them)."""
     mj = mujoco.MjModel.from_xml_string(FRAMES_MJCF)
-    assert _compare_state_sensors(mj, ncpgym.load_model(FRAMES_MJCF), np.random.default_rng(2), n=20) == 35
+    assert _compare_state_sensors(mj, ncpgym.load_model(FRAMES_MJCF), np.random.default_rng(2), n=20) == 65
 
 
 def _plate(extra_sites):

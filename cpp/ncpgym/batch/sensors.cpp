@@ -76,6 +76,45 @@ Mat3 frame_rot(const Model& m, const Data& d, int objtype, int id) {
   }
 }
 
+int frame_body(const Model& m, int objtype, int id) {
+  return objtype == 0 ? m.site_body[id] : objtype == 3 ? m.geom_body[id] : id;
+}
+
+// world velocity of the point p moving with body b (d.cvel: twist about the world origin)
+Vec3 point_velocity_of(const Data& d, int b, const Vec3& p) {
+  return d.cvel[b].tail<3>() + d.cvel[b].head<3>().cross(p);
+}
+
+bool in_subtree(const Model& m, int root, int b) {
+  while (b > root) b = m.body_parent[b];
+  return b == root;
+}
+
+// the subtree of `root`: its centre of mass, the velocity of that centre and its angular
+// momentum about it (MuJoCo's subtree_com, subtree_linvel, subtree_angmom)
+void subtree(const Model& m, const Data& d, int root, Vec3& com, Vec3& vel, Vec3& angmom) {
+  double mass = 0;
+  com.setZero();
+  vel.setZero();
+  for (int b = root; b < m.nbody; ++b)
+    if (in_subtree(m, root, b)) {
+      mass += m.body_mass[b];
+      com += m.body_mass[b] * d.xipos[b];
+      vel += m.body_mass[b] * point_velocity_of(d, b, d.xipos[b]);
+    }
+  if (mass > 0) {
+    com /= mass;
+    vel /= mass;
+  }
+  angmom.setZero();
+  for (int b = root; b < m.nbody; ++b)
+    if (in_subtree(m, root, b)) {
+      const Vec3 w = d.cvel[b].head<3>();
+      const Mat3 Iw = d.xmat[b] * m.body_inertia[b] * d.xmat[b].transpose();
+      angmom += Iw * w + m.body_mass[b] * (d.xipos[b] - com).cross(point_velocity_of(d, b, d.xipos[b]) - vel);
+    }
+}
+
 // MuJoCo's touch: the normal forces of the contacts of geoms on the site's body whose point
 // is in the site's zone or whose normal ray from the point out of that body meets it (its
 // re-projection, for points that sank below a zone on the surface; checked against MuJoCo in
@@ -143,6 +182,32 @@ void compute_sensors(const Model& m, const Data& d, const double* q, const doubl
         o[0] = qt.w(), o[1] = qt.x(), o[2] = qt.y(), o[3] = qt.z();
         break;
       }
+      default: break;  // the vector sensors, below
+    }
+    const auto put3 = [&](const Vec3& v) { o[0] = v[0], o[1] = v[1], o[2] = v[2]; };
+    switch (m.sensor_type[k]) {
+      case SensorType::Gyro: put3(d.site_xmat[id].transpose() * d.cvel[m.site_body[id]].head<3>()); break;
+      case SensorType::Velocimeter:
+        put3(d.site_xmat[id].transpose() * point_velocity_of(d, m.site_body[id], d.site_xpos[id]));
+        break;
+      case SensorType::FrameLinVel: {
+        const int ot = m.sensor_objtype[k];
+        put3(point_velocity_of(d, frame_body(m, ot, id), frame_pos(m, d, ot, id)));
+        break;
+      }
+      case SensorType::FrameAngVel: put3(d.cvel[frame_body(m, m.sensor_objtype[k], id)].head<3>()); break;
+      case SensorType::FrameXAxis: put3(frame_rot(m, d, m.sensor_objtype[k], id).col(0)); break;
+      case SensorType::FrameYAxis: put3(frame_rot(m, d, m.sensor_objtype[k], id).col(1)); break;
+      case SensorType::FrameZAxis: put3(frame_rot(m, d, m.sensor_objtype[k], id).col(2)); break;
+      case SensorType::SubtreeCom:
+      case SensorType::SubtreeLinVel:
+      case SensorType::SubtreeAngMom: {
+        Vec3 com, vel, angmom;
+        subtree(m, d, id, com, vel, angmom);
+        put3(m.sensor_type[k] == SensorType::SubtreeCom ? com : m.sensor_type[k] == SensorType::SubtreeLinVel ? vel : angmom);
+        break;
+      }
+      default: break;  // the first switch's
     }
     const double cut = m.sensor_cutoff[k];
     if (cut > 0 && m.sensor_type[k] != SensorType::FrameQuat)

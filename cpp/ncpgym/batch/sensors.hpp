@@ -13,7 +13,7 @@
 
 namespace ncpgym {
 
-// d: kinematics at q (body and site poses); contacts and their forces (normal and two
+// d: kinematics and velocities at (q, u) (body and site poses, cvel); contacts and their forces (normal and two
 // tangents per contact, N) from the last step, or none. Writes m.nsensordata values.
 void compute_sensors(const Model& m, const Data& d, const double* q, const double* u, const double* ctrl,
                      const std::vector<Contact>* contacts, const double* contact_force, double* out);

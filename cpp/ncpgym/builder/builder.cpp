@@ -600,14 +600,14 @@ void Builder::set_site_shape(int site, int type, const Vec3& size) {
 
 int Builder::add_sensor(SensorType type, int objtype, int obj, double cutoff, double scale, const std::string& name) {
   const std::string who = label("sensor", m_.nsensor, name);
-  const bool frame = type == SensorType::FramePos || type == SensorType::FrameQuat;
+  const bool frame = frame_sensor(type);
   require(!frame || (objtype >= 0 && objtype <= 3), who + ": frame object type must be 0 site, 1 body, 2 xbody, 3 geom");
   require(obj >= 0 && obj < sensor_object_count(m_, type, objtype), who + ": object id " + std::to_string(obj) + " does not exist");
   if (type == SensorType::JointPos || type == SensorType::JointVel)
     require(m_.jnt_type[obj] == JointType::Hinge || m_.jnt_type[obj] == JointType::Slide,
             who + ": joint sensors read hinge and slide joints");
   require(std::isfinite(cutoff) && cutoff >= 0 && std::isfinite(scale), who + ": cutoff must be >= 0, scale finite");
-  const int dim = type == SensorType::FramePos ? 3 : type == SensorType::FrameQuat ? 4 : 1;
+  const int dim = type == SensorType::FrameQuat ? 4 : type >= SensorType::Gyro || type == SensorType::FramePos ? 3 : 1;
   m_.sensor_type.push_back(type);
   m_.sensor_objtype.push_back(frame ? objtype : 0);
   m_.sensor_obj.push_back(obj);

@@ -24,8 +24,15 @@ enum class ActuatorType : int { Motor = 0, Position = 1 };
 enum class EqualityType : int { Connect = 0, Weld = 1, Joint = 2 };
 // Sensor types (MuJoCo's of the same names; batch/sensors.hpp)
 enum class SensorType : int {
-  Touch = 0, JointPos, JointVel, TendonPos, TendonVel, ActuatorPos, ActuatorVel, ActuatorFrc, FramePos, FrameQuat
+  Touch = 0, JointPos, JointVel, TendonPos, TendonVel, ActuatorPos, ActuatorVel, ActuatorFrc, FramePos, FrameQuat,
+  Gyro, Velocimeter, FrameLinVel, FrameAngVel, FrameXAxis, FrameYAxis, FrameZAxis, SubtreeCom, SubtreeLinVel,
+  SubtreeAngMom
 };
+inline bool frame_sensor(SensorType t) {
+  return t == SensorType::FramePos || t == SensorType::FrameQuat || t == SensorType::FrameLinVel ||
+         t == SensorType::FrameAngVel || t == SensorType::FrameXAxis || t == SensorType::FrameYAxis ||
+         t == SensorType::FrameZAxis;
+}
 
 inline int joint_nq(JointType t) { return t == JointType::Free ? 7 : t == JointType::Ball ? 4 : 1; }
 inline int joint_nv(JointType t) { return t == JointType::Free ? 6 : t == JointType::Ball ? 3 : 1; }
@@ -314,7 +321,12 @@ struct Model {
 // actuators, sites, bodies or geoms (model.hpp, sensor_objtype).
 inline int sensor_object_count(const Model& m, SensorType t, int objtype) {
   switch (t) {
-    case SensorType::Touch: return m.nsite;
+    case SensorType::Touch:
+    case SensorType::Gyro:
+    case SensorType::Velocimeter: return m.nsite;
+    case SensorType::SubtreeCom:
+    case SensorType::SubtreeLinVel:
+    case SensorType::SubtreeAngMom: return m.nbody;
     case SensorType::JointPos:
     case SensorType::JointVel: return m.njnt;
     case SensorType::TendonPos:
@@ -324,6 +336,11 @@ inline int sensor_object_count(const Model& m, SensorType t, int objtype) {
     case SensorType::ActuatorFrc: return m.nu;
     case SensorType::FramePos:
     case SensorType::FrameQuat:
+    case SensorType::FrameLinVel:
+    case SensorType::FrameAngVel:
+    case SensorType::FrameXAxis:
+    case SensorType::FrameYAxis:
+    case SensorType::FrameZAxis:
       return objtype == 0 ? m.nsite : objtype == 1 || objtype == 2 ? m.nbody : objtype == 3 ? m.ngeom : 0;
   }
   return 0;

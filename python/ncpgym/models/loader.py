@@ -8,6 +8,7 @@ engines see the same bodies, joints and inertias in the same qpos/qvel order.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import re
@@ -311,7 +312,14 @@ _S = mujoco.mjtSensor
 _SENSORS = {_S.mjSENS_TOUCH: "touch", _S.mjSENS_JOINTPOS: "jointpos", _S.mjSENS_JOINTVEL: "jointvel",
             _S.mjSENS_TENDONPOS: "tendonpos", _S.mjSENS_TENDONVEL: "tendonvel",
             _S.mjSENS_ACTUATORPOS: "actuatorpos", _S.mjSENS_ACTUATORVEL: "actuatorvel",
-            _S.mjSENS_ACTUATORFRC: "actuatorfrc", _S.mjSENS_FRAMEPOS: "framepos", _S.mjSENS_FRAMEQUAT: "framequat"}
+            _S.mjSENS_ACTUATORFRC: "actuatorfrc", _S.mjSENS_FRAMEPOS: "framepos", _S.mjSENS_FRAMEQUAT: "framequat",
+            _S.mjSENS_GYRO: "gyro", _S.mjSENS_VELOCIMETER: "velocimeter", _S.mjSENS_FRAMELINVEL: "framelinvel",
+            _S.mjSENS_FRAMEANGVEL: "frameangvel", _S.mjSENS_FRAMEXAXIS: "framexaxis",
+            _S.mjSENS_FRAMEYAXIS: "frameyaxis", _S.mjSENS_FRAMEZAXIS: "framezaxis",
+            _S.mjSENS_SUBTREECOM: "subtreecom", _S.mjSENS_SUBTREELINVEL: "subtreelinvel",
+            _S.mjSENS_SUBTREEANGMOM: "subtreeangmom"}
+_FRAME_SENSORS = (_S.mjSENS_FRAMEPOS, _S.mjSENS_FRAMEQUAT, _S.mjSENS_FRAMELINVEL, _S.mjSENS_FRAMEANGVEL,
+                  _S.mjSENS_FRAMEXAXIS, _S.mjSENS_FRAMEYAXIS, _S.mjSENS_FRAMEZAXIS)
 _FRAME_OBJECTS = {int(mujoco.mjtObj.mjOBJ_SITE): 0, int(mujoco.mjtObj.mjOBJ_BODY): 1,
                   int(mujoco.mjtObj.mjOBJ_XBODY): 2, int(mujoco.mjtObj.mjOBJ_GEOM): 3}
 
@@ -353,12 +361,75 @@ def _add_sensor(b, mjm, k: int, act_map: dict, tendon_map: dict, unsupported: li
         if int(mjm.jnt_type[obj]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
             unsupported.append(f"{who}: on a {mujoco.mjtJoint(mjm.jnt_type[obj]).name} joint")
             return
-    elif kind in (_S.mjSENS_FRAMEPOS, _S.mjSENS_FRAMEQUAT):
+    elif kind in _FRAME_SENSORS:
         if objtype not in _FRAME_OBJECTS:
             unsupported.append(f"{who}: of a {mujoco.mjtObj(objtype).name}")
             return
         frame = _FRAME_OBJECTS[objtype]
     b.add_sensor(_SENSORS[kind], obj, objtype=frame, cutoff=float(mjm.sensor_cutoff[k]), scale=scale, name=name)
+
+
+_D = mujoco.mjtDisableBit
+_E = mujoco.mjtEnableBit
+# flags that change only MuJoCo's own numerics or outputs (its solver, collision midphase and
+# CCD, Euler's implicit damping: ncpgym's damping is implicit anyway, its sensor switch)
+_IGNORED_FLAGS = (_D.mjDSBL_WARMSTART, _D.mjDSBL_REFSAFE, _D.mjDSBL_SENSOR, _D.mjDSBL_MIDPHASE,
+                  _D.mjDSBL_EULERDAMP, _D.mjDSBL_AUTORESET, _D.mjDSBL_NATIVECCD, _D.mjDSBL_ISLAND,
+                  _D.mjDSBL_MULTICCD)
+_REFUSED_FLAGS = {_D.mjDSBL_FILTERPARENT: "parent-child contacts (filterparent disabled)",
+                  _D.mjDSBL_ACTUATION: "actuation disabled"}
+_REFUSED_ENABLE = {_E.mjENBL_OVERRIDE: "contact parameter override", _E.mjENBL_SLEEP: "sleeping bodies",
+                   _E.mjENBL_IPC: "incremental potential contact"}
+
+
+def _apply_option_flags(mjm: mujoco.MjModel, unsupported: list[str], notes: list[str]):
+    """MuJoCo's <option><flag> switches, as a copy of the compiled model with what they turn
+    off removed (so the rest of the loader reads what MuJoCo simulates): gravity, contacts
+    (no geom collides), limits, equalities, dry friction, springs, dampers, all constraints,
+    control clamping. Flags of MuJoCo's own numerics are ignored (noted); parent-child
+    contacts, disabled actuation, contact overrides, sleeping and IPC are refused. Returns the
+    model and whether contacts are off (explicit pairs too)."""
+    dis, en = int(mjm.opt.disableflags), int(mjm.opt.enableflags)
+    if not dis and not en:
+        return mjm, False
+    on = lambda bit: bool(dis & int(bit))
+    for bit, what in _REFUSED_FLAGS.items():
+        if on(bit):
+            unsupported.append(f"option flag: {what}")
+    for bit, what in _REFUSED_ENABLE.items():
+        if en & int(bit):
+            unsupported.append(f"option flag: {what}")
+    for bit in _IGNORED_FLAGS:
+        if on(bit):
+            notes.append(f"option flag {bit.name} concerns MuJoCo's own numerics and is ignored")
+    m = copy.copy(mjm)
+    constraints = on(_D.mjDSBL_CONSTRAINT)
+    if on(_D.mjDSBL_GRAVITY):
+        m.opt.gravity[:] = 0
+    contacts_off = constraints or on(_D.mjDSBL_CONTACT)
+    if contacts_off:
+        m.geom_contype[:] = 0
+        m.geom_conaffinity[:] = 0
+    if constraints or on(_D.mjDSBL_LIMIT):
+        m.jnt_limited[:] = 0
+        m.tendon_limited[:] = 0
+    if constraints or on(_D.mjDSBL_FRICTIONLOSS):
+        m.dof_frictionloss[:] = 0
+        m.tendon_frictionloss[:] = 0
+    if constraints or on(_D.mjDSBL_EQUALITY):
+        m.eq_active0[:] = 0  # the rows stay, switched off (Batch.eq_active can switch them on)
+    # fluid forces are passive forces too: MuJoCo drops them only with both switches off
+    if on(_D.mjDSBL_SPRING) and on(_D.mjDSBL_DAMPER):
+        m.opt.density, m.opt.viscosity = 0.0, 0.0
+    if on(_D.mjDSBL_SPRING):
+        m.jnt_stiffness[:] = 0
+        m.tendon_stiffness[:] = 0
+    if on(_D.mjDSBL_DAMPER):
+        m.dof_damping[:] = 0
+        m.tendon_damping[:] = 0
+    if on(_D.mjDSBL_CLAMPCTRL):
+        m.actuator_ctrllimited[:] = 0
+    return m, contacts_off
 
 
 def _can_collide(mjm: mujoco.MjModel, g: int) -> bool:
@@ -503,6 +574,7 @@ def mujoco_builder(
     unsupported: list[str] = []
     notes: list[str] = []
     ob = mujoco.mjtObj
+    mjm, contacts_off = _apply_option_flags(mjm, unsupported, notes)
     b = _core.Builder()
     b.set_gravity(np.array(mjm.opt.gravity, dtype=float))
     b.set_timestep(float(mjm.opt.timestep))
@@ -640,7 +712,8 @@ def mujoco_builder(
     for k, (g, mesh, name) in enumerate(extra_parts):
         _add_geom_part(b, mjm, g, "mesh", mesh, name)
         parts_of.setdefault(g, []).append(mjm.ngeom + k)
-    _add_contact_pairs(b, mjm, parts_of)
+    if not contacts_off:
+        _add_contact_pairs(b, mjm, parts_of)
 
     for s in range(mjm.nsite):
         b.add_site(int(mjm.site_bodyid[s]), mjm.site_pos[s], mjm.site_quat[s],
