@@ -11,6 +11,7 @@
 
 #include "bindings.hpp"
 #include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/dynamics/actuation.hpp"
 #include "ncpgym/dynamics/tendon.hpp"
 
 using namespace ncpgym;
@@ -167,7 +168,12 @@ void bind_dynamics(py::module_& mod) {
           }
           minv_times_transposed(m, d, J, JMinv);
           Eigen::Map<RowMat> out_b(jp + i * k * m.nu, k, m.nu);
-          for (int a = 0; a < m.nu; ++a) out_b.col(a) = m.act_gear[a] * JMinv.col(m.jnt_dofadr[m.act_joint[a]]);
+          VecX b(m.nv);
+          for (int a = 0; a < m.nu; ++a) {  // B's column: g J^T (a joint's unit row, or a tendon's J_t)
+            b.setZero();
+            add_actuator_force(m, a, 1.0, b.data());
+            out_b.col(a) = JMinv * b;
+          }
           Eigen::Map<RowMat>(lp + i * k * k, k, k) = JMinv * J.transpose();
         });
         return py::make_tuple(jmb, lam);

@@ -299,6 +299,7 @@ void bind_model(py::module_& m) {
       .def_property_readonly("dof_damping", [](const Model& s) { return arr(s.dof_damping); })
       .def_property_readonly("dof_frictionloss", [](const Model& s) { return arr(s.dof_frictionloss); })
       .def_property_readonly("actuator_joint", [](const Model& s) { return arr(s.act_joint); })
+      .def_property_readonly("actuator_tendon", [](const Model& s) { return arr(s.act_tendon); })
       .def_property_readonly("actuator_gear", [](const Model& s) { return arr(s.act_gear); })
       .def_property_readonly("actuator_ctrlrange", [](const Model& s) {
         return py::array_t<double>({s.nu, 2}, s.act_ctrlrange.data());
@@ -479,6 +480,19 @@ void bind_model(py::module_& m) {
           py::arg("bias0") = 0.0, py::arg("kp") = 0.0, py::arg("kv") = 0.0, py::arg("name") = "",
           "MuJoCo's <general> actuator with a fixed gain and an affine bias: force ctrlgain * ctrl + bias0 - "
           "kp * gear * q - kv * gear * qdot on the joint (times the gear), implicit in q and qdot.")
+      .def(
+          "add_tendon_actuator",
+          [](Builder& b, int tendon, double gear, py::object ctrlrange, double ctrlgain, double bias0, double kp,
+             double kv, const std::string& name) {
+            const bool limited = !ctrlrange.is_none();
+            std::pair<double, double> r{0, 0};
+            if (limited) r = ctrlrange.cast<std::pair<double, double>>();
+            return b.add_tendon_actuator(tendon, gear, limited, r.first, r.second, ctrlgain, bias0, kp, kv, name);
+          },
+          py::arg("tendon"), py::arg("gear") = 1.0, py::arg("ctrlrange") = py::none(), py::arg("ctrlgain") = 1.0,
+          py::arg("bias0") = 0.0, py::arg("kp") = 0.0, py::arg("kv") = 0.0, py::arg("name") = "",
+          "An actuator on a fixed tendon (MuJoCo's tendon transmission): force ctrlgain * ctrl + bias0 - kp * "
+          "gear * L - kv * gear * dL/dt along the tendon (times the gear), explicit.")
       .def("set_actuator_forcerange", &Builder::set_actuator_forcerange, py::arg("actuator"), py::arg("lo"),
            py::arg("hi"), "Limit the actuator's scalar force (the motor's control, the servo's force) to [lo, hi].")
       .def("add_particle", &Builder::add_particle, py::arg("pos"), py::arg("mass"),

@@ -681,8 +681,8 @@ REFUSED_MJCF = """<mujoco>
 
 def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog):
     """Each feature the loader cannot simulate is named in the refusal, one line each, in
-    the loader's words: stiffness on a ball joint, limits on a ball joint, a
-    tendon transmission, activation dynamics, an affine bias without a q or qdot term (a
+    the loader's words: stiffness on a ball joint, limits on a ball joint,
+    activation dynamics, an affine bias without a q or qdot term (a
     bias offset alone). With strict=False
     each is a WARNING and the rest loads: every geom, the ball joint
     without its limits, sites on their bodies with their names, positions and orientations
@@ -696,7 +696,7 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
                         "them):")
     wanted = ["joint 'bs': stiffness on a ball joint",
               "joint 'bl': limits on a ball joint",
-              "actuator 'tm': transmission type mjTRN_TENDON", "actuator 'filt': activation dynamics",
+              "actuator 'filt': activation dynamics",
               "actuator 'odd': gain/bias combination (gain 1, bias (1.0, 0.0, 0.0))"]
     for w in wanted:
         assert sum(line == "  " + w for line in lines[1:]) == 1, (w, lines)
@@ -708,8 +708,8 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
     assert len(warned) == len(wanted)
     assert all(msg.startswith("<MJCF text>: dropped unsupported feature: ") for msg in warned)
     notes = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
-    assert notes == []  # both fixed tendons load (the driven one's actuator is refused)
-    assert m.ntendon == 2 and m.nu == 2  # 'lim' (a force range) and 'odd2' (3 ctrl - 5 q, affine) load
+    assert notes == []  # both fixed tendons load, the driven one with its motor
+    assert m.ntendon == 2 and m.nu == 3  # 'tm' (on a tendon), 'lim' (a force range), 'odd2' (3 ctrl - 5 q) load
     assert list(m.geom_names) == ["ga", "gb", "ge", "gd"]
     assert list(m.joint_names) == ["fl", "bs", "bl", "h"] and list(m.jnt_limited) == [0, 0, 0, 0]
     mj = mujoco.MjModel.from_xml_string(REFUSED_MJCF)

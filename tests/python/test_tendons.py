@@ -91,3 +91,26 @@ def test_tendon_frictionloss_sticks_below_and_slides_above():
         sim = ncpgym.Simulator(m, newton_iterations=30)
         sim.step(ctrl=[torque], nsteps=250)
         assert sim.u[0] + sim.u[1] == pytest.approx(rate * 0.5, abs=1e-4)  # 30 iterations: 5e-5
+
+
+def test_tendon_actuators_are_mujocos_qfrc_actuator():
+    """A motor (gain 1.5, gear 2, force range) and a <general> affine actuator (5 ctrl + 0.1
+    - 3 L - 0.5 dL/dt) on fixed tendons: qfrc_actuator equals MuJoCo's (g J_t^T f) at random
+    states and controls, in and out of the force range."""
+    xml = TENDONS_MJCF.replace("</mujoco>", """<actuator>
+      <general name="m" tendon="spring" gear="2" gainprm="1.5" forcelimited="true" forcerange="-1 1.2"/>
+      <general name="g" tendon="damper" gainprm="5" biastype="affine" biasprm="0.1 -3 -0.5"/>
+    </actuator></mujoco>""")
+    mj = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(mj)
+    m = ncpgym.load_model(xml)
+    assert list(m.actuator_tendon) == [0, 1] and list(m.actuator_joint) == [-1, -1]
+    batch = ncpgym.Batch(m, 1)
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        q, u, ctrl = rng.normal(0, 0.4, mj.nq), rng.normal(0, 1.0, mj.nv), rng.normal(0, 1.0, mj.nu)
+        d.qpos[:], d.qvel[:], d.ctrl[:] = q, u, ctrl
+        mujoco.mj_forward(mj, d)
+        batch.q[0], batch.u[0], batch.ctrl[0] = q, u, ctrl
+        batch.forward()
+        np.testing.assert_allclose(batch.qfrc_actuator[0], d.qfrc_actuator, rtol=1e-12, atol=1e-12)

@@ -233,8 +233,9 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
   double* qa = qfrc_act_.data() + I * m.nv;  // (nv, ngeom, nsoft may be 0: no &v[k] of an empty vector)
   std::fill(qa, qa + m.nv, 0.0);
   for (int a = 0; a < m.nu; ++a) {
-    const int j = m.act_joint[a], dof = m.jnt_dofadr[j];
-    qa[dof] += m.act_gear[a] * actuator_force(m, a, clamped_ctrl(m, a, s.ctrl[a]), s.q[m.jnt_qposadr[j]], s.u[dof]);
+    const double f = actuator_force(m, a, clamped_ctrl(m, a, s.ctrl[a]), actuated_coordinate(m, a, s.q.data()),
+                                    actuated_rate(m, a, s.u.data()));
+    add_actuator_force(m, a, f, qa);
   }
   // contact summaries: wrench on each body about its tree's c, per-geom flags and forces
   double* fe = &cfrc_ext_[I * 6 * m.nbody];

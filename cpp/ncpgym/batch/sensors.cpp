@@ -164,13 +164,12 @@ void compute_sensors(const Model& m, const Data& d, const double* q, const doubl
       case SensorType::JointVel: o[0] = u[m.jnt_dofadr[id]]; break;
       case SensorType::TendonPos: o[0] = tendon_length(m, id, q); break;
       case SensorType::TendonVel: o[0] = tendon_rate(m, id, u); break;
-      case SensorType::ActuatorPos: o[0] = scale * m.act_gear[id] * q[m.jnt_qposadr[m.act_joint[id]]]; break;
-      case SensorType::ActuatorVel: o[0] = scale * m.act_gear[id] * u[m.jnt_dofadr[m.act_joint[id]]]; break;
-      case SensorType::ActuatorFrc: {
-        const int j = m.act_joint[id];
-        o[0] = scale * actuator_force(m, id, clamped_ctrl(m, id, ctrl[id]), q[m.jnt_qposadr[j]], u[m.jnt_dofadr[j]]);
+      case SensorType::ActuatorPos: o[0] = scale * m.act_gear[id] * actuated_coordinate(m, id, q); break;
+      case SensorType::ActuatorVel: o[0] = scale * m.act_gear[id] * actuated_rate(m, id, u); break;
+      case SensorType::ActuatorFrc:
+        o[0] = scale * actuator_force(m, id, clamped_ctrl(m, id, ctrl[id]), actuated_coordinate(m, id, q),
+                                      actuated_rate(m, id, u));
         break;
-      }
       case SensorType::FramePos: {
         const Vec3 p = frame_pos(m, d, m.sensor_objtype[k], id);
         o[0] = p[0], o[1] = p[1], o[2] = p[2];

@@ -244,6 +244,7 @@ int Builder::add_actuator(int joint, ActuatorType type, double gear, bool ctrlli
   if (type == ActuatorType::Position) require(kp > 0 && kv >= 0, who + ": position servo needs kp > 0, kv >= 0");
   m_.act_type.push_back(type);
   m_.act_joint.push_back(joint);
+  m_.act_tendon.push_back(-1);
   m_.act_gear.push_back(gear);
   m_.act_kp.push_back(kp);
   m_.act_kv.push_back(kv);
@@ -270,6 +271,33 @@ int Builder::add_affine_actuator(int joint, double gear, bool ctrllimited, doubl
   m_.act_ctrlgain[a] = ctrlgain;
   m_.act_bias0[a] = bias0;
   return a;
+}
+
+int Builder::add_tendon_actuator(int tendon, double gear, bool ctrllimited, double ctrl_lo, double ctrl_hi,
+                                 double ctrlgain, double bias0, double kp, double kv, const std::string& name) {
+  const std::string who = label("actuator", m_.nu, name);
+  require(tendon >= 0 && tendon < m_.ntendon, who + ": tendon id " + std::to_string(tendon) + " does not exist");
+  require(std::isfinite(gear) && std::isfinite(ctrlgain) && std::isfinite(bias0) && kp >= 0 && kv >= 0,
+          who + ": non-finite gain or negative kp, kv");
+  if (ctrllimited) require(ctrl_lo <= ctrl_hi, who + ": ctrl range lower bound exceeds upper bound");
+  // stored as an affine actuator (a motor when kp = kv = 0 and the gain is 1) on no joint
+  const bool motor = kp == 0 && kv == 0 && ctrlgain == 1 && bias0 == 0;
+  m_.act_type.push_back(motor ? ActuatorType::Motor : ActuatorType::Position);
+  m_.act_joint.push_back(-1);
+  m_.act_tendon.push_back(tendon);
+  m_.act_gear.push_back(gear);
+  m_.act_kp.push_back(kp);
+  m_.act_kv.push_back(kv);
+  m_.act_ctrllimited.push_back(ctrllimited ? 1 : 0);
+  m_.act_ctrlrange.push_back(ctrl_lo);
+  m_.act_ctrlrange.push_back(ctrl_hi);
+  m_.act_ctrlgain.push_back(motor ? kp : ctrlgain);
+  m_.act_bias0.push_back(bias0);
+  m_.act_forcelimited.push_back(0);
+  m_.act_forcerange.push_back(0.0);
+  m_.act_forcerange.push_back(0.0);
+  m_.act_name.push_back(name);
+  return m_.nu++;
 }
 
 void Builder::set_actuator_forcerange(int a, double lo, double hi) {

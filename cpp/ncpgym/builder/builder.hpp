@@ -77,6 +77,11 @@ class Builder {
   // - kp g q - kv g qdot (kp, kv >= 0, not both 0), implicit in q and qdot as the servo is.
   int add_affine_actuator(int joint, double gear, bool ctrllimited, double ctrl_lo, double ctrl_hi, double ctrlgain,
                           double bias0, double kp, double kv, const std::string& name = "");
+  // An actuator on fixed tendon `tendon` (MuJoCo's tendon transmission): force f = ctrlgain
+  // ctrl + bias0 - kp g L - kv g dL/dt (a motor: ctrlgain 1, the rest 0), applied as
+  // g J_t^T f, explicitly (its stiffness would couple the tendon's joints in H).
+  int add_tendon_actuator(int tendon, double gear, bool ctrllimited, double ctrl_lo, double ctrl_hi, double ctrlgain,
+                          double bias0, double kp, double kv, const std::string& name = "");
   // Limits actuator a's scalar force f (dynamics/actuation.hpp: the motor's control, the
   // servo's kp (ctrl - g q) - kv g qdot) to [lo, hi] (MJCF actuator/@forcerange).
   void set_actuator_forcerange(int a, double lo, double hi);

@@ -15,7 +15,7 @@ SpringRows::SpringRows(const Model& m, bool folded) {
     ref_.push_back(m.jnt_springref[j]);
   }
   for (int a = 0; a < m.nu; ++a) {
-    if (m.act_type[a] != ActuatorType::Position || m.act_kp[a] == 0) continue;  // no stiffness: no row
+    if (m.act_type[a] != ActuatorType::Position || m.act_kp[a] == 0 || m.act_tendon[a] >= 0) continue;  // no row
     const int j = m.act_joint[a];
     dof_.push_back(m.jnt_dofadr[j]);
     qadr_.push_back(m.jnt_qposadr[j]);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "ncpgym/dynamics/tendon.hpp"
 #include "ncpgym/model/model.hpp"
 
 namespace ncpgym {
@@ -16,7 +17,9 @@ inline double clamped_ctrl(const Model& m, int a, double ctrl) {
 }
 
 // Whether a Position actuator is MuJoCo's general affine one (model.hpp), not a plain servo.
-inline bool affine_actuator(const Model& m, int a) { return m.act_ctrlgain[a] != m.act_kp[a] || m.act_bias0[a] != 0; }
+inline bool affine_actuator(const Model& m, int a) {
+  return m.act_type[a] == ActuatorType::Position && (m.act_ctrlgain[a] != m.act_kp[a] || m.act_bias0[a] != 0);
+}
 
 // The joint coordinate (times the gear) a servo with kp > 0 pulls towards: the control, or
 // (kc c + b0) / kp for the general affine actuator.
@@ -31,6 +34,26 @@ inline double unlimited_actuator_force(const Model& m, int a, double c, double q
   if (m.act_type[a] == ActuatorType::Motor) return c;
   if (affine_actuator(m, a)) return m.act_ctrlgain[a] * c + m.act_bias0[a] - m.act_kp[a] * g * qj - m.act_kv[a] * g * uj;
   return m.act_kp[a] * (c - g * qj) - m.act_kv[a] * g * uj;
+}
+
+// The coordinate an actuator drives (a joint's q, or a fixed tendon's length) and its rate;
+// MuJoCo's actuator_length and actuator_velocity are these times the gear.
+inline double actuated_coordinate(const Model& m, int a, const double* q) {
+  return m.act_tendon[a] >= 0 ? tendon_length(m, m.act_tendon[a], q) : q[m.jnt_qposadr[m.act_joint[a]]];
+}
+inline double actuated_rate(const Model& m, int a, const double* u) {
+  return m.act_tendon[a] >= 0 ? tendon_rate(m, m.act_tendon[a], u) : u[m.jnt_dofadr[m.act_joint[a]]];
+}
+
+// tau += g f J^T for actuator a (J: its joint's unit row, or its tendon's J_t).
+inline void add_actuator_force(const Model& m, int a, double f, double* tau) {
+  const int t = m.act_tendon[a];
+  if (t < 0) {
+    tau[m.jnt_dofadr[m.act_joint[a]]] += m.act_gear[a] * f;
+    return;
+  }
+  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
+    tau[m.tendon_dof[k]] += m.act_gear[a] * m.tendon_coef[k] * f;
 }
 
 // The same within the actuator's force range (MuJoCo's clamp of actuator_force).

@@ -126,7 +126,7 @@ void model_fields(Ar& ar, M& m) {
   ar(m.dof_body), ar(m.dof_jnt), ar(m.dof_parent), ar(m.dof_armature), ar(m.dof_damping), ar(m.dof_frictionloss);
   ar(m.qpos0);
   // actuators
-  ar(m.act_type), ar(m.act_joint), ar(m.act_gear), ar(m.act_kp), ar(m.act_kv), ar(m.act_ctrllimited);
+  ar(m.act_type), ar(m.act_joint), ar(m.act_tendon), ar(m.act_gear), ar(m.act_kp), ar(m.act_kv), ar(m.act_ctrllimited);
   ar(m.act_ctrlrange), ar(m.act_name), ar(m.act_forcelimited), ar(m.act_forcerange), ar(m.act_ctrlgain), ar(m.act_bias0);
   // geoms and meshes
   ar(m.geom_type), ar(m.geom_body), ar(m.geom_mesh), ar(m.geom_pos), ar(m.geom_size), ar(m.geom_friction);
@@ -173,7 +173,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 4144,
+static_assert(sizeof(Model) == 4168,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -214,7 +214,7 @@ void check_sizes(const Model& m) {
                            {m.act_ctrllimited.size(), "act_ctrllimited"}, {m.act_ctrlrange.size() / 2, "act_ctrlrange"},
                            {m.act_name.size(), "act_name"}, {m.act_forcelimited.size(), "act_forcelimited"},
                            {m.act_forcerange.size() / 2, "act_forcerange"}, {m.act_ctrlgain.size(), "act_ctrlgain"},
-                           {m.act_bias0.size(), "act_bias0"}})
+                           {m.act_bias0.size(), "act_bias0"}, {m.act_tendon.size(), "act_tendon"}})
     need(got, nu, name);
   for (auto [got, name] : {std::pair{m.geom_type.size(), "geom_type"}, {m.geom_body.size(), "geom_body"},
                            {m.geom_mesh.size(), "geom_mesh"}, {m.geom_pos.size(), "geom_pos"},

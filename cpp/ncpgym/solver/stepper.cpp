@@ -142,6 +142,11 @@ void Stepper::free_velocity(const State& s, double h) {
   }
   for (int a = 0; a < m.nu; ++a) {
     const double c = clamped_ctrl(m, a, s.ctrl[a]);
+    if (m.act_tendon[a] >= 0) {  // on a tendon: its force at the step's start, explicit
+      const double L = actuated_coordinate(m, a, s.q.data()), V = actuated_rate(m, a, s.u.data());
+      add_actuator_force(m, a, actuator_force(m, a, c, L, V), tau_.data());
+      continue;
+    }
     const int dof = m.jnt_dofadr[m.act_joint[a]];
     if (m.act_forcelimited[a]) {
       // forcerange: an actuator whose force at the step's start lies outside it acts with

@@ -82,6 +82,8 @@ def _actuators(model: _core.Model) -> str:
     out = ""
     for a in range(model.nu):
         j = int(model.actuator_joint[a])
+        if j < 0:  # a tendon's actuator: the export carries no tendons (rendering needs none)
+            continue
         attrs = f'joint="j{j}" gear="{float(model.actuator_gear[a])!r}"'
         if model.actuator_ctrllimited[a]:
             attrs += f' ctrllimited="true" ctrlrange="{_f(model.actuator_ctrlrange[a])}"'

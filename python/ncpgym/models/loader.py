@@ -275,6 +275,67 @@ def _add_equality(b, mjm, e: int, unsupported: list[str]) -> None:
         unsupported.append(f"{who}: {kind.name} constraint")
 
 
+def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -> dict[int, tuple[int, float]]:
+    """MuJoCo's actuators on joints and on fixed tendons: motors (gain only), position servos
+    and general fixed-gain actuators with an affine bias, with their force ranges. Returns
+    MuJoCo's id -> (ncpgym's id, the gain ncpgym keeps in a motor's gear)."""
+    act_map: dict[int, tuple[int, float]] = {}
+    for a in range(mjm.nu):
+        name = _name(mjm, mujoco.mjtObj.mjOBJ_ACTUATOR, a)
+        trn = int(mjm.actuator_trntype[a])
+        target = int(mjm.actuator_trnid[a, 0])
+        if trn == int(mujoco.mjtTrn.mjTRN_TENDON) and target not in tendon_map:
+            unsupported.append(f"actuator '{name}': on a spatial tendon")
+            continue
+        if trn not in (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_TENDON)):
+            unsupported.append(f"actuator '{name}': transmission type {mujoco.mjtTrn(trn).name}")
+            continue
+        if mjm.actuator_dyntype[a] != mujoco.mjtDyn.mjDYN_NONE:
+            unsupported.append(f"actuator '{name}': activation dynamics")
+            continue
+        if mjm.actuator_gaintype[a] != mujoco.mjtGain.mjGAIN_FIXED:
+            unsupported.append(f"actuator '{name}': gain type {mujoco.mjtGain(mjm.actuator_gaintype[a]).name}")
+            continue
+        if any(_nonzero(mjm, f, a) for f in ("actuator_damping", "actuator_dampingpoly", "actuator_armature")):
+            unsupported.append(f"actuator '{name}': damping or armature of the actuator (MuJoCo 4)")
+        if _nonzero(mjm, "actuator_delay", a):
+            unsupported.append(f"actuator '{name}': control delay (MuJoCo 4)")
+        gain, bias = mjm.actuator_gainprm[a], mjm.actuator_biasprm[a]
+        ctrlrange = tuple(mjm.actuator_ctrlrange[a]) if mjm.actuator_ctrllimited[a] else None
+        gear = float(mjm.actuator_gear[a, 0])
+        motor = mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE
+        servo = (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and bias[0] == 0
+                 and np.isclose(bias[1], -gain[0]))
+        affine = (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and bias[1] <= 0 and bias[2] <= 0
+                  and (bias[1] < 0 or bias[2] < 0))
+        if not (motor or servo or affine):
+            unsupported.append(f"actuator '{name}': gain/bias combination (gain {gain[0]:g}, bias "
+                               f"{tuple(float(x) for x in bias[:3])})")
+            continue
+        # forcerange bounds MuJoCo's scalar force gain * ctrl + bias; ncpgym's motor force is
+        # its control (the gain is in its gear), so a motor's bounds are divided by the gain
+        lo, hi = (float(x) for x in mjm.actuator_forcerange[a])
+        if motor:
+            lo, hi = sorted((lo / gain[0], hi / gain[0])) if gain[0] != 0 else (-np.inf, np.inf)
+        if trn == int(mujoco.mjtTrn.mjTRN_TENDON):  # f = g ctrl + b0 - kp L - kv dL/dt, explicit
+            aid = (b.add_tendon_actuator(tendon_map[target], gear=gear * gain[0], ctrlrange=ctrlrange, name=name)
+                   if motor else
+                   b.add_tendon_actuator(tendon_map[target], gear=gear, ctrlrange=ctrlrange, ctrlgain=float(gain[0]),
+                                         bias0=float(bias[0]), kp=float(-bias[1]), kv=float(-bias[2]), name=name))
+        elif motor:
+            aid = b.add_actuator(target, "motor", gear=gear * gain[0], ctrlrange=ctrlrange, name=name)
+        elif servo:
+            aid = b.add_actuator(target, "position", gear=gear, ctrlrange=ctrlrange, kp=float(gain[0]),
+                                 kv=float(-bias[2]), name=name)
+        else:  # <general> gain g, bias [b0, -kp, -kv]: f = g ctrl + b0 - kp L - kv dL/dt
+            aid = b.add_affine_actuator(target, gear=gear, ctrlrange=ctrlrange, ctrlgain=float(gain[0]),
+                                        bias0=float(bias[0]), kp=float(-bias[1]), kv=float(-bias[2]), name=name)
+        act_map[a] = (aid, float(gain[0]) if motor else 1.0)
+        if mjm.actuator_forcelimited[a] and np.isfinite(lo) and np.isfinite(hi):
+            b.set_actuator_forcerange(aid, lo, hi)
+    return act_map
+
+
 def _add_tendon(b, mjm, t: int, unsupported: list[str], notes: list[str]) -> int | None:
     """A fixed tendon with its limits, stiffness, damping and frictionloss (ncpgym's
     Builder.add_fixed_tendon). Refused: spatial tendons that change the dynamics (passive
@@ -642,52 +703,9 @@ def mujoco_builder(
             frictionloss=float(mjm.dof_frictionloss[da]),
             range=tuple(mjm.jnt_range[j]) if limited else None, name=name)
 
-    # actuators: joint transmissions, either motors (gain only), position servos or MuJoCo's
-    # general fixed-gain actuators with an affine bias (act_map: MuJoCo's id -> ncpgym's, with
-    # each motor's gain, which ncpgym keeps in its gear)
-    act_map: dict[int, tuple[int, float]] = {}
-    for a in range(mjm.nu):
-        name = _name(mjm, ob.mjOBJ_ACTUATOR, a)
-        if mjm.actuator_trntype[a] != mujoco.mjtTrn.mjTRN_JOINT:
-            unsupported.append(f"actuator '{name}': transmission type "
-                               f"{mujoco.mjtTrn(mjm.actuator_trntype[a]).name}")
-            continue
-        if mjm.actuator_dyntype[a] != mujoco.mjtDyn.mjDYN_NONE:
-            unsupported.append(f"actuator '{name}': activation dynamics")
-            continue
-        if mjm.actuator_gaintype[a] != mujoco.mjtGain.mjGAIN_FIXED:
-            unsupported.append(f"actuator '{name}': gain type {mujoco.mjtGain(mjm.actuator_gaintype[a]).name}")
-            continue
-        if any(_nonzero(mjm, f, a) for f in ("actuator_damping", "actuator_dampingpoly", "actuator_armature")):
-            unsupported.append(f"actuator '{name}': damping or armature of the actuator (MuJoCo 4)")
-        if _nonzero(mjm, "actuator_delay", a):
-            unsupported.append(f"actuator '{name}': control delay (MuJoCo 4)")
-        gain, bias = mjm.actuator_gainprm[a], mjm.actuator_biasprm[a]
-        ctrlrange = tuple(mjm.actuator_ctrlrange[a]) if mjm.actuator_ctrllimited[a] else None
-        joint = int(mjm.actuator_trnid[a, 0])
-        gear = float(mjm.actuator_gear[a, 0])
-        # forcerange bounds MuJoCo's scalar force gain * ctrl + bias; ncpgym's motor force is
-        # its control (the gain is in its gear), so a motor's bounds are divided by the gain
-        lo, hi = (float(x) for x in mjm.actuator_forcerange[a])
-        if mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE:
-            aid = b.add_actuator(joint, "motor", gear=gear * gain[0], ctrlrange=ctrlrange, name=name)
-            lo, hi = sorted((lo / gain[0], hi / gain[0])) if gain[0] != 0 else (-np.inf, np.inf)
-        elif (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and bias[0] == 0
-              and np.isclose(bias[1], -gain[0])):
-            aid = b.add_actuator(joint, "position", gear=gear, ctrlrange=ctrlrange, kp=float(gain[0]),
-                                 kv=float(-bias[2]), name=name)
-        elif (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and bias[1] <= 0 and bias[2] <= 0
-              and (bias[1] < 0 or bias[2] < 0)):
-            # <general> gain g, bias [b0, -kp, -kv]: f = g ctrl + b0 - kp L - kv dL/dt
-            aid = b.add_affine_actuator(joint, gear=gear, ctrlrange=ctrlrange, ctrlgain=float(gain[0]),
-                                        bias0=float(bias[0]), kp=float(-bias[1]), kv=float(-bias[2]), name=name)
-        else:
-            unsupported.append(f"actuator '{name}': gain/bias combination (gain {gain[0]:g}, bias "
-                               f"{tuple(float(x) for x in bias[:3])})")
-            continue
-        act_map[a] = (aid, float(gain[0]) if mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE else 1.0)
-        if mjm.actuator_forcelimited[a] and np.isfinite(lo) and np.isfinite(hi):
-            b.set_actuator_forcerange(aid, lo, hi)
+    tendon_map = {t: k for t in range(mjm.ntendon)
+                  if (k := _add_tendon(b, mjm, t, unsupported, notes)) is not None}
+    act_map = _add_actuators(b, mjm, tendon_map, unsupported)
 
     # meshes and geoms (a concave mesh becomes one geom per convex part: decompose.py; the
     # first part keeps the geom's id, the others follow all of MuJoCo's geoms, so geom ids
@@ -721,8 +739,6 @@ def mujoco_builder(
         if int(mjm.site_type[s]) in _SITE_SHAPES:  # the zone of touch sensors
             b.set_site_shape(s, int(mjm.site_type[s]), np.array(mjm.site_size[s], dtype=float))
 
-    tendon_map = {t: k for t in range(mjm.ntendon)
-                  if (k := _add_tendon(b, mjm, t, unsupported, notes)) is not None}
     for e in range(mjm.neq):
         _add_equality(b, mjm, e, unsupported)
     for sig in mjm.exclude_signature[:mjm.nexclude]:
