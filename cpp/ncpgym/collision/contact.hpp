@@ -38,6 +38,7 @@ struct Contact {
   int condim = 3;
   double spin = 0, roll = 0;
   double margin = 0;           // the pair's margin: the contact holds at gap `margin` (eq. 9's d grows by it)
+  double slack = 0;            // depth left for later steps (option depenetration_speed): added to C
 };
 
 // A contact that moves a particle: a particle or a soft-surface point on either side. Such

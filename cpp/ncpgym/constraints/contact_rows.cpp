@@ -63,7 +63,7 @@ void contact_rows(const Model& m, const Data& d, const VecX& x, const std::vecto
   for (const Contact& k : contacts) {
     Vec3 a, b;
     contact_witnesses(d, x, k, a, b);
-    rows.C[r] = k.normal.dot(a - b) - thickness - k.margin;  // eq. 9, d grown by the pair's margin
+    rows.C[r] = k.normal.dot(a - b) - thickness - k.margin + k.slack;  // eq. 9, d grown by the margin
     const Vec3 dirs[3] = {k.normal, k.tangent1, k.tangent2};
     const int len1 = k.n1 ? 3 * k.n1 : path_length(m, k.body1);
     const int len2 = k.n2 ? 3 * k.n2 : path_length(m, k.body2);

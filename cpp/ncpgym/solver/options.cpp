@@ -31,6 +31,8 @@ SolverOptions resolve(const Model& m, SolverOptions o) {
   require(o.linear_tolerance >= 0 && o.linear_tolerance < 1,
           "linear_tolerance must be in [0, 1) (a fraction of the right-hand side; 0: every iteration)");
   require(o.thickness >= 0 && std::isfinite(o.thickness), "thickness must be >= 0 and finite");
+  require(o.depenetration_speed >= 0 && std::isfinite(o.depenetration_speed),
+          "depenetration_speed must be >= 0 and finite (m/s; 0: no bound)");
   require(o.refresh_depth >= 0 && std::isfinite(o.refresh_depth), "refresh_depth must be >= 0 and finite (0: off)");
   require(o.dense_max_rows >= 0, "dense_max_rows must be >= 0");
   require(o.max_speed >= 0, "max_speed must be >= 0 (0: no bound)");

@@ -238,6 +238,13 @@ void Stepper::detect(const State& s, double h) {
     detect_soft_surface_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data(),
                                  opt_.soft_triangle_contacts, opt_.soft_soft_contacts);
   collect_limits(m, s.q, u_tilde_, opt_.collision.margin, h, limits_);
+  if (opt_.depenetration_speed > 0) {  // options.hpp: deep contacts separate at a bounded speed
+    const double reach = h * opt_.depenetration_speed;
+    for (Contact& c : contacts_) {
+      const double depth = opt_.thickness + c.margin - c.dist;
+      if (depth > reach) c.slack = depth - reach;
+    }
+  }
 }
 
 int Stepper::prepare(const State& s, double h) {
