@@ -118,7 +118,9 @@ void bind_model(py::module_& m) {
                              "index of each body among the mocap bodies (-1: not mocap)")
       .def_property_readonly("eq_type", [](const Model& s) {
         py::list out;
-        for (auto t : s.eq_type) out.append(t == EqualityType::Connect ? "connect" : t == EqualityType::Weld ? "weld" : "joint");
+        for (auto t : s.eq_type)
+          out.append(t == EqualityType::Connect ? "connect" : t == EqualityType::Weld ? "weld"
+                     : t == EqualityType::Joint ? "joint" : "tendon");
         return out;
       })
       .def_property_readonly("eq_obj1", [](const Model& s) { return arr(s.eq_obj1); })
@@ -620,6 +622,19 @@ void bind_model(py::module_& m) {
           py::arg("active") = true, py::arg("name") = "",
           "Equality on hinge/slide joints: q1 - q1_0 = sum_k polycoef[k] (q2 - q2_0)^k (joint2 = -1: "
           "q1 - q1_0 = polycoef[0]), q_0 the joints' reference positions (1 row). Returns its index.")
+      .def(
+          "add_tendon_coupling",
+          [](Builder& b, int tendon1, int tendon2, std::vector<double> polycoef, double compliance, bool active,
+             const std::string& name) {
+            if (polycoef.size() > 5) throw std::invalid_argument("polycoef: at most 5 coefficients");
+            std::array<double, 5> c{};
+            std::copy(polycoef.begin(), polycoef.end(), c.begin());
+            return b.add_tendon_coupling(tendon1, tendon2, c, compliance, active, name);
+          },
+          py::arg("tendon1"), py::arg("tendon2"), py::arg("polycoef"), py::kw_only(), py::arg("compliance") = 0.0,
+          py::arg("active") = true, py::arg("name") = "",
+          "Equality on fixed tendons (MuJoCo's tendon equality): L1 - L1_0 = sum_k polycoef[k] (L2 - L2_0)^k "
+          "(tendon2 = -1: L1 - L1_0 = polycoef[0]), L_0 their lengths at qpos0 (1 row). Returns its index.")
       .def("set_mocap", &Builder::set_mocap, py::arg("body"),
            "Make a body (a child of the world without joints) a mocap body, posed per world and step.")
       .def("set_gravcomp", &Builder::set_gravcomp, py::arg("body"), py::arg("weight"),

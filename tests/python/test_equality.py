@@ -335,11 +335,11 @@ def test_contact_exclude_removes_the_pair():
     assert falls["excluded"] < 0.15  # fell through a onto the floor
 
 
-def test_fluid_forces_are_refused_not_dropped():
+def test_ellipsoid_fluid_model_is_refused_not_dropped():
     xml = """<mujoco><option density="1000" viscosity="0.01"/><worldbody>
-    <body><freejoint/><geom type="sphere" size="0.05"/></body></worldbody></mujoco>"""
+    <body><freejoint/><geom type="sphere" size="0.05" fluidshape="ellipsoid"/></body></worldbody></mujoco>"""
     mj = mujoco.MjModel.from_xml_string(xml)
-    with pytest.raises(UnsupportedFeatureError, match="fluid forces"):
+    with pytest.raises(UnsupportedFeatureError, match="ellipsoid fluid model"):
         from_mujoco(mj)
     assert from_mujoco(mj, strict=False).nv == 6
 

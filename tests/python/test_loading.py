@@ -791,17 +791,14 @@ TENDONS_MJCF = """<mujoco><worldbody>
   <equality><weld name="w" body1="c"/><tendon name="teq" tendon1="coupled"/></equality></mujoco>"""
 
 
-def test_fixed_tendons_load_and_a_tendon_equality_is_refused():
+def test_fixed_tendons_and_a_tendon_equality_load():
     """Fixed tendons load, whatever they carry (limits, damping, none: test_tendons.py checks
-    what they do), in MuJoCo's order with its ranges; a tendon equality is refused by name.
-    The weld on body 3 (c) is not a tendon equality, although tendon 3 (idle) has the same id."""
+    what they do), in MuJoCo's order with its ranges, and so does the equality on one. The
+    weld on body 3 (c) stays a weld, although tendon 3 (idle) has the same id."""
     mj = mujoco.MjModel.from_xml_string(TENDONS_MJCF)
     assert mj.eq_obj1id[0] == mj.tendon("idle").id == 3  # the weld's body id is an idle tendon's id
-    with pytest.raises(UnsupportedFeatureError) as e:
-        ncpgym.load_model(TENDONS_MJCF)
-    assert str(e.value).splitlines()[1:] == ["  equality 'teq' (mjEQ_TENDON): mjEQ_TENDON constraint"]
-    m = ncpgym.load_model(TENDONS_MJCF, strict=False)
-    assert list(m.eq_name) == ["w"]
+    m = ncpgym.load_model(TENDONS_MJCF)  # strict
+    assert list(m.eq_name) == ["w", "teq"] and list(m.eq_type) == ["weld", "tendon"]
     assert list(m.tendon_names) == ["passive", "ranged", "damped", "idle", "coupled"]
     np.testing.assert_array_equal(m.tendon_range[1], [-1, 1])
 
@@ -1014,26 +1011,25 @@ EQUALITIES = """<mujoco><worldbody>
 def test_equalities_load_with_their_bodies_compliance_and_active_flag_or_are_refused_by_name(caplog):
     """From the file: connect a-b switched off; weld of c to the world with solref -1000 0
     (compliance 1 / 1000); joint coupling jb = f(ja) with solref -500 0 (1 / 500); a plain
-    weld a-c (MuJoCo's default solref: rigid). Refused, each named once with its reason:
-    a damped solref, a MuJoCo-soft solref, a weld between sites, a torquescale, a tendon
-    equality (and the tendons it uses)."""
+    weld a-c (MuJoCo's default solref: rigid); a tendon equality t = t2. Refused, each named
+    once with its reason: a damped solref, a MuJoCo-soft solref, a weld between sites, a
+    torquescale."""
     import logging
 
     with pytest.raises(UnsupportedFeatureError) as e:
         ncpgym.load_model(EQUALITIES)
     with caplog.at_level(logging.WARNING, logger="ncpgym"):
         m = ncpgym.load_model(EQUALITIES, strict=False)
-    assert list(m.eq_name) == ["con", "weld", "cpl", "plain"]
-    assert list(m.eq_type) == ["connect", "weld", "joint", "weld"]
-    assert [int(x) for x in m.eq_active] == [0, 1, 1, 1]
-    np.testing.assert_allclose(m.eq_compliance, [0.0, 1e-3, 2e-3, 0.0], rtol=1e-15)
-    assert [(int(a), int(b)) for a, b in zip(m.eq_obj1, m.eq_obj2)] == [(1, 2), (3, 0), (1, 0), (1, 3)]
+    assert list(m.eq_name) == ["con", "weld", "cpl", "plain", "teq"]
+    assert list(m.eq_type) == ["connect", "weld", "joint", "weld", "tendon"]
+    assert [int(x) for x in m.eq_active] == [0, 1, 1, 1, 1]
+    np.testing.assert_allclose(m.eq_compliance, [0.0, 1e-3, 2e-3, 0.0, 0.0], rtol=1e-15)
+    assert [(int(a), int(b)) for a, b in zip(m.eq_obj1, m.eq_obj2)] == [(1, 2), (3, 0), (1, 0), (1, 3), (0, 1)]
     reasons = ["equality 'damped' (mjEQ_WELD): solref damping -5.0 (only a stiffness, -k 0, is supported)",
                "equality 'soft' (mjEQ_WELD): solref (0.05, 1.0) (softness through MuJoCo's effective mass; "
                "use solref='-stiffness 0' for a compliant constraint)",
                "equality 'sites' (mjEQ_WELD): defined between sites",
-               "equality 'tq' (mjEQ_WELD): torquescale 0.5",
-               "equality 'teq' (mjEQ_TENDON): mjEQ_TENDON constraint"]
+               "equality 'tq' (mjEQ_WELD): torquescale 0.5"]
     warnings = [r.getMessage() for r in caplog.records]
     for reason in reasons:
         assert str(e.value).count(reason) == 1, reason

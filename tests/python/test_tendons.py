@@ -114,3 +114,25 @@ def test_tendon_actuators_are_mujocos_qfrc_actuator():
         batch.q[0], batch.u[0], batch.ctrl[0] = q, u, ctrl
         batch.forward()
         np.testing.assert_allclose(batch.qfrc_actuator[0], d.qfrc_actuator, rtol=1e-12, atol=1e-12)
+
+
+def test_tendon_equality_holds_mujocos_tendon_lengths_coupled():
+    """A tendon equality L1 - L1_0 = 0.5 (L2 - L2_0) + 0.3 (L2 - L2_0)^2 (MuJoCo's, L_0 the
+    lengths at qpos0) between the 'spring' and 'damper' tendons holds to 1e-9 on the lengths
+    MuJoCo computes from ncpgym's states while the arm swings under gravity for 1 s."""
+    xml = TENDONS_MJCF.replace("</mujoco>", """<equality><tendon tendon1="spring" tendon2="damper"
+      polycoef="0 0.5 0.3 0 0"/></equality></mujoco>""")
+    mj = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(mj)
+    L0 = mj.tendon_length0
+    sim = ncpgym.Simulator(ncpgym.load_model(xml))
+    sim.u[:] = [1.0, -2.0, 0.5]
+    worst = moved = 0.0
+    for _ in range(500):
+        sim.step()
+        d.qpos[:] = sim.q
+        mujoco.mj_fwdPosition(mj, d)
+        x = d.ten_length[1] - L0[1]
+        worst = max(worst, abs(d.ten_length[0] - L0[0] - 0.5 * x - 0.3 * x * x))
+        moved = max(moved, abs(x))
+    assert worst < 1e-9 and moved > 0.05, (worst, moved)

@@ -542,6 +542,18 @@ int Builder::add_joint_coupling(int joint1, int joint2, const std::array<double,
   return m_.neq - 1;
 }
 
+int Builder::add_tendon_coupling(int tendon1, int tendon2, const std::array<double, 5>& polycoef, double compliance,
+                                 bool active, const std::string& name) {
+  const std::string who = label("tendon equality", m_.neq, name);
+  require(tendon1 >= 0 && tendon1 < m_.ntendon && tendon2 >= -1 && tendon2 < m_.ntendon, who + ": tendon does not exist");
+  require(tendon1 != tendon2, who + ": couples tendon " + std::to_string(tendon1) + " to itself");
+  for (double c : polycoef) require(std::isfinite(c), who + ": non-finite polycoef");
+  require(std::isfinite(compliance) && compliance >= 0, who + ": compliance must be >= 0 and finite");
+  add_equality(m_, EqualityType::Tendon, tendon1, tendon2, Vec3::Zero(), Vec3::Zero(), Quat::Identity(), polycoef,
+               compliance, active, name);
+  return m_.neq - 1;
+}
+
 void Builder::set_mocap(int body) {
   require(body > 0 && body < m_.nbody, "set_mocap: body " + std::to_string(body) + " does not exist (or is the world)");
   m_.body_mocapid.resize(m_.nbody, -1);
@@ -593,6 +605,9 @@ int Builder::add_fixed_tendon(const TendonSpec& s) {
   m_.tendon_springlength.push_back(s.springlength_lo);
   m_.tendon_springlength.push_back(s.springlength_hi);
   m_.tendon_name.push_back(s.name);
+  double L0 = 0;
+  for (size_t k = 0; k < s.joint.size(); ++k) L0 += s.coef[k] * m_.qpos0[m_.jnt_qposadr[s.joint[k]]];
+  m_.tendon_length0.push_back(L0);
   return m_.ntendon++;
 }
 

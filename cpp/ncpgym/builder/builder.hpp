@@ -152,6 +152,10 @@ class Builder {
   // (joint2 = -1: q1 - q1_0 = polycoef[0]); q_0 is the joints' reference position.
   int add_joint_coupling(int joint1, int joint2, const std::array<double, 5>& polycoef, double compliance = 0.0,
                          bool active = true, const std::string& name = "");
+  // tendon coupling: L1 - L1_0 = sum_k polycoef[k] (L2 - L2_0)^k on fixed tendons (tendon2 =
+  // -1: L1 - L1_0 = polycoef[0]); L_0 is the tendon's length at qpos0 (MuJoCo's tendon equality).
+  int add_tendon_coupling(int tendon1, int tendon2, const std::array<double, 5>& polycoef, double compliance = 0.0,
+                          bool active = true, const std::string& name = "");
   // A mocap body: a child of the world without joints, posed per world and step.
   void set_mocap(int body);
   // Gravity compensation (MJCF body/@gravcomp): a force -weight m g at the body's centre of

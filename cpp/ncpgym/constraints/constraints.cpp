@@ -65,7 +65,7 @@ bool Constraints::flag_posed_bodies(const std::vector<Contact>& contacts) {
   }
   for (int a = 0; a < m_.nattach; ++a) flag(m_.att_body[a]);
   for (int e = 0; e < m_.neq; ++e)
-    if (m_.eq_type[e] != EqualityType::Joint) {  // joint couplings read q alone
+    if (m_.eq_type[e] != EqualityType::Joint && m_.eq_type[e] != EqualityType::Tendon) {  // couplings read q alone
       flag(m_.eq_obj1[e]);
       flag(m_.eq_obj2[e]);
     }

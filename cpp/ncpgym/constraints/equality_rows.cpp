@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ncpgym/constraints/jacobian_rows.hpp"
+#include "ncpgym/dynamics/tendon.hpp"
 
 namespace ncpgym {
 
@@ -95,6 +96,30 @@ void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows) {
         rows.E[r] = E;
         rows.J.push(m.jnt_dofadr[o1], 1.0);
         if (o2 >= 0) rows.J.push(m.jnt_dofadr[o2], -slope);
+        rows.J.end_row();
+        ++r;
+        break;
+      }
+      case EqualityType::Tendon: {
+        // L1 - L1_0 - poly(L2 - L2_0) on fixed tendons (dynamics/tendon.hpp): J = J_t1 - poly' J_t2
+        const auto& c = m.eq_polycoef[e];
+        double poly = c[0], slope = 0;
+        if (o2 >= 0) {
+          const double x = tendon_length(m, o2, q.data()) - m.tendon_length0[o2];
+          double xk = 1;
+          for (int k = 1; k < 5; ++k) {
+            slope += k * c[k] * xk;
+            xk *= x;
+            poly += c[k] * xk;
+          }
+        }
+        rows.C[r] = tendon_length(m, o1, q.data()) - m.tendon_length0[o1] - poly;
+        rows.E[r] = E;
+        for (int k = m.tendon_adr[o1]; k < m.tendon_adr[o1] + m.tendon_num[o1]; ++k)
+          rows.J.push(m.tendon_dof[k], m.tendon_coef[k]);
+        if (o2 >= 0)
+          for (int k = m.tendon_adr[o2]; k < m.tendon_adr[o2] + m.tendon_num[o2]; ++k)
+            rows.J.push(m.tendon_dof[k], -slope * m.tendon_coef[k]);
         rows.J.end_row();
         ++r;
         break;

@@ -21,7 +21,7 @@ enum class JointType : int { Free = 0, Ball = 1, Slide = 2, Hinge = 3 };
 enum class GeomType : int { Plane = 0, Sphere = 2, Capsule = 3, Ellipsoid = 4, Box = 6, Cylinder = 5, Mesh = 7 };
 enum class ActuatorType : int { Motor = 0, Position = 1 };
 // Equality constraints (MJCF <equality>): bilateral rows of the Newton solve (eq. 8).
-enum class EqualityType : int { Connect = 0, Weld = 1, Joint = 2 };
+enum class EqualityType : int { Connect = 0, Weld = 1, Joint = 2, Tendon = 3 };
 // Sensor types (MuJoCo's of the same names; batch/sensors.hpp)
 enum class SensorType : int {
   Touch = 0, JointPos, JointVel, TendonPos, TendonVel, ActuatorPos, ActuatorVel, ActuatorFrc, FramePos, FrameQuat,
@@ -259,6 +259,7 @@ struct Model {
   //   weld:    the same with a1 = relpos (body 1 frame) and a2 = anchor (body 2 frame), and
   //            R2 = R1 Rrel (3 more rows; Rrel = eq_relquat)
   //   joint:   q1 - q1_0 = sum_k c_k (q2 - q2_0)^k, k = 0..4 (1 row; obj2 = -1: q1 - q1_0 = c_0)
+  //   tendon:  the same on two fixed tendons' lengths, L_0 their lengths at qpos0
   // with compliance E (0: rigid). eq_active: 1 on, 0 off (a per-world parameter in Batch).
   int neq = 0;
   std::vector<EqualityType> eq_type;
@@ -281,6 +282,7 @@ struct Model {
   std::vector<double> tendon_range;         // 2 * ntendon
   std::vector<double> tendon_stiffness, tendon_damping, tendon_frictionloss;
   std::vector<double> tendon_springlength;  // 2 * ntendon: the spring is slack between these
+  std::vector<double> tendon_length0;       // the length at qpos0 (tendon equalities' reference)
   std::vector<std::string> tendon_name;
   std::vector<int> dof_qposadr;             // nv: the qpos entry of a hinge or slide dof (-1 otherwise)
 

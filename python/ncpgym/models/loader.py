@@ -239,7 +239,7 @@ def _name(mjm, obj, i) -> str:
 _DEFAULT_SOLREF = (0.02, 1.0)
 
 
-def _add_equality(b, mjm, e: int, unsupported: list[str]) -> None:
+def _add_equality(b, mjm, e: int, unsupported: list[str], tendon_map: dict[int, int]) -> None:
     """One MuJoCo equality as a bilateral row group of the Newton solve (see load_model)."""
     name = _name(mjm, mujoco.mjtObj.mjOBJ_EQUALITY, e)
     kind = mujoco.mjtEq(mjm.eq_type[e])
@@ -271,6 +271,12 @@ def _add_equality(b, mjm, e: int, unsupported: list[str]) -> None:
                    compliance=compliance, active=active, name=name)
     elif kind == mujoco.mjtEq.mjEQ_JOINT:
         b.add_joint_coupling(o1, o2, list(data[0:5]), compliance=compliance, active=active, name=name)
+    elif kind == mujoco.mjtEq.mjEQ_TENDON:
+        if o1 not in tendon_map or (o2 >= 0 and o2 not in tendon_map):
+            unsupported.append(f"{who}: on a spatial tendon")
+            return
+        b.add_tendon_coupling(tendon_map[o1], tendon_map[o2] if o2 >= 0 else -1, list(data[0:5]),
+                              compliance=compliance, active=active, name=name)
     else:
         unsupported.append(f"{who}: {kind.name} constraint")
 
@@ -740,7 +746,7 @@ def mujoco_builder(
             b.set_site_shape(s, int(mjm.site_type[s]), np.array(mjm.site_size[s], dtype=float))
 
     for e in range(mjm.neq):
-        _add_equality(b, mjm, e, unsupported)
+        _add_equality(b, mjm, e, unsupported, tendon_map)
     for sig in mjm.exclude_signature[:mjm.nexclude]:
         b.exclude_bodies(int(sig) >> 16, int(sig) & 0xFFFF)
 
