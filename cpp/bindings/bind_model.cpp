@@ -71,6 +71,13 @@ GeomType geom_type(const std::string& s) {
   throw std::invalid_argument("unknown geom type '" + s +
                               "' (expected plane, sphere, capsule, ellipsoid, box, cylinder or mesh)");
 }
+// A coupling's polynomial coefficients, padded with zeros to five.
+std::array<double, 5> polycoef5(const std::vector<double>& polycoef) {
+  if (polycoef.size() > 5) throw std::invalid_argument("polycoef: at most 5 coefficients");
+  std::array<double, 5> c{};
+  std::copy(polycoef.begin(), polycoef.end(), c.begin());
+  return c;
+}
 ActuatorType actuator_type(const std::string& s) {
   if (s == "motor") return ActuatorType::Motor;
   if (s == "position") return ActuatorType::Position;
@@ -613,10 +620,7 @@ void bind_model(py::module_& m) {
           "add_joint_coupling",
           [](Builder& b, int joint1, int joint2, std::vector<double> polycoef, double compliance, bool active,
              const std::string& name) {
-            if (polycoef.size() > 5) throw std::invalid_argument("polycoef: at most 5 coefficients");
-            std::array<double, 5> c{};
-            std::copy(polycoef.begin(), polycoef.end(), c.begin());
-            return b.add_joint_coupling(joint1, joint2, c, compliance, active, name);
+            return b.add_joint_coupling(joint1, joint2, polycoef5(polycoef), compliance, active, name);
           },
           py::arg("joint1"), py::arg("joint2"), py::arg("polycoef"), py::kw_only(), py::arg("compliance") = 0.0,
           py::arg("active") = true, py::arg("name") = "",
@@ -626,10 +630,7 @@ void bind_model(py::module_& m) {
           "add_tendon_coupling",
           [](Builder& b, int tendon1, int tendon2, std::vector<double> polycoef, double compliance, bool active,
              const std::string& name) {
-            if (polycoef.size() > 5) throw std::invalid_argument("polycoef: at most 5 coefficients");
-            std::array<double, 5> c{};
-            std::copy(polycoef.begin(), polycoef.end(), c.begin());
-            return b.add_tendon_coupling(tendon1, tendon2, c, compliance, active, name);
+            return b.add_tendon_coupling(tendon1, tendon2, polycoef5(polycoef), compliance, active, name);
           },
           py::arg("tendon1"), py::arg("tendon2"), py::arg("polycoef"), py::kw_only(), py::arg("compliance") = 0.0,
           py::arg("active") = true, py::arg("name") = "",

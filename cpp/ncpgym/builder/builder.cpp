@@ -242,18 +242,23 @@ int Builder::add_actuator(int joint, ActuatorType type, double gear, bool ctrlli
   require(std::isfinite(gear) && std::isfinite(kp) && std::isfinite(kv), who + ": non-finite gain");
   if (ctrllimited) require(lo <= hi, who + ": ctrl range lower bound exceeds upper bound");
   if (type == ActuatorType::Position) require(kp > 0 && kv >= 0, who + ": position servo needs kp > 0, kv >= 0");
+  return push_actuator(type, joint, -1, gear, ctrllimited, lo, hi, kp, kv, kp, 0.0, name);
+}
+
+int Builder::push_actuator(ActuatorType type, int joint, int tendon, double gear, bool ctrllimited, double lo, double hi,
+                           double kp, double kv, double ctrlgain, double bias0, const std::string& name) {
   m_.act_type.push_back(type);
   m_.act_joint.push_back(joint);
-  m_.act_tendon.push_back(-1);
+  m_.act_tendon.push_back(tendon);
   m_.act_gear.push_back(gear);
   m_.act_kp.push_back(kp);
   m_.act_kv.push_back(kv);
   m_.act_ctrllimited.push_back(ctrllimited ? 1 : 0);
   m_.act_ctrlrange.push_back(lo);
   m_.act_ctrlrange.push_back(hi);
-  m_.act_ctrlgain.push_back(kp);
-  m_.act_bias0.push_back(0.0);
-  m_.act_forcelimited.push_back(0);
+  m_.act_ctrlgain.push_back(ctrlgain);
+  m_.act_bias0.push_back(bias0);
+  m_.act_forcelimited.push_back(0);  // set_actuator_forcerange
   m_.act_forcerange.push_back(0.0);
   m_.act_forcerange.push_back(0.0);
   m_.act_name.push_back(name);
@@ -282,22 +287,8 @@ int Builder::add_tendon_actuator(int tendon, double gear, bool ctrllimited, doub
   if (ctrllimited) require(ctrl_lo <= ctrl_hi, who + ": ctrl range lower bound exceeds upper bound");
   // stored as an affine actuator (a motor when kp = kv = 0 and the gain is 1) on no joint
   const bool motor = kp == 0 && kv == 0 && ctrlgain == 1 && bias0 == 0;
-  m_.act_type.push_back(motor ? ActuatorType::Motor : ActuatorType::Position);
-  m_.act_joint.push_back(-1);
-  m_.act_tendon.push_back(tendon);
-  m_.act_gear.push_back(gear);
-  m_.act_kp.push_back(kp);
-  m_.act_kv.push_back(kv);
-  m_.act_ctrllimited.push_back(ctrllimited ? 1 : 0);
-  m_.act_ctrlrange.push_back(ctrl_lo);
-  m_.act_ctrlrange.push_back(ctrl_hi);
-  m_.act_ctrlgain.push_back(motor ? kp : ctrlgain);
-  m_.act_bias0.push_back(bias0);
-  m_.act_forcelimited.push_back(0);
-  m_.act_forcerange.push_back(0.0);
-  m_.act_forcerange.push_back(0.0);
-  m_.act_name.push_back(name);
-  return m_.nu++;
+  return push_actuator(motor ? ActuatorType::Motor : ActuatorType::Position, -1, tendon, gear, ctrllimited, ctrl_lo,
+                       ctrl_hi, kp, kv, motor ? kp : ctrlgain, bias0, name);
 }
 
 void Builder::set_actuator_forcerange(int a, double lo, double hi) {

@@ -197,7 +197,10 @@ class Builder {
   std::shared_ptr<const Model> build() const;
 
  private:
-  void count_activation_groups();  // nactgroup from the tetrahedra's, rod nodes' and hinges' groups
+  void count_activation_groups();
+  // appends actuator arrays' entries (validated by the caller); returns the id
+  int push_actuator(ActuatorType type, int joint, int tendon, double gear, bool ctrllimited, double lo, double hi,
+                    double kp, double kv, double ctrlgain, double bias0, const std::string& name);  // nactgroup from the tetrahedra's, rod nodes' and hinges' groups
   // an elastic stretching row between two particles at their initial distance (rods, shells)
   void add_stretch(int p1, int p2, double compliance);
   Model m_;
