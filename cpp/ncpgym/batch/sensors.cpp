@@ -158,6 +158,8 @@ void compute_sensors(const Model& m, const Data& d, const double* q, const doubl
     double* o = out + m.sensor_adr[k];
     const int id = m.sensor_obj[k];
     const double scale = m.sensor_scale[k];
+    const int ot = m.sensor_objtype[k];
+    const auto put3 = [&](const Vec3& v) { o[0] = v[0], o[1] = v[1], o[2] = v[2]; };
     switch (m.sensor_type[k]) {
       case SensorType::Touch: o[0] = contacts ? touch(m, d, id, *contacts, contact_force) : 0.0; break;
       case SensorType::JointPos: o[0] = q[m.jnt_qposadr[id]]; break;
@@ -170,34 +172,22 @@ void compute_sensors(const Model& m, const Data& d, const double* q, const doubl
         o[0] = scale * actuator_force(m, id, clamped_ctrl(m, id, ctrl[id]), actuated_coordinate(m, id, q),
                                       actuated_rate(m, id, u));
         break;
-      case SensorType::FramePos: {
-        const Vec3 p = frame_pos(m, d, m.sensor_objtype[k], id);
-        o[0] = p[0], o[1] = p[1], o[2] = p[2];
-        break;
-      }
+      case SensorType::FramePos: put3(frame_pos(m, d, ot, id)); break;
       case SensorType::FrameQuat: {
-        Quat qt(frame_rot(m, d, m.sensor_objtype[k], id));
+        Quat qt(frame_rot(m, d, ot, id));
         if (qt.w() < 0) qt.coeffs() = -qt.coeffs();  // MuJoCo's sign: w >= 0
         o[0] = qt.w(), o[1] = qt.x(), o[2] = qt.y(), o[3] = qt.z();
         break;
       }
-      default: break;  // the vector sensors, below
-    }
-    const auto put3 = [&](const Vec3& v) { o[0] = v[0], o[1] = v[1], o[2] = v[2]; };
-    switch (m.sensor_type[k]) {
       case SensorType::Gyro: put3(d.site_xmat[id].transpose() * d.cvel[m.site_body[id]].head<3>()); break;
       case SensorType::Velocimeter:
         put3(d.site_xmat[id].transpose() * point_velocity_of(d, m.site_body[id], d.site_xpos[id]));
         break;
-      case SensorType::FrameLinVel: {
-        const int ot = m.sensor_objtype[k];
-        put3(point_velocity_of(d, frame_body(m, ot, id), frame_pos(m, d, ot, id)));
-        break;
-      }
-      case SensorType::FrameAngVel: put3(d.cvel[frame_body(m, m.sensor_objtype[k], id)].head<3>()); break;
-      case SensorType::FrameXAxis: put3(frame_rot(m, d, m.sensor_objtype[k], id).col(0)); break;
-      case SensorType::FrameYAxis: put3(frame_rot(m, d, m.sensor_objtype[k], id).col(1)); break;
-      case SensorType::FrameZAxis: put3(frame_rot(m, d, m.sensor_objtype[k], id).col(2)); break;
+      case SensorType::FrameLinVel: put3(point_velocity_of(d, frame_body(m, ot, id), frame_pos(m, d, ot, id))); break;
+      case SensorType::FrameAngVel: put3(d.cvel[frame_body(m, ot, id)].head<3>()); break;
+      case SensorType::FrameXAxis: put3(frame_rot(m, d, ot, id).col(0)); break;
+      case SensorType::FrameYAxis: put3(frame_rot(m, d, ot, id).col(1)); break;
+      case SensorType::FrameZAxis: put3(frame_rot(m, d, ot, id).col(2)); break;
       case SensorType::SubtreeCom:
       case SensorType::SubtreeLinVel:
       case SensorType::SubtreeAngMom: {
@@ -206,7 +196,6 @@ void compute_sensors(const Model& m, const Data& d, const double* q, const doubl
         put3(m.sensor_type[k] == SensorType::SubtreeCom ? com : m.sensor_type[k] == SensorType::SubtreeLinVel ? vel : angmom);
         break;
       }
-      default: break;  // the first switch's
     }
     const double cut = m.sensor_cutoff[k];
     if (cut > 0 && m.sensor_type[k] != SensorType::FrameQuat)

@@ -596,9 +596,6 @@ int Builder::add_fixed_tendon(const TendonSpec& s) {
   m_.tendon_springlength.push_back(s.springlength_lo);
   m_.tendon_springlength.push_back(s.springlength_hi);
   m_.tendon_name.push_back(s.name);
-  double L0 = 0;
-  for (size_t k = 0; k < s.joint.size(); ++k) L0 += s.coef[k] * m_.qpos0[m_.jnt_qposadr[s.joint[k]]];
-  m_.tendon_length0.push_back(L0);
   return m_.ntendon++;
 }
 

@@ -1,5 +1,7 @@
 #include "ncpgym/constraints/dry_friction_rows.hpp"
 
+#include "ncpgym/constraints/jacobian_rows.hpp"
+
 namespace ncpgym {
 
 int dry_friction_row_count(const Model& m) {
@@ -17,7 +19,7 @@ void dry_friction_rows(const Model& m, Rows& rows) {
   }
   for (int t = 0; t < m.ntendon; ++t) {
     if (!(m.tendon_frictionloss[t] > 0)) continue;
-    for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) rows.J.push(m.tendon_dof[k], m.tendon_coef[k]);
+    add_tendon_row(m, t, 1.0, rows.J);
     rows.J.end_row();
   }
 }

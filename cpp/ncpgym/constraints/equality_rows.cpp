@@ -51,6 +51,20 @@ void orientation_rows(const Model& m, const Data& d, int b1, int b2, const Quat&
   }
 }
 
+// A coupling's polynomial sum_k c_k x^k and its slope at x (with no second object, c_0 alone).
+double coupling(const std::array<double, 5>& c, bool second, double x, double& slope) {
+  double poly = c[0];
+  slope = 0;
+  if (!second) return poly;
+  double xk = 1;
+  for (int k = 1; k < 5; ++k) {
+    slope += k * c[k] * xk;  // d poly / dx
+    xk *= x;
+    poly += c[k] * xk;
+  }
+  return poly;
+}
+
 void inactive_rows(int n, Rows& rows, int& r) {
   for (int i = 0; i < n; ++i, ++r) {
     rows.C[r] = 0.0;
@@ -81,17 +95,8 @@ void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows) {
       }
       case EqualityType::Joint: {
         // q1 - q1_0 - poly(q2 - q2_0): the reference values are the joints' qpos0 (MuJoCo's)
-        const auto& c = m.eq_polycoef[e];
-        double poly = c[0], slope = 0;
-        if (o2 >= 0) {
-          const double x = q[m.jnt_qposadr[o2]] - m.qpos0[m.jnt_qposadr[o2]];
-          double xk = 1;
-          for (int k = 1; k < 5; ++k) {
-            slope += k * c[k] * xk;  // d poly / dx
-            xk *= x;
-            poly += c[k] * xk;
-          }
-        }
+        double slope = 0;
+        const double poly = coupling(m.eq_polycoef[e], o2 >= 0, o2 >= 0 ? q[m.jnt_qposadr[o2]] - m.qpos0[m.jnt_qposadr[o2]] : 0.0, slope);
         rows.C[r] = q[m.jnt_qposadr[o1]] - m.qpos0[m.jnt_qposadr[o1]] - poly;
         rows.E[r] = E;
         rows.J.push(m.jnt_dofadr[o1], 1.0);
@@ -101,25 +106,15 @@ void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows) {
         break;
       }
       case EqualityType::Tendon: {
-        // L1 - L1_0 - poly(L2 - L2_0) on fixed tendons (dynamics/tendon.hpp): J = J_t1 - poly' J_t2
-        const auto& c = m.eq_polycoef[e];
-        double poly = c[0], slope = 0;
-        if (o2 >= 0) {
-          const double x = tendon_length(m, o2, q.data()) - m.tendon_length0[o2];
-          double xk = 1;
-          for (int k = 1; k < 5; ++k) {
-            slope += k * c[k] * xk;
-            xk *= x;
-            poly += c[k] * xk;
-          }
-        }
-        rows.C[r] = tendon_length(m, o1, q.data()) - m.tendon_length0[o1] - poly;
+        // L1 - L1_0 - poly(L2 - L2_0) on fixed tendons (dynamics/tendon.hpp), L_0 the lengths at
+        // qpos0 (MuJoCo's tendon_length0): J = J_t1 - poly' J_t2
+        const auto L = [&](int t, const double* at) { return tendon_length(m, t, at); };
+        double slope = 0;
+        const double poly = coupling(m.eq_polycoef[e], o2 >= 0, o2 >= 0 ? L(o2, q.data()) - L(o2, m.qpos0.data()) : 0.0, slope);
+        rows.C[r] = L(o1, q.data()) - L(o1, m.qpos0.data()) - poly;
         rows.E[r] = E;
-        for (int k = m.tendon_adr[o1]; k < m.tendon_adr[o1] + m.tendon_num[o1]; ++k)
-          rows.J.push(m.tendon_dof[k], m.tendon_coef[k]);
-        if (o2 >= 0)
-          for (int k = m.tendon_adr[o2]; k < m.tendon_adr[o2] + m.tendon_num[o2]; ++k)
-            rows.J.push(m.tendon_dof[k], -slope * m.tendon_coef[k]);
+        add_tendon_row(m, o1, 1.0, rows.J);
+        if (o2 >= 0) add_tendon_row(m, o2, -slope, rows.J);
         rows.J.end_row();
         ++r;
         break;

@@ -30,6 +30,11 @@ inline void add_rotation_row(const Model& m, const Data& d, int body, const Vec3
   for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) out.push(j, sign * dir.dot(d.cdof.col(j).head<3>()));
 }
 
+// Adds scale * J_t to the open row: fixed tendon t's rate (dynamics/tendon.hpp).
+inline void add_tendon_row(const Model& m, int t, double scale, SparseRows& out) {
+  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) out.push(m.tendon_dof[k], scale * m.tendon_coef[k]);
+}
+
 // Adds sign * dir^T to the open row at particle p's velocity (columns after the trees').
 inline void add_particle_row(const Model& m, int p, const Vec3& dir, double sign, SparseRows& out) {
   for (int i = 0; i < 3; ++i) out.push(m.nv + 3 * p + i, sign * dir[i]);

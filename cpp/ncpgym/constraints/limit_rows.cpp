@@ -2,40 +2,40 @@
 
 #include <cmath>
 
+#include "ncpgym/constraints/jacobian_rows.hpp"
 #include "ncpgym/dynamics/tendon.hpp"
 
 namespace ncpgym {
+
+namespace {
+
+// A row for each bound of `range` (lo, hi) that `value` is within `reach` of.
+void near_bounds(double value, const double* range, double reach, int id, std::vector<int>& ids,
+                 std::vector<RowKind>& kind) {
+  if (value - range[0] < reach) {
+    ids.push_back(id);
+    kind.push_back(RowKind::LimitLower);
+  }
+  if (range[1] - value < reach) {
+    ids.push_back(id);
+    kind.push_back(RowKind::LimitUpper);
+  }
+}
+
+}  // namespace
 
 void collect_limits(const Model& m, const VecX& q, const VecX& u_tilde, double margin, double h, LimitSet& out) {
   out.joint.clear();
   out.tendon.clear();
   out.kind.clear();
-  for (int j = 0; j < m.njnt; ++j) {
-    if (!m.jnt_limited[j]) continue;
-    const double qj = q[m.jnt_qposadr[j]];
-    const double reach = margin + h * std::abs(u_tilde[m.jnt_dofadr[j]]);
-    if (qj - m.jnt_range[2 * j] < reach) {
-      out.joint.push_back(j);
-      out.kind.push_back(RowKind::LimitLower);
-    }
-    if (m.jnt_range[2 * j + 1] - qj < reach) {
-      out.joint.push_back(j);
-      out.kind.push_back(RowKind::LimitUpper);
-    }
-  }
-  for (int t = 0; t < m.ntendon; ++t) {
-    if (!m.tendon_limited[t]) continue;
-    const double L = tendon_length(m, t, q.data());
-    const double reach = margin + h * std::abs(tendon_rate(m, t, u_tilde.data()));
-    if (L - m.tendon_range[2 * t] < reach) {
-      out.tendon.push_back(t);
-      out.kind.push_back(RowKind::LimitLower);
-    }
-    if (m.tendon_range[2 * t + 1] - L < reach) {
-      out.tendon.push_back(t);
-      out.kind.push_back(RowKind::LimitUpper);
-    }
-  }
+  for (int j = 0; j < m.njnt; ++j)
+    if (m.jnt_limited[j])
+      near_bounds(q[m.jnt_qposadr[j]], &m.jnt_range[2 * j], margin + h * std::abs(u_tilde[m.jnt_dofadr[j]]), j,
+                  out.joint, out.kind);
+  for (int t = 0; t < m.ntendon; ++t)
+    if (m.tendon_limited[t])
+      near_bounds(tendon_length(m, t, q.data()), &m.tendon_range[2 * t],
+                  margin + h * std::abs(tendon_rate(m, t, u_tilde.data())), t, out.tendon, out.kind);
 }
 
 void limit_rows(const Model& m, const VecX& q, const LimitSet& limits, Rows& rows) {
@@ -54,8 +54,7 @@ void limit_rows(const Model& m, const VecX& q, const LimitSet& limits, Rows& row
     const double L = tendon_length(m, t, q.data());
     const bool lower = limits.kind[l] == RowKind::LimitLower;
     rows.C[r] = lower ? L - m.tendon_range[2 * t] : m.tendon_range[2 * t + 1] - L;
-    for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
-      rows.J.push(m.tendon_dof[k], lower ? m.tendon_coef[k] : -m.tendon_coef[k]);
+    add_tendon_row(m, t, lower ? 1.0 : -1.0, rows.J);
     rows.J.end_row();
   }
 }

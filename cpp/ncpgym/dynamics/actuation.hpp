@@ -47,13 +47,10 @@ inline double actuated_rate(const Model& m, int a, const double* u) {
 
 // tau += g f J^T for actuator a (J: its joint's unit row, or its tendon's J_t).
 inline void add_actuator_force(const Model& m, int a, double f, double* tau) {
-  const int t = m.act_tendon[a];
-  if (t < 0) {
+  if (m.act_tendon[a] >= 0)
+    add_tendon_force(m, m.act_tendon[a], m.act_gear[a] * f, tau);
+  else
     tau[m.jnt_dofadr[m.act_joint[a]]] += m.act_gear[a] * f;
-    return;
-  }
-  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
-    tau[m.tendon_dof[k]] += m.act_gear[a] * m.tendon_coef[k] * f;
 }
 
 // The same within the actuator's force range (MuJoCo's clamp of actuator_force).

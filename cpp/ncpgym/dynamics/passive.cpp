@@ -15,15 +15,12 @@ void add_passive_damping(const Model& m, const double* u, double* out) {
   for (int i = 0; i < m.nv; ++i) out[i] -= m.dof_damping[i] * u[i];
 }
 
-void add_passive_gravcomp(const Model& m, Data& d, double* out) {
-  if (m.body_gravcomp.empty()) return;
-  // The compensating force f = -w m g acts at the centre of mass: as a spatial force about
-  // the world origin (the frame of cdof) it is (c x f, f). Accumulated inward over subtrees,
-  // each dof takes cdof . F of its body's subtree (the transpose of the Jacobian, O(n)).
-  for (int b = 1; b < m.nbody; ++b) {
-    const Vec3 f = -m.body_gravcomp[b] * m.body_mass[b] * m.gravity;
-    d.force[b] << d.xipos[b].cross(f), f;
-  }
+namespace {
+
+// out += J^T F for the spatial forces d.force[b] (about the world origin, the frame of cdof)
+// on every body: accumulated inward over subtrees, each dof takes cdof . F of its body's
+// subtree (the transpose of the Jacobian, O(n)); d.force is consumed.
+void add_body_forces(const Model& m, Data& d, double* out) {
   for (int b = m.nbody - 1; b > 0; --b) {
     for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)
       out[r] += d.cdof.col(r).dot(d.force[b]);
@@ -31,10 +28,23 @@ void add_passive_gravcomp(const Model& m, Data& d, double* out) {
   }
 }
 
+}  // namespace
+
+void add_passive_gravcomp(const Model& m, Data& d, double* out) {
+  if (m.body_gravcomp.empty()) return;
+  // The compensating force f = -w m g acts at the centre of mass: as a spatial force about
+  // the world origin (the frame of cdof) it is (c x f, f).
+  for (int b = 1; b < m.nbody; ++b) {
+    const Vec3 f = -m.body_gravcomp[b] * m.body_mass[b] * m.gravity;
+    d.force[b] << d.xipos[b].cross(f), f;
+  }
+  add_body_forces(m, d, out);
+}
+
 void add_passive_fluid(const Model& m, Data& d, double* out) {
   if (m.fluid_density == 0 && m.fluid_viscosity == 0) return;
   // MuJoCo's inertia-box model (dynamics/fluid.hpp) at each body's centre of mass, in its
-  // principal frame, from the body's twist; mapped to joints as add_passive_gravcomp does
+  // principal frame, from the body's twist
   for (int b = 0; b < m.nbody; ++b) d.force[b].setZero();
   for (int b = 1; b < m.nbody; ++b) {
     if (m.body_mass[b] < kFluidMinVal) continue;  // MuJoCo skips massless bodies
@@ -46,11 +56,7 @@ void add_passive_fluid(const Model& m, Data& d, double* out) {
                        m.fluid_viscosity, m.fluid_wind, torque, force);
     d.force[b] << d.xipos[b].cross(force) + torque, force;
   }
-  for (int b = m.nbody - 1; b > 0; --b) {
-    for (int r = m.body_dofadr[b]; r < m.body_dofadr[b] + m.body_dofnum[b]; ++r)
-      out[r] += d.cdof.col(r).dot(d.force[b]);
-    if (m.body_parent[b] > 0) d.force[m.body_parent[b]] += d.force[b];
-  }
+  add_body_forces(m, d, out);
 }
 
 }  // namespace ncpgym

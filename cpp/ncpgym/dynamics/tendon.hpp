@@ -21,6 +21,11 @@ inline double tendon_rate(const Model& m, int t, const double* u) {
   return v;
 }
 
+// tau += J_t^T f: a force f along tendon t on the joints it spans.
+inline void add_tendon_force(const Model& m, int t, double f, double* tau) {
+  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) tau[m.tendon_dof[k]] += m.tendon_coef[k] * f;
+}
+
 // tau += J_t^T f for every tendon with a spring or a damper, f = -k (L - L_s) - b dL/dt at
 // (q, u), explicitly (as MuJoCo's Euler integrator takes tendon forces).
 inline void add_tendon_passive(const Model& m, const double* q, const double* u, double* tau) {
@@ -33,7 +38,7 @@ inline void add_tendon_passive(const Model& m, const double* q, const double* u,
       f -= k * (L < lo ? L - lo : L > hi ? L - hi : 0.0);
     }
     if (b != 0) f -= b * tendon_rate(m, t, u);
-    for (int i = m.tendon_adr[t]; i < m.tendon_adr[t] + m.tendon_num[t]; ++i) tau[m.tendon_dof[i]] += m.tendon_coef[i] * f;
+    add_tendon_force(m, t, f, tau);
   }
 }
 

@@ -282,7 +282,6 @@ struct Model {
   std::vector<double> tendon_range;         // 2 * ntendon
   std::vector<double> tendon_stiffness, tendon_damping, tendon_frictionloss;
   std::vector<double> tendon_springlength;  // 2 * ntendon: the spring is slack between these
-  std::vector<double> tendon_length0;       // the length at qpos0 (tendon equalities' reference)
   std::vector<std::string> tendon_name;
   std::vector<int> dof_qposadr;             // nv: the qpos entry of a hinge or slide dof (-1 otherwise)
 

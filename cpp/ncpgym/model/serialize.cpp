@@ -164,7 +164,7 @@ void model_fields(Ar& ar, M& m) {
   ar(m.geom_pairs);
   ar(m.ntendon), ar(m.tendon_adr), ar(m.tendon_num), ar(m.tendon_dof), ar(m.tendon_coef), ar(m.tendon_limited);
   ar(m.tendon_range), ar(m.tendon_stiffness), ar(m.tendon_damping), ar(m.tendon_frictionloss);
-  ar(m.tendon_springlength), ar(m.tendon_name), ar(m.dof_qposadr), ar(m.tendon_length0);
+  ar(m.tendon_springlength), ar(m.tendon_name), ar(m.dof_qposadr);
   // options
   ar(m.gravity), ar(m.timestep), ar(m.newton_iterations), ar(m.linear_iterations);
   ar(m.medium_density), ar(m.drag_coefficient), ar(m.viscosity);
@@ -173,7 +173,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 4192,
+static_assert(sizeof(Model) == 4168,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -298,8 +298,7 @@ void check_sizes(const Model& m) {
                            {m.tendon_limited.size(), "tendon_limited"}, {m.tendon_range.size() / 2, "tendon_range"},
                            {m.tendon_stiffness.size(), "tendon_stiffness"}, {m.tendon_damping.size(), "tendon_damping"},
                            {m.tendon_frictionloss.size(), "tendon_frictionloss"},
-                           {m.tendon_springlength.size() / 2, "tendon_springlength"}, {m.tendon_name.size(), "tendon_name"},
-                           {m.tendon_length0.size(), "tendon_length0"}})
+                           {m.tendon_springlength.size() / 2, "tendon_springlength"}, {m.tendon_name.size(), "tendon_name"}})
     need(got, m.ntendon, name);
   need(m.dof_qposadr.size(), m.nv, "dof_qposadr");
   need(m.tendon_coef.size(), static_cast<long>(m.tendon_dof.size()), "tendon_coef");

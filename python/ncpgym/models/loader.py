@@ -532,7 +532,7 @@ def _decomposed(name: str, vertices, faces, threshold: float) -> list[np.ndarray
     return parts
 
 
-def _check_contact_parameters(mjm: mujoco.MjModel, unsupported: list[str]) -> None:
+def _check_contact_parameters(mjm: mujoco.MjModel, unsupported: list[str]) -> list[int]:
     """Each geom's condim, friction, priority and margin, and each explicit pair's, are kept
     and resolved per contact as MuJoCo does (ncpgym/collision/contact_params.hpp). Refused:
     a nonzero gap (MuJoCo's documentation has contacts active below margin - gap; MuJoCo
@@ -540,16 +540,23 @@ def _check_contact_parameters(mjm: mujoco.MjModel, unsupported: list[str]) -> No
     rolling) coefficients differ (anisotropic friction), and a geom pair listed twice with
     different parameters (listed twice with the same ones, as the Shadow hand's
     C_rfdistal-C_lfdistal, it is one pair: under hard contact a second copy of the same rows
-    adds no constraint)."""
+    adds no constraint). Returns the pairs to add: each geom pair's first listing."""
     name = lambda obj, i: _name(mjm, obj, i)
-    seen: dict[tuple[int, int], tuple] = {}
-    for p in range(mjm.npair):
-        key, params = _pair_key(mjm, p)
-        if seen.setdefault(key, params) != params:
-            unsupported.append(f"contact pair {p}: geoms {key} listed twice with different parameters")
     for g in range(mjm.ngeom):
         if _can_collide(mjm, g) and mjm.geom_gap[g] != 0:
             unsupported.append(f"geom '{name(mujoco.mjtObj.mjOBJ_GEOM, g)}': gap {mjm.geom_gap[g]:g}")
+    seen: dict[tuple[int, int], tuple] = {}
+    first = []
+    for p in range(mjm.npair):
+        g1, g2 = int(mjm.pair_geom1[p]), int(mjm.pair_geom2[p])
+        key = (min(g1, g2), max(g1, g2))
+        params = (int(mjm.pair_dim[p]), tuple(mjm.pair_friction[p]), float(mjm.pair_margin[p]),
+                  float(mjm.pair_gap[p]))
+        if key not in seen:
+            seen[key] = params
+            first.append(p)
+        elif seen[key] != params:
+            unsupported.append(f"contact pair {p}: geoms {key} listed twice with different parameters")
     for p in range(mjm.npair):
         who = f"contact pair '{name(mujoco.mjtObj.mjOBJ_PAIR, p)}' ({p})"
         f = mjm.pair_friction[p]
@@ -557,23 +564,14 @@ def _check_contact_parameters(mjm: mujoco.MjModel, unsupported: list[str]) -> No
             unsupported.append(f"{who}: anisotropic friction {tuple(float(x) for x in f)}")
         if mjm.pair_gap[p] != 0:
             unsupported.append(f"{who}: gap {mjm.pair_gap[p]:g}")
+    return first
 
 
-def _pair_key(mjm, p: int) -> tuple[tuple[int, int], tuple]:
-    g1, g2 = int(mjm.pair_geom1[p]), int(mjm.pair_geom2[p])
-    return (min(g1, g2), max(g1, g2)), (int(mjm.pair_dim[p]), tuple(mjm.pair_friction[p]),
-                                        float(mjm.pair_margin[p]), float(mjm.pair_gap[p]))
-
-
-def _add_contact_pairs(b, mjm, parts: dict[int, list[int]]) -> None:
-    """MuJoCo's explicit pairs, each geom pair once (_check_contact_parameters); a geom split
-    into convex parts pairs each part (``parts``: geom id -> ncpgym ids of its other parts)."""
-    seen = set()
-    for p in range(mjm.npair):
-        key = _pair_key(mjm, p)[0]
-        if key in seen:
-            continue
-        seen.add(key)
+def _add_contact_pairs(b, mjm, pairs: list[int], parts: dict[int, list[int]]) -> None:
+    """MuJoCo's explicit pairs ``pairs`` (each geom pair once: _check_contact_parameters); a
+    geom split into convex parts pairs each part (``parts``: geom id -> ncpgym ids of its
+    other parts)."""
+    for p in pairs:
         f = mjm.pair_friction[p]
         g1, g2 = int(mjm.pair_geom1[p]), int(mjm.pair_geom2[p])
         for a in [g1] + parts.get(g1, []):
@@ -718,7 +716,7 @@ def mujoco_builder(
     # agree with MuJoCo's)
     meshes: dict[tuple[int, bool], list[int]] = {}
     extra_parts = []
-    _check_contact_parameters(mjm, unsupported)
+    pairs = _check_contact_parameters(mjm, unsupported)
     for g in range(mjm.ngeom):
         name = _name(mjm, ob.mjOBJ_GEOM, g)
         gtype = _GEOM_TYPES.get(int(mjm.geom_type[g]))
@@ -737,7 +735,7 @@ def mujoco_builder(
         _add_geom_part(b, mjm, g, "mesh", mesh, name)
         parts_of.setdefault(g, []).append(mjm.ngeom + k)
     if not contacts_off:
-        _add_contact_pairs(b, mjm, parts_of)
+        _add_contact_pairs(b, mjm, pairs, parts_of)
 
     for s in range(mjm.nsite):
         b.add_site(int(mjm.site_bodyid[s]), mjm.site_pos[s], mjm.site_quat[s],
