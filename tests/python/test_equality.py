@@ -352,6 +352,12 @@ def test_soft_equalities_map_or_are_refused():
     assert from_mujoco(mujoco.MjModel.from_xml_string(base.format(""))).eq_compliance[0] == 0
     with pytest.raises(UnsupportedFeatureError, match="solref"):
         from_mujoco(mujoco.MjModel.from_xml_string(base.format('solref="0.1 1"')))
+    # stiffer than MuJoCo's default (dm_control's couplings: 0.005 0.5) is rigid like it;
+    # just softer, or without damping, is refused
+    assert from_mujoco(mujoco.MjModel.from_xml_string(base.format('solref="0.005 0.5"'))).eq_compliance[0] == 0
+    for soft in ('solref="0.021 1"', 'solref="0.01 0"'):
+        with pytest.raises(UnsupportedFeatureError, match="solref"):
+            from_mujoco(mujoco.MjModel.from_xml_string(base.format(soft)))
     # a compliant connect under gravity stretches by m g / k (1 kg sphere: 4.19 kg at
     # density 1000 and r = 0.1 -> 20.5 N on 2000 N/m)
     m = from_mujoco(mujoco.MjModel.from_xml_string(base.format('solref="-2000 0"')))

@@ -88,9 +88,11 @@ def load_model(
 
     Equality constraints (``connect``, ``weld``, ``joint``) become rigid bilateral rows of the
     Newton solve: MuJoCo's default ``solref`` (0.02, 1) and any ``solimp`` describe MuJoCo's
-    own softening of every constraint and are read as rigid; a negative ``solref``
-    (-stiffness, 0) gives a compliant row with compliance 1/stiffness; other ``solref``
-    values are refused (their softness depends on MuJoCo's effective mass).
+    own softening of every constraint and are read as rigid, and so is any ``solref`` stiffer
+    than the default (a time constant <= 0.02 s, any damping ratio: dm_control's tendon
+    couplings use 0.005, 0.5); a negative ``solref`` (-stiffness, 0) gives a compliant row
+    with compliance 1/stiffness; softer ``solref`` values are refused (their softness depends
+    on MuJoCo's effective mass).
     Mocap bodies are kinematic, posed per world (``Batch.mocap_pos``, ``mocap_quat``).
 
     Raises:
@@ -251,9 +253,10 @@ def _add_equality(b, mjm, e: int, unsupported: list[str], tendon_map: dict[int, 
             unsupported.append(f"{who}: solref damping {-solref[1]} (only a stiffness, -k 0, is supported)")
             return
         compliance = 1.0 / -solref[0]
-    elif not np.allclose(solref, _DEFAULT_SOLREF):
-        unsupported.append(f"{who}: solref {solref} (softness through MuJoCo's effective mass; "
-                           "use solref='-stiffness 0' for a compliant constraint)")
+    elif not (0 < solref[0] <= _DEFAULT_SOLREF[0] and solref[1] > 0):
+        # MuJoCo's default softness is read as rigid, so a stiffer one is too
+        unsupported.append(f"{who}: solref {solref} (softer than MuJoCo's default (0.02, 1), through "
+                           "MuJoCo's effective mass; use solref='-stiffness 0' for a compliant constraint)")
         return
     active = bool(mjm.eq_active0[e])
     o1, o2 = int(mjm.eq_obj1id[e]), int(mjm.eq_obj2id[e])
