@@ -697,19 +697,21 @@ void bind_model(py::module_& m) {
                 {"framelinvel", SensorType::FrameLinVel}, {"frameangvel", SensorType::FrameAngVel},
                 {"framexaxis", SensorType::FrameXAxis}, {"frameyaxis", SensorType::FrameYAxis},
                 {"framezaxis", SensorType::FrameZAxis}, {"subtreecom", SensorType::SubtreeCom},
-                {"subtreelinvel", SensorType::SubtreeLinVel}, {"subtreeangmom", SensorType::SubtreeAngMom}};
+                {"subtreelinvel", SensorType::SubtreeLinVel}, {"subtreeangmom", SensorType::SubtreeAngMom},
+                {"accelerometer", SensorType::Accelerometer}, {"force", SensorType::Force},
+                {"torque", SensorType::Torque}};
             for (const auto& [k, t] : kinds)
               if (type == k) return b.add_sensor(t, objtype, obj, cutoff, scale, name);
             throw std::invalid_argument("unknown sensor type '" + type +
                                         "' (touch, jointpos, jointvel, tendonpos, tendonvel, actuatorpos, "
                                         "actuatorvel, actuatorfrc, framepos, framequat, gyro, velocimeter, "
                                         "framelinvel, frameangvel, framexaxis, frameyaxis, framezaxis, subtreecom, "
-                                        "subtreelinvel, subtreeangmom)");
+                                        "subtreelinvel, subtreeangmom, accelerometer, force, torque)");
           },
           py::arg("type"), py::arg("obj"), py::arg("objtype") = 0, py::arg("cutoff") = 0.0, py::arg("scale") = 1.0,
           py::arg("name") = "",
           "A sensor in MuJoCo's layout (its readings: Batch.sensordata, Simulator.sensordata). obj: the "
-          "site (touch), joint, tendon or actuator; for framepos/framequat objtype 0 site, 1 body (inertial "
+          "site (touch, accelerometer, force, torque, gyro, velocimeter), joint, tendon or actuator; for framepos/framequat objtype 0 site, 1 body (inertial "
           "frame), 2 xbody, 3 geom. scale: actuator sensors' factor to MuJoCo's units.")
       .def("add_contact_pair", &Builder::add_contact_pair, py::arg("geom1"), py::arg("geom2"), py::arg("condim") = 3,
            py::arg("friction") = Vec3(1.0, 0.005, 0.0001), py::arg("margin") = 0.0,

@@ -364,13 +364,13 @@ void bind_sim(py::module_& mod) {
             kinematics(m, d, s.state.q.data());
             velocities(m, d, s.state.u.data());
             py::array_t<double> out(m.nsensordata);
-            const auto f = s.stepper.contact_forces();
-            compute_sensors(m, d, s.state.q.data(), s.state.u.data(), s.state.ctrl.data(), &s.stepper.contacts(),
-                            f.data(), out.mutable_data());
+            compute_sensors(m, d, s.state.q.data(), s.state.u.data(), s.state.ctrl.data(),
+                            s.stepper.step_acceleration().data(), &s.stepper, out.mutable_data());
             return out;
           },
-          "[nsensordata] sensor readings in MuJoCo's layout at the current state; touch sensors read "
-          "the last step's contact forces (ncpgym/batch/sensors.hpp)")
+          "[nsensordata] sensor readings in MuJoCo's layout at the current state; touch, accelerometer, "
+          "force and torque sensors read the last step's contact forces and mean acceleration "
+          "(ncpgym/batch/sensors.hpp)")
       .def_property_readonly("contacts", [](const Simulator& s) {
         const auto& cs = s.stepper.contacts();
         const py::ssize_t n = static_cast<py::ssize_t>(cs.size());

@@ -142,8 +142,94 @@ def test_touch_reads_the_weight_the_solver_carries_where_its_site_covers_the_con
     np.testing.assert_allclose(d.sensordata, expect, rtol=1e-2, atol=1e-9)
 
 
+def _humanoid_with_acceleration_sensors():
+    """Gymnasium's humanoid.xml (we did not write it) with, through MuJoCo's own MjSpec, a
+    site on every body at an offset and turned, carrying an accelerometer, a force and a
+    torque sensor."""
+    import gymnasium
+
+    path = os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", "humanoid.xml")
+    spec = mujoco.MjSpec.from_file(path)
+    rng = np.random.default_rng(7)
+    for body in spec.bodies[1:]:
+        site = body.add_site(name=f"acc_{body.name}", pos=rng.normal(0, 0.05, 3))
+        site.quat = rng.normal(size=4) / np.linalg.norm(rng.normal(size=4))
+        site.quat = np.asarray(site.quat) / np.linalg.norm(site.quat)
+        for kind in ("ACCELEROMETER", "FORCE", "TORQUE"):
+            spec.add_sensor(type=getattr(mujoco.mjtSensor, f"mjSENS_{kind}"), objtype=mujoco.mjtObj.mjOBJ_SITE,
+                            objname=site.name)
+    return spec.compile()
+
+
+def test_accelerometer_force_and_torque_sensors_are_mujocos_without_constraints():
+    """Away from the floor with no joint at a limit (MuJoCo's nefc = 0), forward() gives the
+    free acceleration and the sensors read what MuJoCo's mj_rnePostConstraint gives: a site's
+    classical acceleration less gravity, the force and torque its body's parent exerts on the
+    body's subtree, each in the site's frame. Catches: gravity left out of the base's
+    acceleration, the velocity term of the classical acceleration, the subtree sum, the
+    torque taken about the origin instead of the site, the site's rotation."""
+    mj = _humanoid_with_acceleration_sensors()
+    m = ncpgym.load_model(mj)
+    assert m.nsensordata == mj.nsensordata == 9 * (mj.nbody - 1)
+    d = mujoco.MjData(mj)
+    batch = ncpgym.Batch(m, 1)
+    rng = np.random.default_rng(3)
+    compared = 0
+    while compared < 5:
+        q = mj.qpos0 + rng.normal(0, 0.05, mj.nq)
+        q[2] += 3.0
+        q[3:7] /= np.linalg.norm(q[3:7])
+        u, ctrl = rng.normal(0, 0.5, mj.nv), rng.uniform(-0.4, 0.4, mj.nu)
+        d.qpos[:], d.qvel[:], d.ctrl[:] = q, u, ctrl
+        mujoco.mj_forward(mj, d)
+        if d.nefc:  # a joint at its limit: MuJoCo's qacc has its force, forward()'s not
+            continue
+        batch.q[0], batch.u[0], batch.ctrl[0] = q, u, ctrl
+        batch.forward()
+        scale = np.abs(d.sensordata).max()
+        assert scale > 50
+        np.testing.assert_allclose(batch.sensordata[0], d.sensordata, rtol=0, atol=1e-12 * scale)
+        compared += 1
+
+
+STACK_MJCF = """<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="2 2 0.1"/>
+  <body name="base" pos="0 0 0.05"><freejoint/><geom type="box" size="0.3 0.3 0.05" mass="4"/>
+    <body name="plate" pos="0 0 0.06"><geom type="box" size="0.2 0.2 0.01" mass="1"/>
+      <site name="mount" pos="0 0 -0.01" euler="0 0 90"/>
+      <body name="arm" pos="0.2 0 0.02"><geom type="box" size="0.2 0.02 0.01" pos="0.2 0 0" mass="0.5"/>
+        <site name="hinge" pos="0 0 0"/></body></body></body>
+  <body name="box" pos="-0.1 0 0.12"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="2"/>
+    <site name="imu" euler="90 0 0"/></body></worldbody>
+  <sensor><force site="mount"/><torque site="hinge"/><accelerometer site="imu"/></sensor></mujoco>"""
+
+
+def test_force_torque_and_accelerometer_read_a_resting_stack_by_hand():
+    """A base on the floor carries a plate (rigidly attached) with a cantilever arm 0.4 m long
+    (0.5 kg, its centre 0.2 m out) and, by contact, a free 2 kg box. At rest the plate's
+    mount (turned 90 degrees about z) reads the weight of plate, arm and the box on it,
+    (1 + 0.5 + 2) g upward; the arm's root reads the torque holding the arm up, m g 0.2 about
+    -y; the box's accelerometer (turned 90 degrees about x) reads g up, (0, g, 0) in its frame.
+    In free fall (the same stack one step after release, no contact) the accelerometer
+    reads 0. Catches: contact forces left out of the subtree (the box's weight), contact
+    torque arms, the step's acceleration replaced by zero or gravity's sign."""
+    sim = ncpgym.Simulator(ncpgym.load_model(STACK_MJCF))
+    sim.step(nsteps=500)
+    expect = [0, 0, 3.5 * G, 0, -0.5 * G * 0.2, 0, 0, G, 0]
+    np.testing.assert_allclose(sim.sensordata, expect, rtol=0, atol=1e-6)
+    batch = ncpgym.Batch(ncpgym.load_model(STACK_MJCF), 2)
+    batch.step(None, 500)
+    np.testing.assert_allclose(batch.sensordata, [expect] * 2, rtol=0, atol=1e-6)
+    mj = mujoco.MjModel.from_xml_string(STACK_MJCF)  # MuJoCo's readings at rest agree
+    d = mujoco.MjData(mj)
+    mujoco.mj_step(mj, d, 1000)
+    np.testing.assert_allclose(d.sensordata, expect, rtol=0, atol=1e-3)
+    fall = ncpgym.Simulator(ncpgym.load_model(STACK_MJCF.replace('pos="-0.1 0 0.12"', 'pos="-0.1 0 2"')))
+    fall.step(nsteps=3)
+    np.testing.assert_allclose(fall.sensordata[6:], 0, atol=1e-9)
+
+
 @pytest.mark.parametrize("sensor, line", [
-    ('<accelerometer site="s"/>', "sensor '' (mjSENS_ACCELEROMETER): this sensor type is not computed yet"),
+    ('<rangefinder site="s"/>', "sensor '' (mjSENS_RANGEFINDER): this sensor type is not computed yet"),
     ('<jointpos joint="h" noise="0.1"/>', "sensor '' (mjSENS_JOINTPOS): noise 0.1"),
     ('<framepos objtype="site" objname="s" reftype="body" refname="a"/>',
      "sensor '' (mjSENS_FRAMEPOS): measured in another object's frame (reftype)"),

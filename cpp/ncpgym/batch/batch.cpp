@@ -10,6 +10,7 @@
 #include "ncpgym/batch/rng.hpp"
 #include "ncpgym/batch/threads.hpp"
 #include "ncpgym/batch/sensors.hpp"
+#include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/dynamics/actuation.hpp"
 #include "ncpgym/model/mocap.hpp"
 #include "ncpgym/soft/pressure.hpp"
@@ -302,10 +303,19 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
     sv[m.particle_soft[p[0]]] += D.determinant() / 6.0;
   }
   if (m.nchamber) chamber_volumes(m, s.x, chamber_volume_.data() + I * m.nchamber);
-  if (m.nsensor)  // touch sensors read the last step's contacts (none after forward())
-    compute_sensors(m, d, s.q.data(), s.u.data(), s.ctrl.data(), with_contacts ? &w.stepper->contacts() : nullptr,
-                    with_contacts ? w.stepper->contact_forces().data() : nullptr,
+  if (m.nsensor) {
+    // touch, force and torque sensors read the last step's contacts and acceleration; after
+    // forward() there are none, and the acceleration is the free one (aba with the actuators)
+    const double* qacc = nullptr;
+    if (with_contacts) {
+      qacc = w.stepper->step_acceleration().data();
+    } else if (has_acceleration_sensors(m)) {
+      aba(m, d, s.q.data(), s.u.data(), qa, Passive::All);
+      qacc = d.qacc.data();
+    }
+    compute_sensors(m, d, s.q.data(), s.u.data(), s.ctrl.data(), qacc, with_contacts ? w.stepper.get() : nullptr,
                     sensordata_.data() + I * m.nsensordata);
+  }
 }
 
 void Batch::step(int substeps, double* obs_out) {

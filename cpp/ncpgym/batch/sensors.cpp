@@ -5,7 +5,10 @@
 
 #include "ncpgym/collision/geom.hpp"
 #include "ncpgym/dynamics/actuation.hpp"
+#include "ncpgym/dynamics/algorithms.hpp"
+#include "ncpgym/dynamics/kinematics.hpp"
 #include "ncpgym/dynamics/tendon.hpp"
+#include "ncpgym/solver/stepper.hpp"
 
 namespace ncpgym {
 
@@ -134,7 +137,37 @@ double touch(const Model& m, const Data& d, int site, const std::vector<Contact>
   return sum;
 }
 
+// MuJoCo's cacc and cfrc_int (mj_rnePostConstraint) at the trees' acceleration qacc: d.acc[b]
+// the body's spatial acceleration with gravity as the base's, d.force[b] the spatial force
+// (about the world origin) its parent exerts on the subtree of b: what the subtree's motion
+// needs less the contact forces on it (MuJoCo's cfrc_ext, which joint-space forces are not).
+void interaction_forces(const Model& m, Data& d, const double* qacc, const Stepper* st) {
+  body_inertias(m, d);  // Batch poses the bodies without them
+  body_forces(m, d, qacc);
+  if (st) {
+    const auto& cs = st->contacts();
+    const auto f = st->contact_forces();
+    for (size_t k = 0; k < cs.size(); ++k) {
+      const Contact& c = cs[k];
+      const Vec3 F = f[3 * k] * c.normal + f[3 * k + 1] * c.tangent1 + f[3 * k + 2] * c.tangent2;  // on body 1
+      Vec6 w;
+      w << c.pos.cross(F), F;
+      if (c.condim > 3) w.head<3>() += st->contact_torque(static_cast<int>(k));
+      if (c.n1 == 0 && c.body1 > 0) d.force[c.body1] -= w;
+      if (c.n2 == 0 && c.body2 > 0) d.force[c.body2] += w;
+    }
+  }
+  for (int b = m.nbody - 1; b > 0; --b)
+    if (m.body_parent[b] > 0) d.force[m.body_parent[b]] += d.force[b];
+}
+
 }  // namespace
+
+bool has_acceleration_sensors(const Model& m) {
+  for (SensorType t : m.sensor_type)
+    if (t == SensorType::Accelerometer || t == SensorType::Force || t == SensorType::Torque) return true;
+  return false;
+}
 
 bool ray_meets_site(int type, const Vec3& size, const Vec3& p, const Vec3& dir) {
   switch (type) {
@@ -152,8 +185,9 @@ bool ray_meets_site(int type, const Vec3& size, const Vec3& p, const Vec3& dir) 
   return false;
 }
 
-void compute_sensors(const Model& m, const Data& d, const double* q, const double* u, const double* ctrl,
-                     const std::vector<Contact>* contacts, const double* contact_force, double* out) {
+void compute_sensors(const Model& m, Data& d, const double* q, const double* u, const double* ctrl,
+                     const double* qacc, const Stepper* stepper, double* out) {
+  bool forces = false;  // interaction_forces() done
   for (int k = 0; k < m.nsensor; ++k) {
     double* o = out + m.sensor_adr[k];
     const int id = m.sensor_obj[k];
@@ -161,7 +195,9 @@ void compute_sensors(const Model& m, const Data& d, const double* q, const doubl
     const int ot = m.sensor_objtype[k];
     const auto put3 = [&](const Vec3& v) { o[0] = v[0], o[1] = v[1], o[2] = v[2]; };
     switch (m.sensor_type[k]) {
-      case SensorType::Touch: o[0] = contacts ? touch(m, d, id, *contacts, contact_force) : 0.0; break;
+      case SensorType::Touch:
+        o[0] = stepper ? touch(m, d, id, stepper->contacts(), stepper->contact_forces().data()) : 0.0;
+        break;
       case SensorType::JointPos: o[0] = q[m.jnt_qposadr[id]]; break;
       case SensorType::JointVel: o[0] = u[m.jnt_dofadr[id]]; break;
       case SensorType::TendonPos: o[0] = tendon_length(m, id, q); break;
@@ -188,6 +224,24 @@ void compute_sensors(const Model& m, const Data& d, const double* q, const doubl
       case SensorType::FrameXAxis: put3(frame_rot(m, d, ot, id).col(0)); break;
       case SensorType::FrameYAxis: put3(frame_rot(m, d, ot, id).col(1)); break;
       case SensorType::FrameZAxis: put3(frame_rot(m, d, ot, id).col(2)); break;
+      case SensorType::Accelerometer:
+      case SensorType::Force:
+      case SensorType::Torque: {
+        if (!forces) interaction_forces(m, d, qacc, stepper);
+        forces = true;
+        const int b = m.site_body[id];
+        const Vec3& p = d.site_xpos[id];
+        const Mat3& R = d.site_xmat[id];
+        const Vec6 &a = d.acc[b], &f = d.force[b];
+        if (m.sensor_type[k] == SensorType::Accelerometer)  // the point's classical acceleration
+          put3(R.transpose() * (a.tail<3>() + a.head<3>().cross(p) +
+                                d.cvel[b].head<3>().cross(point_velocity_of(d, b, p))));
+        else if (m.sensor_type[k] == SensorType::Force)
+          put3(R.transpose() * f.tail<3>());
+        else  // the torque about the site
+          put3(R.transpose() * (f.head<3>() - p.cross(f.tail<3>())));
+        break;
+      }
       case SensorType::SubtreeCom:
       case SensorType::SubtreeLinVel:
       case SensorType::SubtreeAngMom: {

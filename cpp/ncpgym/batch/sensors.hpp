@@ -2,7 +2,10 @@
 // values from sensor_adr[k]), computed from a world's state after its step. The types are
 // MuJoCo's, with its definitions (XML reference, "sensor"); contact sensors read the forces
 // ncpgym's solver applied in the step (the impulses / h, docs/architecture.md "Reported
-// forces"), not MuJoCo's. A positive cutoff clamps a reading as MuJoCo does.
+// forces"), not MuJoCo's. Accelerometer, force and torque sensors read the step's mean
+// acceleration (u+ - u-) / h and its contact forces at the state after it: MuJoCo's
+// mj_rnePostConstraint (cacc, cfrc_int) with ncpgym's step in place of MuJoCo's. A positive
+// cutoff clamps a reading as MuJoCo does.
 #pragma once
 
 #include <vector>
@@ -13,10 +16,18 @@
 
 namespace ncpgym {
 
-// d: kinematics and velocities at (q, u) (body and site poses, cvel); contacts and their forces (normal and two
-// tangents per contact, N) from the last step, or none. Writes m.nsensordata values.
-void compute_sensors(const Model& m, const Data& d, const double* q, const double* u, const double* ctrl,
-                     const std::vector<Contact>* contacts, const double* contact_force, double* out);
+class Stepper;
+
+// d: kinematics and velocities at (q, u) (body and site poses, cvel). qacc (nv): the trees'
+// acceleration, read by accelerometer, force and torque sensors (may be null when the model
+// has none). stepper: the step that led to (q, u), whose contacts and contact forces touch,
+// force and torque sensors read; null: no contacts (after forward()). Uses d.acc and
+// d.force as scratch. Writes m.nsensordata values.
+void compute_sensors(const Model& m, Data& d, const double* q, const double* u, const double* ctrl,
+                     const double* qacc, const Stepper* stepper, double* out);
+
+// Whether the model has sensors that read an acceleration (accelerometer, force, torque).
+bool has_acceleration_sensors(const Model& m);
 
 // Whether the ray from p along dir (site frame: both already in it) meets the solid of a
 // site of MuJoCo geom type `type` (sphere 2, capsule 3, ellipsoid 4, cylinder 5, box 6) and

@@ -78,6 +78,10 @@ void eufm(const Model& m, Data& d, const double* q, const double* u, const doubl
 // MuJoCo's qfrc_bias + M qacc).
 void rnea(const Model& m, Data& d, const double* q, const double* u, const double* qacc,
           double* out);
+// RNEA's outward pass at the last kinematics() (with inertias) and velocities(): d.acc[b] =
+// each body's spatial acceleration with gravity as the base's (MuJoCo's cacc), d.force[b] =
+// M_b a_b + v_b x* M_b v_b, the force the body needs, not yet summed over its subtree.
+void body_forces(const Model& m, Data& d, const double* qacc);
 
 // Composite rigid-body algorithm (crba.cpp): d.M = mass matrix incl. armature (nv x nv).
 void crba(const Model& m, Data& d, const double* q);

@@ -5,10 +5,7 @@
 
 namespace ncpgym {
 
-void rnea(const Model& m, Data& d, const double* q, const double* u, const double* qacc,
-          double* out) {
-  kinematics(m, d, q);
-  velocities(m, d, u);
+void body_forces(const Model& m, Data& d, const double* qacc) {
   d.acc[0] << Vec3::Zero(), -m.gravity;  // gravity as a base acceleration
   for (int b = 1; b < m.nbody; ++b) {
     const int k = m.body_dofnum[b], da = m.body_dofadr[b];
@@ -17,6 +14,13 @@ void rnea(const Model& m, Data& d, const double* q, const double* u, const doubl
     d.acc[b] = a;
     d.force[b] = d.cinert[b] * a + cross_force(d.cvel[b], d.cinert[b] * d.cvel[b]);
   }
+}
+
+void rnea(const Model& m, Data& d, const double* q, const double* u, const double* qacc,
+          double* out) {
+  kinematics(m, d, q);
+  velocities(m, d, u);
+  body_forces(m, d, qacc);
   for (int b = m.nbody - 1; b > 0; --b) {
     const int k = m.body_dofnum[b], da = m.body_dofadr[b];
     for (int i = 0; i < k; ++i)

@@ -26,7 +26,7 @@ enum class EqualityType : int { Connect = 0, Weld = 1, Joint = 2, Tendon = 3 };
 enum class SensorType : int {
   Touch = 0, JointPos, JointVel, TendonPos, TendonVel, ActuatorPos, ActuatorVel, ActuatorFrc, FramePos, FrameQuat,
   Gyro, Velocimeter, FrameLinVel, FrameAngVel, FrameXAxis, FrameYAxis, FrameZAxis, SubtreeCom, SubtreeLinVel,
-  SubtreeAngMom
+  SubtreeAngMom, Accelerometer, Force, Torque
 };
 inline bool frame_sensor(SensorType t) {
   return t == SensorType::FramePos || t == SensorType::FrameQuat || t == SensorType::FrameLinVel ||
@@ -324,6 +324,9 @@ struct Model {
 inline int sensor_object_count(const Model& m, SensorType t, int objtype) {
   switch (t) {
     case SensorType::Touch:
+    case SensorType::Accelerometer:
+    case SensorType::Force:
+    case SensorType::Torque:
     case SensorType::Gyro:
     case SensorType::Velocimeter: return m.nsite;
     case SensorType::SubtreeCom:

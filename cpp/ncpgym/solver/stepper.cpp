@@ -55,6 +55,7 @@ Stepper::Stepper(std::shared_ptr<const Model> model, const SolverOptions& option
   dry_bound_.setZero(dry_friction_row_count(m));
   dry_friction_bounds(m, dry_bound_.data());
   tau_.setZero(m.nv);
+  qacc_.setZero(m.nv);
   extra_arm_.setZero(m.nv);
   u_tilde_.setZero(nvall_);
   u_.setZero(nvall_);
@@ -830,6 +831,7 @@ void Stepper::step(State& s) {
   if (opt_.max_speed > 0 && u_.lpNorm<Eigen::Infinity>() > opt_.max_speed)
     throw std::runtime_error("the solver diverged: a velocity exceeds max_speed (state left unchanged)");
   s.q = qn_;
+  qacc_ = (u_.head(m.nv) - s.u) / h;
   s.u = u_.head(m.nv);
   s.x = xn_;
   s.v = u_.tail(np3);

@@ -72,6 +72,9 @@ class Stepper {
   // Contact c's torsional and rolling friction as a world torque on its body 1 (zero for condim 3).
   Vec3 contact_torque(int c) const;
   const SolverStats& stats() const { return stats_; }
+  // The last step's mean acceleration (u+ - u-) / h of the trees (nv, zero before a step):
+  // what acceleration and force sensors read (batch/sensors.hpp).
+  const VecX& step_acceleration() const { return qacc_; }
   // The contact impulses this stepper starts the next step from (option warm_start): they
   // belong to the world stepped, so a Batch swaps each world's memory in and out.
   WarmStart& warm_start() { return warm_; }
@@ -192,6 +195,7 @@ class Stepper {
   std::vector<double> tree_speed_;  // per tree, the largest |u-| of its dofs (start_from_motion)
   VecX carried_;  // a refreshed step's contact multipliers of the last solve (step())
   VecX contact_force_;
+  VecX qacc_;  // step_acceleration()
   VecX dry_bound_;  // the force bound of each dry-friction row (dry_friction_rows.hpp)
   Eigen::Index nforce_ = 0;
   VecX tau_, extra_arm_, u_tilde_, u_, du_, qn_, sweep_, Hg_, tmp_;

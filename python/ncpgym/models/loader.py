@@ -387,7 +387,8 @@ _SENSORS = {_S.mjSENS_TOUCH: "touch", _S.mjSENS_JOINTPOS: "jointpos", _S.mjSENS_
             _S.mjSENS_FRAMEANGVEL: "frameangvel", _S.mjSENS_FRAMEXAXIS: "framexaxis",
             _S.mjSENS_FRAMEYAXIS: "frameyaxis", _S.mjSENS_FRAMEZAXIS: "framezaxis",
             _S.mjSENS_SUBTREECOM: "subtreecom", _S.mjSENS_SUBTREELINVEL: "subtreelinvel",
-            _S.mjSENS_SUBTREEANGMOM: "subtreeangmom"}
+            _S.mjSENS_SUBTREEANGMOM: "subtreeangmom", _S.mjSENS_ACCELEROMETER: "accelerometer",
+            _S.mjSENS_FORCE: "force", _S.mjSENS_TORQUE: "torque"}
 _FRAME_SENSORS = (_S.mjSENS_FRAMEPOS, _S.mjSENS_FRAMEQUAT, _S.mjSENS_FRAMELINVEL, _S.mjSENS_FRAMEANGVEL,
                   _S.mjSENS_FRAMEXAXIS, _S.mjSENS_FRAMEYAXIS, _S.mjSENS_FRAMEZAXIS)
 _FRAME_OBJECTS = {int(mujoco.mjtObj.mjOBJ_SITE): 0, int(mujoco.mjtObj.mjOBJ_BODY): 1,
