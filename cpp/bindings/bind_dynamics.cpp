@@ -114,12 +114,11 @@ void bind_dynamics(py::module_& mod) {
           add_passive_spring(m, q.data() + i * m.nq, o);
           add_passive_damping(m, u.data() + i * m.nv, o);
           add_tendon_passive(m, q.data() + i * m.nq, u.data() + i * m.nv, o);
-          if (!m.body_gravcomp.empty() || m.fluid_density != 0 || m.fluid_viscosity != 0) {
-            kinematics(m, d, q.data() + i * m.nq);
-            velocities(m, d, u.data() + i * m.nv);
-            add_passive_gravcomp(m, d, o);
-            add_passive_fluid(m, d, o);
-          }
+          kinematics(m, d, q.data() + i * m.nq);
+          velocities(m, d, u.data() + i * m.nv);
+          add_passive_gravcomp(m, d, o);
+          add_passive_fluid(m, d, o);
+          add_spatial_tendon_passive(m, d, u.data() + i * m.nv, o);
         }
         return out;
       },

@@ -672,6 +672,45 @@ void bind_model(py::module_& m) {
           "joints, with an optional range (limit rows), stiffness and damping (a spring slack within "
           "springlength), and frictionloss. Returns its id.")
       .def(
+          "add_spatial_tendon",
+          [](Builder& b, const py::list& path, py::object range, double stiffness, double damping, double frictionloss,
+             std::pair<double, double> springlength, const std::string& name) {
+            TendonSpec s;
+            for (const py::handle item : path) {
+              if (py::isinstance<py::int_>(item)) {
+                s.site.push_back(item.cast<int>());
+                s.coef.push_back(1.0);
+                if (s.site.back() < 0) throw std::invalid_argument("add_spatial_tendon: site id " + std::to_string(s.site.back()) + " does not exist");
+              } else {
+                auto pulley = item.cast<std::pair<std::string, double>>();
+                if (pulley.first != "pulley")
+                  throw std::invalid_argument("add_spatial_tendon: a path entry is a site id or ('pulley', divisor)");
+                s.site.push_back(-1);
+                s.coef.push_back(pulley.second);
+              }
+            }
+            if (!range.is_none()) {
+              auto r = range.cast<std::pair<double, double>>();
+              s.limited = true;
+              s.range_lo = r.first;
+              s.range_hi = r.second;
+            }
+            s.stiffness = stiffness;
+            s.damping = damping;
+            s.frictionloss = frictionloss;
+            s.springlength_lo = springlength.first;
+            s.springlength_hi = springlength.second;
+            s.name = name;
+            return b.add_spatial_tendon(s);
+          },
+          py::arg("path"), py::arg("range") = py::none(), py::arg("stiffness") = 0.0, py::arg("damping") = 0.0,
+          py::arg("frictionloss") = 0.0, py::arg("springlength") = std::pair<double, double>(0.0, 0.0),
+          py::arg("name") = "",
+          "A spatial tendon (MJCF <tendon><spatial>) through sites: path lists site ids and ('pulley', "
+          "divisor) entries (each branch: two sites or more); its length is the sum of the straight "
+          "segments between consecutive sites, each divided by the divisor of the last pulley before it. "
+          "range, stiffness, damping, springlength and frictionloss as add_fixed_tendon. Returns its id.")
+      .def(
           "set_principal_inertia",
           [](Builder& b, int body, const Eigen::Vector4d& iquat, const Vec3& principal) {
             b.set_principal_inertia(body, quat_from(iquat), principal);

@@ -64,15 +64,15 @@ def test_urdf_talos_fixed_and_floating(model_paths):
 def test_unsupported_features_are_dropped_with_a_warning_when_not_strict(caplog):
     xml = """<mujoco><option viscosity="0.5"/><worldbody><body name="a">
     <joint name="j" type="hinge"/><geom size="0.1"/><site name="s"/></body></worldbody>
-    <sensor><jointpos joint="j"/><accelerometer site="s"/></sensor></mujoco>"""
+    <sensor><jointpos joint="j"/><rangefinder site="s"/></sensor></mujoco>"""
     mj = mujoco.MjModel.from_xml_string(xml)
     with pytest.raises(UnsupportedFeatureError, match="sensor") as e:  # never dropped silently
         ncpgym.models.from_mujoco(mj)
-    assert "sensor '' (mjSENS_ACCELEROMETER): this sensor type is not computed yet" in str(e.value)
+    assert "sensor '' (mjSENS_RANGEFINDER): this sensor type is not computed yet" in str(e.value)
     with caplog.at_level(logging.WARNING, logger="ncpgym"):
         m = ncpgym.models.from_mujoco(mj, strict=False)
     assert m.nv == 1 and "not computed yet" in caplog.text
-    assert m.nsensor == 1  # the joint-position sensor loads; the accelerometer is dropped
+    assert m.nsensor == 1  # the joint-position sensor loads; the rangefinder is dropped
 
 
 def test_missing_file(tmp_path):
@@ -108,19 +108,6 @@ def test_unsupported_geom_named(tmp_path):
       <geom size='.1'/></body></worldbody></mujoco>""")
     with pytest.raises(UnsupportedFeatureError, match="geom 'ground'.*HFIELD"):
         ncpgym.load_model(p)
-
-
-def test_spatial_tendon_with_stiffness_rejected_and_an_idle_one_noted(tmp_path, caplog):
-    xml = """<mujoco><worldbody><site name='top' pos='0 0 1'/><body name='b'><joint name='j' type='hinge'/>
-      <geom type='sphere' size='.1'/><site name='s'/></body></worldbody>
-      <tendon><spatial name='t' stiffness='{k}'><site site='top'/><site site='s'/></spatial></tendon></mujoco>"""
-    p = tmp_path / "tendon.xml"
-    p.write_text(xml.format(k=10))
-    with pytest.raises(UnsupportedFeatureError, match="tendon 't': a spatial tendon"):
-        ncpgym.load_model(p)
-    with caplog.at_level(logging.INFO, logger="ncpgym"):
-        m = ncpgym.load_model(xml.format(k=0))
-    assert m.ntendon == 0 and "tendon 't' has no effect on the dynamics and is ignored" in caplog.text
 
 
 def test_position_servo_and_ref_carried_over(tmp_path):
@@ -592,7 +579,7 @@ def test_urdf_inertia_repairs_are_logged_and_only_applied_when_needed(tmp_path, 
 
 
 SENSOR_MJCF = """<mujoco><worldbody><body><joint name="hinge" type="hinge"/>
-  <geom type="sphere" size="0.1" mass="1"/><site name="s"/></body></worldbody><sensor><accelerometer site="s"/></sensor></mujoco>"""
+  <geom type="sphere" size="0.1" mass="1"/><site name="s"/></body></worldbody><sensor><rangefinder site="s"/></sensor></mujoco>"""
 
 
 def test_load_model_names_its_source_in_refusals_and_notes_for_every_kind_of_input(tmp_path, caplog):
@@ -1026,8 +1013,8 @@ def test_equalities_load_with_their_bodies_compliance_and_active_flag_or_are_ref
     np.testing.assert_allclose(m.eq_compliance, [0.0, 1e-3, 2e-3, 0.0, 0.0], rtol=1e-15)
     assert [(int(a), int(b)) for a, b in zip(m.eq_obj1, m.eq_obj2)] == [(1, 2), (3, 0), (1, 0), (1, 3), (0, 1)]
     reasons = ["equality 'damped' (mjEQ_WELD): solref damping -5.0 (only a stiffness, -k 0, is supported)",
-               "equality 'soft' (mjEQ_WELD): solref (0.05, 1.0) (softness through MuJoCo's effective mass; "
-               "use solref='-stiffness 0' for a compliant constraint)",
+               "equality 'soft' (mjEQ_WELD): solref (0.05, 1.0) (softer than MuJoCo's default (0.02, 1), "
+               "through MuJoCo's effective mass; use solref='-stiffness 0' for a compliant constraint)",
                "equality 'sites' (mjEQ_WELD): defined between sites",
                "equality 'tq' (mjEQ_WELD): torquescale 0.5"]
     warnings = [r.getMessage() for r in caplog.records]

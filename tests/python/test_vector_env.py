@@ -549,8 +549,8 @@ def test_model_bytes_that_are_not_a_model_are_refused_clearly():
         Model.from_bytes(data + b"\0")
     with pytest.raises(ValueError, match="not an ncpgym Model"):
         Model.from_bytes(b"PK" + data[2:])
-    with pytest.raises(ValueError, match="format version 7"):
-        Model.from_bytes(data[:8] + (7).to_bytes(4, "little") + data[12:])
+    with pytest.raises(ValueError, match="format version 8"):
+        Model.from_bytes(data[:8] + (8).to_bytes(4, "little") + data[12:])
 
 
 def test_the_fused_observation_record_travels_with_get_state_and_serves_partial_resets():

@@ -200,8 +200,8 @@ void compute_sensors(const Model& m, Data& d, const double* q, const double* u, 
         break;
       case SensorType::JointPos: o[0] = q[m.jnt_qposadr[id]]; break;
       case SensorType::JointVel: o[0] = u[m.jnt_dofadr[id]]; break;
-      case SensorType::TendonPos: o[0] = tendon_length(m, id, q); break;
-      case SensorType::TendonVel: o[0] = tendon_rate(m, id, u); break;
+      case SensorType::TendonPos: o[0] = tendon_length(m, d, id, q); break;
+      case SensorType::TendonVel: o[0] = tendon_rate(m, d, id, u); break;
       case SensorType::ActuatorPos: o[0] = scale * m.act_gear[id] * actuated_coordinate(m, id, q); break;
       case SensorType::ActuatorVel: o[0] = scale * m.act_gear[id] * actuated_rate(m, id, u); break;
       case SensorType::ActuatorFrc:

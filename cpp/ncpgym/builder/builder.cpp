@@ -282,6 +282,7 @@ int Builder::add_tendon_actuator(int tendon, double gear, bool ctrllimited, doub
                                  double ctrlgain, double bias0, double kp, double kv, const std::string& name) {
   const std::string who = label("actuator", m_.nu, name);
   require(tendon >= 0 && tendon < m_.ntendon, who + ": tendon id " + std::to_string(tendon) + " does not exist");
+  require(!spatial_tendon(m_, tendon), who + ": actuators on spatial tendons are not supported yet");
   require(std::isfinite(gear) && std::isfinite(ctrlgain) && std::isfinite(bias0) && kp >= 0 && kv >= 0,
           who + ": non-finite gain or negative kp, kv");
   if (ctrllimited) require(ctrl_lo <= ctrl_hi, who + ": ctrl range lower bound exceeds upper bound");
@@ -538,6 +539,8 @@ int Builder::add_tendon_coupling(int tendon1, int tendon2, const std::array<doub
   const std::string who = label("tendon equality", m_.neq, name);
   require(tendon1 >= 0 && tendon1 < m_.ntendon && tendon2 >= -1 && tendon2 < m_.ntendon, who + ": tendon does not exist");
   require(tendon1 != tendon2, who + ": couples tendon " + std::to_string(tendon1) + " to itself");
+  require(!spatial_tendon(m_, tendon1) && (tendon2 < 0 || !spatial_tendon(m_, tendon2)),
+          who + ": couplings of spatial tendons are not supported yet");
   for (double c : polycoef) require(std::isfinite(c), who + ": non-finite polycoef");
   require(std::isfinite(compliance) && compliance >= 0, who + ": compliance must be >= 0 and finite");
   add_equality(m_, EqualityType::Tendon, tendon1, tendon2, Vec3::Zero(), Vec3::Zero(), Quat::Identity(), polycoef,
@@ -576,17 +579,53 @@ int Builder::add_fixed_tendon(const TendonSpec& s) {
             who + ": a fixed tendon spans hinge and slide joints only");
     require(std::isfinite(s.coef[k]), who + ": non-finite coefficient");
   }
+  check_tendon_parameters(s, who);
+  m_.tendon_adr.push_back(static_cast<int>(m_.tendon_obj.size()));
+  m_.tendon_num.push_back(static_cast<int>(s.joint.size()));
+  for (size_t k = 0; k < s.joint.size(); ++k) {
+    m_.tendon_wrap.push_back(TendonWrap::Joint);
+    m_.tendon_obj.push_back(m_.jnt_dofadr[s.joint[k]]);
+    m_.tendon_coef.push_back(s.coef[k]);
+  }
+  return push_tendon_parameters(s);
+}
+
+int Builder::add_spatial_tendon(const TendonSpec& s) {
+  const std::string who = label("tendon", m_.ntendon, s.name);
+  require(s.site.size() == s.coef.size(), who + ": needs a divisor (coef) per path entry");
+  int branch = 0;  // sites since the last pulley
+  for (size_t k = 0; k < s.site.size(); ++k) {
+    if (s.site[k] < 0) {
+      require(k > 0 && branch >= 2, who + ": each branch (the path's start, or a pulley) needs at least two sites");
+      require(std::isfinite(s.coef[k]) && s.coef[k] > 0, who + ": a pulley's divisor must be > 0");
+      branch = 0;
+      continue;
+    }
+    require(s.site[k] < m_.nsite, who + ": site id " + std::to_string(s.site[k]) + " does not exist");
+    ++branch;
+  }
+  require(branch >= 2, who + ": each branch (the path's start, or a pulley) needs at least two sites");
+  check_tendon_parameters(s, who);
+  m_.tendon_adr.push_back(static_cast<int>(m_.tendon_obj.size()));
+  m_.tendon_num.push_back(static_cast<int>(s.site.size()));
+  for (size_t k = 0; k < s.site.size(); ++k) {
+    const bool pulley = s.site[k] < 0;
+    m_.tendon_wrap.push_back(pulley ? TendonWrap::Pulley : TendonWrap::Site);
+    m_.tendon_obj.push_back(pulley ? -1 : s.site[k]);
+    m_.tendon_coef.push_back(pulley ? s.coef[k] : 1.0);
+  }
+  return push_tendon_parameters(s);
+}
+
+void Builder::check_tendon_parameters(const TendonSpec& s, const std::string& who) const {
   for (double v : {s.range_lo, s.range_hi, s.stiffness, s.damping, s.frictionloss, s.springlength_lo, s.springlength_hi})
     require(std::isfinite(v), who + ": non-finite parameter");
   require(s.stiffness >= 0 && s.damping >= 0 && s.frictionloss >= 0, who + ": stiffness, damping, frictionloss must be >= 0");
   if (s.limited) require(s.range_lo <= s.range_hi, who + ": range lower bound exceeds upper bound");
   require(s.springlength_lo <= s.springlength_hi, who + ": spring length lower bound exceeds upper bound");
-  m_.tendon_adr.push_back(static_cast<int>(m_.tendon_dof.size()));
-  m_.tendon_num.push_back(static_cast<int>(s.joint.size()));
-  for (size_t k = 0; k < s.joint.size(); ++k) {
-    m_.tendon_dof.push_back(m_.jnt_dofadr[s.joint[k]]);
-    m_.tendon_coef.push_back(s.coef[k]);
-  }
+}
+
+int Builder::push_tendon_parameters(const TendonSpec& s) {
   m_.tendon_limited.push_back(s.limited ? 1 : 0);
   m_.tendon_range.push_back(s.range_lo);
   m_.tendon_range.push_back(s.range_hi);

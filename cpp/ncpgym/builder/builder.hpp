@@ -30,8 +30,9 @@ struct JointSpec {
 // make the passive force -k (L - L_s) - b dL/dt, L_s the nearest point of
 // [springlength_lo, springlength_hi].
 struct TendonSpec {
-  std::vector<int> joint;
-  std::vector<double> coef;
+  std::vector<int> joint;    // fixed: the joints, with coef
+  std::vector<double> coef;  // fixed: a coefficient per joint; spatial: a pulley's divisor, 1 for a site
+  std::vector<int> site;     // spatial: the path's sites, -1 for a pulley
   bool limited = false;
   double range_lo = 0, range_hi = 0;
   double stiffness = 0, damping = 0, frictionloss = 0;
@@ -162,6 +163,8 @@ class Builder {
   // mass, a passive force (1 cancels its weight, 0 none, other values scale it).
   void set_gravcomp(int body, double weight);
   int add_fixed_tendon(const TendonSpec& spec);
+  // A spatial tendon through spec.site (pulleys: -1 with their divisor in spec.coef).
+  int add_spatial_tendon(const TendonSpec& spec);
   // A body's principal axes of inertia (rotation to the body frame) and moments, as MuJoCo's
   // compiler chose them (its body_iquat, body_inertia); checked against the body's inertia.
   // Otherwise they come from an eigendecomposition, whose axes within a plane of equal
@@ -201,6 +204,9 @@ class Builder {
   // appends actuator arrays' entries (validated by the caller); returns the id
   int push_actuator(ActuatorType type, int joint, int tendon, double gear, bool ctrllimited, double lo, double hi,
                     double kp, double kv, double ctrlgain, double bias0, const std::string& name);  // nactgroup from the tetrahedra's, rod nodes' and hinges' groups
+  // a tendon's range, spring, damper and friction: validated, then appended (returns the id)
+  void check_tendon_parameters(const TendonSpec& s, const std::string& who) const;
+  int push_tendon_parameters(const TendonSpec& s);
   // an elastic stretching row between two particles at their initial distance (rods, shells)
   void add_stretch(int p1, int p2, double compliance);
   Model m_;

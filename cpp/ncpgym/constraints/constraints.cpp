@@ -69,6 +69,10 @@ bool Constraints::flag_posed_bodies(const std::vector<Contact>& contacts) {
       flag(m_.eq_obj1[e]);
       flag(m_.eq_obj2[e]);
     }
+  for (int t = 0; t < m_.ntendon; ++t)  // spatial tendons' limit and friction rows read their sites
+    if (spatial_tendon(m_, t) && (m_.tendon_limited[t] || m_.tendon_frictionloss[t] > 0))
+      for (int k = m_.tendon_adr[t]; k < m_.tendon_adr[t] + m_.tendon_num[t]; ++k)
+        if (m_.tendon_wrap[k] == TendonWrap::Site) flag(m_.site_body[m_.tendon_obj[k]]);
   for (int b = m_.nbody - 1; b > 0; --b)  // parents come first (parent < child)
     if (posed_[b]) posed_[m_.body_parent[b]] = 1;
   return any;
@@ -82,8 +86,8 @@ void Constraints::evaluate(Data& d, const VecX& q, const VecX& x, const std::vec
   rows.J.clear();
   contact_rows(m_, d, x, contacts, thickness_, rows);
   spin_roll_rows(m_, d, contacts, rows);
-  limit_rows(m_, q, limits, rows);
-  dry_friction_rows(m_, rows);
+  limit_rows(m_, d, q, limits, rows);
+  dry_friction_rows(m_, d, rows);
   springs_.append(q, rows);
   distance_rows(m_, x, rows);
   attachment_rows(m_, d, x, rows);

@@ -11,7 +11,7 @@ int dry_friction_row_count(const Model& m) {
   return n;
 }
 
-void dry_friction_rows(const Model& m, Rows& rows) {
+void dry_friction_rows(const Model& m, const Data& d, Rows& rows) {
   for (int d = 0; d < m.nv; ++d) {
     if (!(m.dof_frictionloss[d] > 0)) continue;
     rows.J.push(d, 1.0);
@@ -19,7 +19,7 @@ void dry_friction_rows(const Model& m, Rows& rows) {
   }
   for (int t = 0; t < m.ntendon; ++t) {
     if (!(m.tendon_frictionloss[t] > 0)) continue;
-    add_tendon_row(m, t, 1.0, rows.J);
+    add_tendon_row(m, d, t, 1.0, rows.J);
     rows.J.end_row();
   }
 }

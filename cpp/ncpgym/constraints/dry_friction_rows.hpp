@@ -9,14 +9,15 @@
 #pragma once
 
 #include "ncpgym/constraints/rows.hpp"
+#include "ncpgym/dynamics/data.hpp"
 #include "ncpgym/model/model.hpp"
 
 namespace ncpgym {
 
 int dry_friction_row_count(const Model& m);
 
-// Appends the rows: dofs in order, then tendons in order.
-void dry_friction_rows(const Model& m, Rows& rows);
+// Appends the rows: dofs in order, then tendons in order (spatial ones at d's poses).
+void dry_friction_rows(const Model& m, const Data& d, Rows& rows);
 
 // The force bound of each row, in the rows' order (dry_friction_rows).
 void dry_friction_bounds(const Model& m, double* bound);

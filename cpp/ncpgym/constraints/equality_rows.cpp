@@ -113,8 +113,8 @@ void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows) {
         const double poly = coupling(m.eq_polycoef[e], o2 >= 0, o2 >= 0 ? L(o2, q.data()) - L(o2, m.qpos0.data()) : 0.0, slope);
         rows.C[r] = L(o1, q.data()) - L(o1, m.qpos0.data()) - poly;
         rows.E[r] = E;
-        add_tendon_row(m, o1, 1.0, rows.J);
-        if (o2 >= 0) add_tendon_row(m, o2, -slope, rows.J);
+        add_tendon_row(m, d, o1, 1.0, rows.J);
+        if (o2 >= 0) add_tendon_row(m, d, o2, -slope, rows.J);
         rows.J.end_row();
         ++r;
         break;

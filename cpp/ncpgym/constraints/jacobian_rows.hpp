@@ -4,17 +4,10 @@
 
 #include "ncpgym/constraints/rows.hpp"
 #include "ncpgym/dynamics/data.hpp"
+#include "ncpgym/dynamics/tendon.hpp"
 #include "ncpgym/model/model.hpp"
 
 namespace ncpgym {
-
-// The velocity of the world point p due to a unit rate of dof j: the dof's world twist
-// [w; v_O] moved to p, v = v_O + w x p (a column of the point's Jacobian J_p).
-inline Vec3 point_velocity(const Data& d, int j, const Vec3& p) {
-  const auto S = d.cdof.col(j);
-  const Vec3 w = S.head<3>();
-  return S.tail<3>() + w.cross(p);
-}
 
 // Adds sign * dir^T J_p(u) to the open row, where J_p is the Jacobian of the world point p
 // fixed to `body` (columns: the dofs on its path). Shared dofs of two bodies give duplicate
@@ -30,9 +23,10 @@ inline void add_rotation_row(const Model& m, const Data& d, int body, const Vec3
   for (int j = m.body_lastdof[body]; j >= 0; j = m.dof_parent[j]) out.push(j, sign * dir.dot(d.cdof.col(j).head<3>()));
 }
 
-// Adds scale * J_t to the open row: fixed tendon t's rate (dynamics/tendon.hpp).
-inline void add_tendon_row(const Model& m, int t, double scale, SparseRows& out) {
-  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) out.push(m.tendon_dof[k], scale * m.tendon_coef[k]);
+// Adds scale * J_t to the open row: tendon t's rate (dynamics/tendon.hpp; a spatial one at
+// d's poses).
+inline void add_tendon_row(const Model& m, const Data& d, int t, double scale, SparseRows& out) {
+  tendon_jacobian(m, d, t, scale, [&](int j, double c) { out.push(j, c); });
 }
 
 // Adds sign * dir^T to the open row at particle p's velocity (columns after the trees').

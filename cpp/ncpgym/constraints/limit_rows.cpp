@@ -24,7 +24,7 @@ void near_bounds(double value, const double* range, double reach, int id, std::v
 
 }  // namespace
 
-void collect_limits(const Model& m, const VecX& q, const VecX& u_tilde, double margin, double h, LimitSet& out) {
+void collect_limits(const Model& m, const Data& d, const VecX& q, const VecX& u_tilde, double margin, double h, LimitSet& out) {
   out.joint.clear();
   out.tendon.clear();
   out.kind.clear();
@@ -34,11 +34,11 @@ void collect_limits(const Model& m, const VecX& q, const VecX& u_tilde, double m
                   out.joint, out.kind);
   for (int t = 0; t < m.ntendon; ++t)
     if (m.tendon_limited[t])
-      near_bounds(tendon_length(m, t, q.data()), &m.tendon_range[2 * t],
-                  margin + h * std::abs(tendon_rate(m, t, u_tilde.data())), t, out.tendon, out.kind);
+      near_bounds(tendon_length(m, d, t, q.data()), &m.tendon_range[2 * t],
+                  margin + h * std::abs(tendon_rate(m, d, t, u_tilde.data())), t, out.tendon, out.kind);
 }
 
-void limit_rows(const Model& m, const VecX& q, const LimitSet& limits, Rows& rows) {
+void limit_rows(const Model& m, const Data& d, const VecX& q, const LimitSet& limits, Rows& rows) {
   int r = rows.J.rows();
   const int nj = static_cast<int>(limits.joint.size());
   for (int l = 0; l < nj; ++l, ++r) {
@@ -51,10 +51,10 @@ void limit_rows(const Model& m, const VecX& q, const LimitSet& limits, Rows& row
   }
   for (int l = nj; l < limits.count(); ++l, ++r) {
     const int t = limits.tendon[l - nj];
-    const double L = tendon_length(m, t, q.data());
+    const double L = tendon_length(m, d, t, q.data());
     const bool lower = limits.kind[l] == RowKind::LimitLower;
     rows.C[r] = lower ? L - m.tendon_range[2 * t] : m.tendon_range[2 * t + 1] - L;
-    add_tendon_row(m, t, lower ? 1.0 : -1.0, rows.J);
+    add_tendon_row(m, d, t, lower ? 1.0 : -1.0, rows.J);
     rows.J.end_row();
   }
 }

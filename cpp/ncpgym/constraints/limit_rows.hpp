@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ncpgym/constraints/rows.hpp"
+#include "ncpgym/dynamics/data.hpp"
 #include "ncpgym/model/model.hpp"
 
 namespace ncpgym {
@@ -18,10 +19,11 @@ struct LimitSet {
   int count() const { return static_cast<int>(kind.size()); }
 };
 
-// Limits within margin + h |u~| of their bound at q (u~: the unconstrained velocity).
-void collect_limits(const Model& m, const VecX& q, const VecX& u_tilde, double margin, double h, LimitSet& out);
+// Limits within margin + h |u~| of their bound at q (u~: the unconstrained velocity); d holds
+// the poses at q (spatial tendons read their sites).
+void collect_limits(const Model& m, const Data& d, const VecX& q, const VecX& u_tilde, double margin, double h, LimitSet& out);
 
-// Appends the rows of `limits` at q.
-void limit_rows(const Model& m, const VecX& q, const LimitSet& limits, Rows& rows);
+// Appends the rows of `limits` at q (d: the poses at q of the bodies spatial tendons read).
+void limit_rows(const Model& m, const Data& d, const VecX& q, const LimitSet& limits, Rows& rows);
 
 }  // namespace ncpgym

@@ -73,6 +73,7 @@ void aba_posed(const Model& m, Data& d, const double* q, const double* u, const 
   if (passive != Passive::None) {
     add_passive_gravcomp(m, d, d.tau.data());
     add_passive_fluid(m, d, d.tau.data());
+    add_spatial_tendon_passive(m, d, u, d.tau.data());
   }
   // Second recursion (eqs. 10-11).
   inward<true>(m, d, extra_armature);

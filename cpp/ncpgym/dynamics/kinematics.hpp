@@ -21,6 +21,14 @@ void copy_poses(const Data& from, Data& to);
 // The body inertias cinert at d's poses: with copy_poses, kinematics(inertia = true).
 void body_inertias(const Model& m, Data& d);
 
+// The velocity of the world point p due to a unit rate of dof j at d's poses: the dof's
+// world twist [w; v_O] moved to p, v = v_O + w x p (a column of the point's Jacobian J_p).
+inline Vec3 point_velocity(const Data& d, int j, const Vec3& p) {
+  const auto S = d.cdof.col(j);
+  const Vec3 w = S.head<3>();
+  return S.tail<3>() + w.cross(p);
+}
+
 // Body spatial velocities cvel, velocity-product accelerations cbias (the F-dot q-dot
 // term of eq. 12) and their running sum cacc0, at velocity u (nv). Needs kinematics().
 void velocities(const Model& m, Data& d, const double* u);

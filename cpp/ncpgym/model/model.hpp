@@ -28,6 +28,9 @@ enum class SensorType : int {
   Gyro, Velocimeter, FrameLinVel, FrameAngVel, FrameXAxis, FrameYAxis, FrameZAxis, SubtreeCom, SubtreeLinVel,
   SubtreeAngMom, Accelerometer, Force, Torque
 };
+// A tendon term (Model.tendon_wrap): MuJoCo's wrap types joint, site and pulley.
+enum class TendonWrap : int { Joint = 0, Site, Pulley };
+
 inline bool frame_sensor(SensorType t) {
   return t == SensorType::FramePos || t == SensorType::FrameQuat || t == SensorType::FrameLinVel ||
          t == SensorType::FrameAngVel || t == SensorType::FrameXAxis || t == SensorType::FrameYAxis ||
@@ -270,14 +273,18 @@ struct Model {
   std::vector<double> eq_compliance;
   std::vector<unsigned char> eq_active;
   std::vector<std::string> eq_name;
-  // Fixed tendons (MJCF <tendon><fixed>, model/tendon.hpp): length L = sum_k coef_k q_k over
-  // hinge and slide joints, so their row J_t (the coefficients on the joints' dofs) is
-  // constant. Limits are unilateral rows (constraints/limit_rows.cpp), frictionloss dry-friction
-  // rows, stiffness and damping passive forces J_t^T f (solver/stepper.cpp).
+  // Tendons (MJCF <tendon>, dynamics/tendon.hpp). A fixed tendon's terms are joints: length
+  // L = sum_k coef_k q_k over hinge and slide joints, so its row J_t (the coefficients on the
+  // joints' dofs) is constant. A spatial tendon's terms are sites, with pulleys: L is the sum
+  // of the straight segments between consecutive sites, each divided by the divisor of the
+  // last pulley before it (1 before any), and J_t comes from the sites' point Jacobians.
+  // Limits are unilateral rows (constraints/limit_rows.cpp), frictionloss dry-friction rows,
+  // stiffness and damping passive forces J_t^T f (solver/stepper.cpp, dynamics/aba.cpp).
   int ntendon = 0;
-  std::vector<int> tendon_adr, tendon_num;  // the tendon's terms in tendon_dof / tendon_coef
-  std::vector<int> tendon_dof;              // a term's joint, by its dof (qpos: dof_qposadr)
-  std::vector<double> tendon_coef;
+  std::vector<int> tendon_adr, tendon_num;  // the tendon's terms in tendon_wrap / tendon_obj / tendon_coef
+  std::vector<TendonWrap> tendon_wrap;      // a term's kind: all Joint (fixed), or Site and Pulley (spatial)
+  std::vector<int> tendon_obj;              // a joint term's dof (qpos: dof_qposadr), a site term's site, -1
+  std::vector<double> tendon_coef;          // a joint term's coefficient, a pulley's divisor, 1 for a site
   std::vector<int> tendon_limited;
   std::vector<double> tendon_range;         // 2 * ntendon
   std::vector<double> tendon_stiffness, tendon_damping, tendon_frictionloss;
@@ -318,6 +325,9 @@ struct Model {
 
   double total_mass() const;
 };
+
+// Whether tendon t is spatial (sites and pulleys) rather than fixed (joints).
+inline bool spatial_tendon(const Model& m, int t) { return m.tendon_wrap[m.tendon_adr[t]] != TendonWrap::Joint; }
 
 // How many objects a sensor of this type (and frame object type) may name: joints, tendons,
 // actuators, sites, bodies or geoms (model.hpp, sensor_objtype).

@@ -10,9 +10,9 @@ namespace ncpgym {
 namespace {
 
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
-constexpr std::uint32_t kVersion = 6;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
+constexpr std::uint32_t kVersion = 7;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
                                         // 5: geom rotations and listed geom pairs; 6: contact parameters, pairs, dry friction,
-                                        // force ranges, fixed tendons
+                                        // force ranges, fixed tendons; 7: spatial tendons
 
 // Writing: values appended to a string.
 struct Out {
@@ -162,7 +162,7 @@ void model_fields(Ar& ar, M& m) {
   ar(m.neq), ar(m.eq_type), ar(m.eq_obj1), ar(m.eq_obj2), ar(m.eq_anchor1), ar(m.eq_anchor2), ar(m.eq_relquat);
   ar(m.eq_polycoef), ar(m.eq_compliance), ar(m.eq_active), ar(m.eq_name), ar(m.exclude_pairs);
   ar(m.geom_pairs);
-  ar(m.ntendon), ar(m.tendon_adr), ar(m.tendon_num), ar(m.tendon_dof), ar(m.tendon_coef), ar(m.tendon_limited);
+  ar(m.ntendon), ar(m.tendon_adr), ar(m.tendon_num), ar(m.tendon_wrap), ar(m.tendon_obj), ar(m.tendon_coef), ar(m.tendon_limited);
   ar(m.tendon_range), ar(m.tendon_stiffness), ar(m.tendon_damping), ar(m.tendon_frictionloss);
   ar(m.tendon_springlength), ar(m.tendon_name), ar(m.dof_qposadr);
   // options
@@ -173,7 +173,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 4168,
+static_assert(sizeof(Model) == 4192,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -301,12 +301,18 @@ void check_sizes(const Model& m) {
                            {m.tendon_springlength.size() / 2, "tendon_springlength"}, {m.tendon_name.size(), "tendon_name"}})
     need(got, m.ntendon, name);
   need(m.dof_qposadr.size(), m.nv, "dof_qposadr");
-  need(m.tendon_coef.size(), static_cast<long>(m.tendon_dof.size()), "tendon_coef");
+  need(m.tendon_coef.size(), static_cast<long>(m.tendon_obj.size()), "tendon_coef");
+  need(m.tendon_wrap.size(), static_cast<long>(m.tendon_obj.size()), "tendon_wrap");
   for (int t = 0; t < m.ntendon; ++t)
-    if (m.tendon_adr[t] < 0 || m.tendon_num[t] < 0 || m.tendon_adr[t] + m.tendon_num[t] > static_cast<int>(m.tendon_dof.size()))
+    if (m.tendon_adr[t] < 0 || m.tendon_num[t] < 1 || m.tendon_adr[t] + m.tendon_num[t] > static_cast<int>(m.tendon_obj.size()))
       throw std::invalid_argument("model bytes corrupt: tendon terms out of range");
-  for (const int d : m.tendon_dof)
-    if (d < 0 || d >= nv || m.dof_qposadr[d] < 0) throw std::invalid_argument("model bytes corrupt: tendon_dof out of range");
+  for (size_t k = 0; k < m.tendon_obj.size(); ++k) {
+    const int o = m.tendon_obj[k];
+    const bool ok = m.tendon_wrap[k] == TendonWrap::Joint  ? o >= 0 && o < nv && m.dof_qposadr[o] >= 0
+                    : m.tendon_wrap[k] == TendonWrap::Site ? o >= 0 && o < m.nsite
+                                                           : m.tendon_wrap[k] == TendonWrap::Pulley && m.tendon_coef[k] > 0;
+    if (!ok) throw std::invalid_argument("model bytes corrupt: tendon term out of range");
+  }
   for (const auto& [g1, g2] : m.pair_geom)
     if (g1 < 0 || g2 <= g1 || g2 >= ng) throw std::invalid_argument("model bytes corrupt: pair_geom out of range");
 }

@@ -275,7 +275,7 @@ def _add_equality(b, mjm, e: int, unsupported: list[str], tendon_map: dict[int, 
     elif kind == mujoco.mjtEq.mjEQ_JOINT:
         b.add_joint_coupling(o1, o2, list(data[0:5]), compliance=compliance, active=active, name=name)
     elif kind == mujoco.mjtEq.mjEQ_TENDON:
-        if o1 not in tendon_map or (o2 >= 0 and o2 not in tendon_map):
+        if any(o >= 0 and (o not in tendon_map or _spatial(mjm, o)) for o in (o1, o2)):
             unsupported.append(f"{who}: on a spatial tendon")
             return
         b.add_tendon_coupling(tendon_map[o1], tendon_map[o2] if o2 >= 0 else -1, list(data[0:5]),
@@ -293,7 +293,7 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
         name = _name(mjm, mujoco.mjtObj.mjOBJ_ACTUATOR, a)
         trn = int(mjm.actuator_trntype[a])
         target = int(mjm.actuator_trnid[a, 0])
-        if trn == int(mujoco.mjtTrn.mjTRN_TENDON) and target not in tendon_map:
+        if trn == int(mujoco.mjtTrn.mjTRN_TENDON) and (target not in tendon_map or _spatial(mjm, target)):
             unsupported.append(f"actuator '{name}': on a spatial tendon")
             continue
         if trn not in (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_TENDON)):
@@ -345,33 +345,48 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
     return act_map
 
 
+_W = mujoco.mjtWrap
+_SPATIAL_WRAPS = {int(_W.mjWRAP_SITE), int(_W.mjWRAP_PULLEY)}
+
+
+def _spatial(mjm, t: int) -> bool:
+    return int(mjm.wrap_type[mjm.tendon_adr[t]]) != int(_W.mjWRAP_JOINT)
+
+
 def _add_tendon(b, mjm, t: int, unsupported: list[str], notes: list[str]) -> int | None:
-    """A fixed tendon with its limits, stiffness, damping and frictionloss (ncpgym's
-    Builder.add_fixed_tendon). Refused: spatial tendons that change the dynamics (passive
-    spatial tendons are ignored with a note, as MuJoCo applies nothing through them), and
-    tendon actuators and tendon equalities (checked where those are read)."""
+    """A fixed tendon (Builder.add_fixed_tendon) or a spatial one through sites and pulleys
+    (Builder.add_spatial_tendon), with its limits, stiffness, damping and frictionloss.
+    Refused: spatial tendons wrapping around geoms that change the dynamics (passive ones are
+    ignored with a note, as MuJoCo applies nothing through them); actuators and equalities
+    on spatial tendons are refused where those are read (they need a fixed tendon)."""
     name = _name(mjm, mujoco.mjtObj.mjOBJ_TENDON, t)
     adr, num = int(mjm.tendon_adr[t]), int(mjm.tendon_num[t])
-    types = {int(w) for w in mjm.wrap_type[adr:adr + num]}
+    types = [int(w) for w in mjm.wrap_type[adr:adr + num]]
     acts = (mjm.tendon_stiffness[t] != 0 or mjm.tendon_damping[t] != 0 or mjm.tendon_limited[t]
             or mjm.tendon_frictionloss[t] != 0 or _nonzero(mjm, "tendon_actfrclimited", t)
             or _nonzero(mjm, "tendon_dampingpoly", t) or _nonzero(mjm, "tendon_stiffnesspoly", t))
-    if types != {int(mujoco.mjtWrap.mjWRAP_JOINT)}:
+    fixed = set(types) == {int(_W.mjWRAP_JOINT)}
+    if not fixed and not set(types) <= _SPATIAL_WRAPS:
         if acts:
-            unsupported.append(f"tendon '{name}': a spatial tendon (sites and wrapping) with stiffness, "
-                               "damping, limits or friction")
+            unsupported.append(f"tendon '{name}': a spatial tendon wrapping around a geom (sphere or cylinder) "
+                               "with stiffness, damping, limits or friction")
         else:
             notes.append(f"tendon '{name}' has no effect on the dynamics and is ignored")
         return None
     for field in ("tendon_actfrclimited", "tendon_dampingpoly", "tendon_stiffnesspoly"):
         if _nonzero(mjm, field, t):
             unsupported.append(f"tendon '{name}': {field.split('_', 1)[1]}")
-    joints = [int(j) for j in mjm.wrap_objid[adr:adr + num]]
-    coef = [float(c) for c in mjm.wrap_prm[adr:adr + num]]
     lo, hi = (float(x) for x in mjm.tendon_lengthspring[t])
-    return b.add_fixed_tendon(joints, coef, range=tuple(mjm.tendon_range[t]) if mjm.tendon_limited[t] else None,
-                       stiffness=float(mjm.tendon_stiffness[t]), damping=float(mjm.tendon_damping[t]),
-                       frictionloss=float(mjm.tendon_frictionloss[t]), springlength=(lo, hi), name=name)
+    common = dict(range=tuple(mjm.tendon_range[t]) if mjm.tendon_limited[t] else None,
+                  stiffness=float(mjm.tendon_stiffness[t]), damping=float(mjm.tendon_damping[t]),
+                  frictionloss=float(mjm.tendon_frictionloss[t]), springlength=(lo, hi), name=name)
+    if fixed:
+        joints = [int(j) for j in mjm.wrap_objid[adr:adr + num]]
+        coef = [float(c) for c in mjm.wrap_prm[adr:adr + num]]
+        return b.add_fixed_tendon(joints, coef, **common)
+    path = [int(mjm.wrap_objid[k]) if types[k - adr] == int(_W.mjWRAP_SITE) else ("pulley", float(mjm.wrap_prm[k]))
+            for k in range(adr, adr + num)]
+    return b.add_spatial_tendon(path, **common)
 
 
 # site types that are solids (touch sensors' zones): MuJoCo's geom type numbers
@@ -711,6 +726,12 @@ def mujoco_builder(
             frictionloss=float(mjm.dof_frictionloss[da]),
             range=tuple(mjm.jnt_range[j]) if limited else None, name=name)
 
+    for s in range(mjm.nsite):
+        b.add_site(int(mjm.site_bodyid[s]), mjm.site_pos[s], mjm.site_quat[s],
+                   _name(mjm, ob.mjOBJ_SITE, s))
+        if int(mjm.site_type[s]) in _SITE_SHAPES:  # the zone of touch sensors
+            b.set_site_shape(s, int(mjm.site_type[s]), np.array(mjm.site_size[s], dtype=float))
+
     tendon_map = {t: k for t in range(mjm.ntendon)
                   if (k := _add_tendon(b, mjm, t, unsupported, notes)) is not None}
     act_map = _add_actuators(b, mjm, tendon_map, unsupported)
@@ -740,12 +761,6 @@ def mujoco_builder(
         parts_of.setdefault(g, []).append(mjm.ngeom + k)
     if not contacts_off:
         _add_contact_pairs(b, mjm, pairs, parts_of)
-
-    for s in range(mjm.nsite):
-        b.add_site(int(mjm.site_bodyid[s]), mjm.site_pos[s], mjm.site_quat[s],
-                   _name(mjm, ob.mjOBJ_SITE, s))
-        if int(mjm.site_type[s]) in _SITE_SHAPES:  # the zone of touch sensors
-            b.set_site_shape(s, int(mjm.site_type[s]), np.array(mjm.site_size[s], dtype=float))
 
     for e in range(mjm.neq):
         _add_equality(b, mjm, e, unsupported, tendon_map)
