@@ -135,7 +135,7 @@ status 1 until reset.
             b.reset(p, q.data(), u.data());
           },
           py::arg("mask"), py::arg("q"), py::arg("u"),
-          "Set q, u of the masked worlds (one row per masked world), zero their ctrl, reset particles.")
+          "Set q, u of the masked worlds (one row per masked world), zero their ctrl and actuator_act, reset particles.")
       .def(
           "seed",
           [](Batch& b, uint64_t seed, int64_t first_world) {
@@ -267,6 +267,7 @@ status 1 until reset.
   prop("v", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.v(), {b.size(), S(b.model().nparticle), S(3)}); }, "[N, nparticle, 3] particle velocities");
   prop("particle_force", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.particle_force(), {b.size(), S(b.model().nparticle), S(3)}); },
        "[N, nparticle, 3] external forces on the particles (N), held over each step until changed");
+  prop("actuator_act", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.actuator_act(), {b.size(), S(b.model().na)}); }, "[N, na] the actuators' activations (MuJoCo's act: actuators with activation dynamics read them instead of ctrl; each step advances them, reset zeroes them)");
   prop("activation", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.activation(), {b.size(), S(b.model().nactgroup)}); }, "[N, nactgroup] each activation group's value: active volumetric strain of tetrahedra, natural curvature (1/m) of rod nodes, natural angle (rad) of shell hinges");
   prop("status", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.status(), {b.size()}); }, "[N] 0 ok, 1 diverged in the last step");
   prop("friction_scale", [](py::object s) { auto& b = s.cast<Batch&>(); return arr(s, b.friction_scale(), {b.size()}); }, "[N] friction multiplier per world");

@@ -110,6 +110,7 @@ void bind_model(py::module_& m) {
       .def_readonly("nq", &Model::nq)
       .def_readonly("nv", &Model::nv)
       .def_readonly("nu", &Model::nu)
+      .def_readonly("na", &Model::na)
       .def_readonly("ngeom", &Model::ngeom)
       .def_readonly("nsite", &Model::nsite)
       .def_readonly("nmesh", &Model::nmesh)
@@ -504,6 +505,24 @@ void bind_model(py::module_& m) {
           "gear * L - kv * gear * dL/dt along the tendon (times the gear), explicit.")
       .def("set_actuator_forcerange", &Builder::set_actuator_forcerange, py::arg("actuator"), py::arg("lo"),
            py::arg("hi"), "Limit the actuator's scalar force (the motor's control, the servo's force) to [lo, hi].")
+      .def(
+          "set_actuator_dynamics",
+          [](Builder& b, int a, const std::string& dyntype, double tau, py::object actrange) {
+            static const std::pair<const char*, ActuatorDyn> kinds[] = {
+                {"integrator", ActuatorDyn::Integrator}, {"filter", ActuatorDyn::Filter}, {"filterexact", ActuatorDyn::FilterExact}};
+            for (const auto& [k, dyn] : kinds)
+              if (dyntype == k) {
+                if (actrange.is_none()) return b.set_actuator_dynamics(a, dyn, tau, false, 0.0, 0.0);
+                const auto r = actrange.cast<std::pair<double, double>>();
+                return b.set_actuator_dynamics(a, dyn, tau, true, r.first, r.second);
+              }
+            throw std::invalid_argument("unknown activation dynamics '" + dyntype + "' (integrator, filter, filterexact)");
+          },
+          py::arg("actuator"), py::arg("dyntype"), py::arg("tau") = 0.0, py::arg("actrange") = py::none(),
+          "MuJoCo's activation dynamics on an actuator: its force reads its activation (Batch.actuator_act) "
+          "instead of its control, and each step advances it from the clamped control: integrator "
+          "(d act/dt = ctrl), filter ((ctrl - act) / tau, Euler) or filterexact (the same, exact); clamped "
+          "to actrange when given.")
       .def("add_particle", &Builder::add_particle, py::arg("pos"), py::arg("mass"),
            py::arg("radius") = 0.0, py::arg("friction") = 0.5,
            "Add a point mass with a collision radius; returns the particle id.")

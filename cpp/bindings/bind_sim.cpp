@@ -327,6 +327,8 @@ void bind_sim(py::module_& mod) {
             assign_array<uint8_t>(a, s.eq_active.data(), {s.model_->neq}, "eq_active");
           },
           "Equality switches (neq,) uint8: 1 on, 0 off; applied at the next step.")
+      .def_property_readonly("actuator_act", [](py::object self) { return view(self.cast<Simulator&>().state.actuator_act, self); },
+                             "The actuators' activations (na; MuJoCo's act), advanced by each step; writable view.")
       .def_property_readonly("activation", [](py::object self) { return view(self.cast<Simulator&>().state.act, self); },
                              "Each activation group's value (nactgroup): active strain of tetrahedra, natural curvature (1/m) of rod nodes, natural angle (rad) of shell hinges; writable view.")
       .def_property_readonly("x", [](py::object self) {
@@ -364,8 +366,7 @@ void bind_sim(py::module_& mod) {
             kinematics(m, d, s.state.q.data());
             velocities(m, d, s.state.u.data());
             py::array_t<double> out(m.nsensordata);
-            compute_sensors(m, d, s.state.q.data(), s.state.u.data(), s.state.ctrl.data(),
-                            s.stepper.step_acceleration().data(), &s.stepper, out.mutable_data());
+            compute_sensors(m, d, s.state, s.stepper.step_acceleration().data(), &s.stepper, out.mutable_data());
             return out;
           },
           "[nsensordata] sensor readings in MuJoCo's layout at the current state; touch, accelerometer, "

@@ -21,7 +21,7 @@ __all__ = ["batch_state", "restore_batch", "simulator_state", "restore_simulator
 
 # fields added after states were first saved: a state without them keeps the batch's own
 # (zero forces, the model's medium)
-_ADDED_LATER = ("particle_force", "medium")
+_ADDED_LATER = ("particle_force", "medium", "actuator_act")
 
 
 def _no_warm_start(obj):
@@ -31,7 +31,7 @@ def _no_warm_start(obj):
 
 
 # the writable per-world arrays of a Batch, by name
-BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "particle_force", "mocap_pos", "mocap_quat", "eq_active",
+BATCH_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "actuator_act", "particle_force", "mocap_pos", "mocap_quat", "eq_active",
                 "friction_scale", "mass_scale", "stiffness_scale", "gravity", "medium", "status")
 
 
@@ -70,7 +70,7 @@ def restore_batch(batch: _core.Batch, state: dict[str, np.ndarray]) -> None:
 
 
 # the writable arrays of a Simulator (its one world), by name
-SIMULATOR_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "particle_force", "mocap_pos", "mocap_quat", "eq_active")
+SIMULATOR_FIELDS = ("q", "u", "ctrl", "x", "v", "activation", "actuator_act", "particle_force", "mocap_pos", "mocap_quat", "eq_active")
 
 
 def simulator_state(sim: _core.Simulator) -> dict[str, np.ndarray]:

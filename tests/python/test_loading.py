@@ -658,7 +658,7 @@ REFUSED_MJCF = """<mujoco>
   <contact><exclude body1="d" body2="b"/><exclude body1="a" body2="c"/></contact>
   <actuator>
     <motor name="tm" tendon="driven"/>
-    <general name="filt" joint="h" dyntype="filter" dynprm="0.1"/>
+    <general name="filt" joint="h" dyntype="user"/>
     <motor name="lim" joint="h" forcelimited="true" forcerange="-1 1"/>
     <general name="odd" joint="h" biastype="affine" biasprm="1 0 0"/>
     <general name="odd2" joint="h" biastype="affine" gainprm="3" biasprm="0 -5 0"/>
@@ -683,7 +683,7 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
                         "them):")
     wanted = ["joint 'bs': stiffness on a ball joint",
               "joint 'bl': limits on a ball joint",
-              "actuator 'filt': activation dynamics",
+              "actuator 'filt': activation dynamics mjDYN_USER",
               "actuator 'odd': gain/bias combination (gain 1, bias (1.0, 0.0, 0.0))"]
     for w in wanted:
         assert sum(line == "  " + w for line in lines[1:]) == 1, (w, lines)

@@ -36,6 +36,7 @@ Batch::Batch(std::shared_ptr<const Model> model, int nworld, const SolverOptions
   x_.resize(N * 3 * m.nparticle);
   v_.assign(N * 3 * m.nparticle, 0.0);
   act_.assign(N * m.nactgroup, 0.0);
+  actuator_act_.assign(N * m.na, 0.0);
   pforce_.assign(N * 3 * m.nparticle, 0.0);
   for (size_t i = 0; i < N; ++i) {
     std::copy(m.qpos0.data(), m.qpos0.data() + m.nq, q_.begin() + i * m.nq);
@@ -158,6 +159,7 @@ void Batch::load(Workspace& w, int i) {
   s.v = Eigen::Map<const VecX>(v_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle);
   s.act = Eigen::Map<const VecX>(act_.data() + static_cast<size_t>(i) * m.nactgroup, m.nactgroup);
   s.f = Eigen::Map<const VecX>(pforce_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle);
+  s.actuator_act = Eigen::Map<const VecX>(actuator_act_.data() + static_cast<size_t>(i) * m.na, m.na);
 }
 
 void Batch::store(Workspace& w, int i) {
@@ -167,6 +169,7 @@ void Batch::store(Workspace& w, int i) {
   Eigen::Map<VecX>(u_.data() + static_cast<size_t>(i) * m.nv, m.nv) = s.u;
   Eigen::Map<VecX>(x_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle) = s.x;
   Eigen::Map<VecX>(v_.data() + static_cast<size_t>(i) * 3 * m.nparticle, 3 * m.nparticle) = s.v;
+  Eigen::Map<VecX>(actuator_act_.data() + static_cast<size_t>(i) * m.na, m.na) = s.actuator_act;
 }
 
 void Batch::derive(Workspace& w, int i, bool with_contacts) {
@@ -234,7 +237,8 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
   double* qa = qfrc_act_.data() + I * m.nv;  // (nv, ngeom, nsoft may be 0: no &v[k] of an empty vector)
   std::fill(qa, qa + m.nv, 0.0);
   for (int a = 0; a < m.nu; ++a) {
-    const double f = actuator_force(m, a, clamped_ctrl(m, a, s.ctrl[a]), actuated_coordinate(m, a, s.q.data()),
+    const double f = actuator_force(m, a, actuator_input(m, a, s.ctrl.data(), s.actuator_act.data()),
+                                    actuated_coordinate(m, a, s.q.data()),
                                     actuated_rate(m, a, s.u.data()));
     add_actuator_force(m, a, f, qa);
   }
@@ -313,8 +317,7 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
       aba(m, d, s.q.data(), s.u.data(), qa, Passive::All);
       qacc = d.qacc.data();
     }
-    compute_sensors(m, d, s.q.data(), s.u.data(), s.ctrl.data(), qacc, with_contacts ? w.stepper.get() : nullptr,
-                    sensordata_.data() + I * m.nsensordata);
+    compute_sensors(m, d, s, qacc, with_contacts ? w.stepper.get() : nullptr, sensordata_.data() + I * m.nsensordata);
   }
 }
 
@@ -377,6 +380,7 @@ void Batch::reset(const uint8_t* mask, const double* q, const double* u) {
     std::copy(q + static_cast<size_t>(row) * m.nq, q + static_cast<size_t>(row + 1) * m.nq, q_.begin() + I * m.nq);
     std::copy(u + static_cast<size_t>(row) * m.nv, u + static_cast<size_t>(row + 1) * m.nv, u_.begin() + I * m.nv);
     std::fill(ctrl_.begin() + I * m.nu, ctrl_.begin() + (I + 1) * m.nu, 0.0);
+    std::fill(actuator_act_.begin() + I * m.na, actuator_act_.begin() + (I + 1) * m.na, 0.0);
     std::fill(pforce_.begin() + I * 3 * m.nparticle, pforce_.begin() + (I + 1) * 3 * m.nparticle, 0.0);
     for (int p = 0; p < m.nparticle; ++p)
       for (int k = 0; k < 3; ++k) {

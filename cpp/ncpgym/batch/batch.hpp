@@ -43,7 +43,8 @@ class Batch {
   // mask[i] != 0 (all if mask is null) from their current q, u: call after writing states.
   void forward(const uint8_t* mask = nullptr);
   // Copies q (nq) and u (nv) rows into the masked worlds (rows in world order, one per
-  // masked world), resets their particles to the model's and zeroes ctrl, particle forces and contacts.
+  // masked world), resets their particles to the model's and zeroes ctrl, actuator activations, particle
+  // forces and contacts.
   void reset(const uint8_t* mask, const double* q, const double* u);
 
   // Seeds world i's random stream with the key world_key(seed_i, i)-style value given.
@@ -68,6 +69,7 @@ class Batch {
   // by a diverged step), for saving and restoring worlds (solver/warm_start.hpp).
   std::vector<WarmStart>& warm_starts() { return warm_; }
   double* activation() { return act_.data(); }  // [N, nactgroup] active strain per group
+  double* actuator_act() { return actuator_act_.data(); }  // [N, na] actuators' activations (MuJoCo's act)
   double* particle_force() { return pforce_.data(); }  // [N, nparticle, 3] external forces (N)
   // Per-world parameters for domain randomisation: friction scale, mass scale (bodies
   // and particles, and the particles' density for buoyancy; armature untouched), stiffness
@@ -172,7 +174,7 @@ class Batch {
   int n_, nthread_;
   double h_;
   std::vector<std::unique_ptr<Workspace>> work_;
-  std::vector<double> q_, u_, ctrl_, x_, v_, act_, pforce_;
+  std::vector<double> q_, u_, ctrl_, x_, v_, act_, pforce_, actuator_act_;
   std::vector<double> mocap_pos_, mocap_quat_;
   std::vector<uint8_t> eq_active_;
   std::vector<int> mocap_body_;  // body of each mocap index

@@ -185,8 +185,8 @@ bool ray_meets_site(int type, const Vec3& size, const Vec3& p, const Vec3& dir) 
   return false;
 }
 
-void compute_sensors(const Model& m, Data& d, const double* q, const double* u, const double* ctrl,
-                     const double* qacc, const Stepper* stepper, double* out) {
+void compute_sensors(const Model& m, Data& d, const State& s, const double* qacc, const Stepper* stepper, double* out) {
+  const double *q = s.q.data(), *u = s.u.data();
   bool forces = false;  // interaction_forces() done
   for (int k = 0; k < m.nsensor; ++k) {
     double* o = out + m.sensor_adr[k];
@@ -205,7 +205,8 @@ void compute_sensors(const Model& m, Data& d, const double* q, const double* u, 
       case SensorType::ActuatorPos: o[0] = scale * m.act_gear[id] * actuated_coordinate(m, id, q); break;
       case SensorType::ActuatorVel: o[0] = scale * m.act_gear[id] * actuated_rate(m, id, u); break;
       case SensorType::ActuatorFrc:
-        o[0] = scale * actuator_force(m, id, clamped_ctrl(m, id, ctrl[id]), actuated_coordinate(m, id, q),
+        o[0] = scale * actuator_force(m, id, actuator_input(m, id, s.ctrl.data(), s.actuator_act.data()),
+                                      actuated_coordinate(m, id, q),
                                       actuated_rate(m, id, u));
         break;
       case SensorType::FramePos: put3(frame_pos(m, d, ot, id)); break;

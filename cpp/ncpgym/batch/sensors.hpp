@@ -13,18 +13,18 @@
 #include "ncpgym/collision/contact.hpp"
 #include "ncpgym/dynamics/data.hpp"
 #include "ncpgym/model/model.hpp"
+#include "ncpgym/model/state.hpp"
 
 namespace ncpgym {
 
 class Stepper;
 
-// d: kinematics and velocities at (q, u) (body and site poses, cvel). qacc (nv): the trees'
-// acceleration, read by accelerometer, force and torque sensors (may be null when the model
+// d: kinematics and velocities at the state's (q, u) (body and site poses, cvel). qacc (nv):
+// the trees' acceleration, read by accelerometer, force and torque sensors (may be null when the model
 // has none). stepper: the step that led to (q, u), whose contacts and contact forces touch,
 // force and torque sensors read; null: no contacts (after forward()). Uses d.acc and
 // d.force as scratch. Writes m.nsensordata values.
-void compute_sensors(const Model& m, Data& d, const double* q, const double* u, const double* ctrl,
-                     const double* qacc, const Stepper* stepper, double* out);
+void compute_sensors(const Model& m, Data& d, const State& s, const double* qacc, const Stepper* stepper, double* out);
 
 // Whether the model has sensors that read an acceleration (accelerometer, force, torque).
 bool has_acceleration_sensors(const Model& m);

@@ -262,6 +262,12 @@ int Builder::push_actuator(ActuatorType type, int joint, int tendon, double gear
   m_.act_forcerange.push_back(0.0);
   m_.act_forcerange.push_back(0.0);
   m_.act_name.push_back(name);
+  m_.act_dyn.push_back(ActuatorDyn::None);  // set_actuator_dynamics
+  m_.act_dyntau.push_back(0.0);
+  m_.act_actadr.push_back(-1);
+  m_.act_actlimited.push_back(0);
+  m_.act_actrange.push_back(0.0);
+  m_.act_actrange.push_back(0.0);
   return m_.nu++;
 }
 
@@ -299,6 +305,21 @@ void Builder::set_actuator_forcerange(int a, double lo, double hi) {
   m_.act_forcelimited[a] = 1;
   m_.act_forcerange[2 * a] = lo;
   m_.act_forcerange[2 * a + 1] = hi;
+}
+
+void Builder::set_actuator_dynamics(int a, ActuatorDyn dyn, double tau, bool actlimited, double lo, double hi) {
+  const std::string who = label("actuator", a, a >= 0 && a < m_.nu ? m_.act_name[a] : "");
+  require(a >= 0 && a < m_.nu, who + ": does not exist");
+  require(m_.act_dyn[a] == ActuatorDyn::None, who + ": already has activation dynamics");
+  require(dyn != ActuatorDyn::None, who + ": no dynamics given");
+  if (dyn != ActuatorDyn::Integrator) require(std::isfinite(tau) && tau > 0, who + ": a filter needs a time constant > 0");
+  if (actlimited) require(std::isfinite(lo) && std::isfinite(hi) && lo <= hi, who + ": activation range must be finite with lo <= hi");
+  m_.act_dyn[a] = dyn;
+  m_.act_dyntau[a] = dyn == ActuatorDyn::Integrator ? 0.0 : tau;
+  m_.act_actadr[a] = m_.na++;
+  m_.act_actlimited[a] = actlimited ? 1 : 0;
+  m_.act_actrange[2 * a] = actlimited ? lo : 0.0;
+  m_.act_actrange[2 * a + 1] = actlimited ? hi : 0.0;
 }
 
 int Builder::add_particle(const Vec3& pos, double mass, double radius, double friction) {

@@ -86,6 +86,9 @@ class Builder {
   // Limits actuator a's scalar force f (dynamics/actuation.hpp: the motor's control, the
   // servo's kp (ctrl - g q) - kv g qdot) to [lo, hi] (MJCF actuator/@forcerange).
   void set_actuator_forcerange(int a, double lo, double hi);
+  // Activation dynamics (MuJoCo's dyntype integrator, filter or filterexact with its time
+  // constant tau, and its actrange when actlimited): the actuator's force reads its activation.
+  void set_actuator_dynamics(int a, ActuatorDyn dyn, double tau, bool actlimited, double lo, double hi);
   // A particle (point mass) at `pos` with collision radius and friction coefficient.
   int add_particle(const Vec3& pos, double mass, double radius = 0.0, double friction = 0.5);
   // Distance constraint between two particles; rest < 0 takes the initial distance;

@@ -49,7 +49,7 @@ int Constraints::layout(const std::vector<Contact>& contacts, const LimitSet& li
   return nrow;
 }
 
-void Constraints::begin_step(const State& s) { springs_.set_targets(m_, s.ctrl); }
+void Constraints::begin_step(const State& s) { springs_.set_targets(m_, s); }
 
 bool Constraints::flag_posed_bodies(const std::vector<Contact>& contacts) {
   std::fill(posed_.begin(), posed_.end(), 0);

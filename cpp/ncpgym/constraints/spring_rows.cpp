@@ -25,9 +25,10 @@ SpringRows::SpringRows(const Model& m, bool folded) {
   }
 }
 
-void SpringRows::set_targets(const Model& m, const VecX& ctrl) {
+void SpringRows::set_targets(const Model& m, const State& s) {
   for (int k = 0; k < count(); ++k)
-    if (act_[k] >= 0) ref_[k] = servo_target(m, act_[k], clamped_ctrl(m, act_[k], ctrl[act_[k]])) / m.act_gear[act_[k]];
+    if (act_[k] >= 0)
+      ref_[k] = servo_target(m, act_[k], actuator_input(m, act_[k], s.ctrl.data(), s.actuator_act.data())) / m.act_gear[act_[k]];
 }
 
 void SpringRows::append(const VecX& q, Rows& rows) const {

@@ -6,6 +6,7 @@
 
 #include "ncpgym/constraints/rows.hpp"
 #include "ncpgym/model/model.hpp"
+#include "ncpgym/model/state.hpp"
 
 namespace ncpgym {
 
@@ -15,8 +16,8 @@ class SpringRows {
   // folded into H).
   SpringRows(const Model& m, bool folded);
   int count() const { return static_cast<int>(dof_.size()); }
-  // Servo targets on the joint coordinate from this step's (clamped) controls.
-  void set_targets(const Model& m, const VecX& ctrl);
+  // Servo targets on the joint coordinate from this step's (clamped) controls or activations.
+  void set_targets(const Model& m, const State& s);
   void append(const VecX& q, Rows& rows) const;
 
  private:

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 
 #include "ncpgym/dynamics/tendon.hpp"
 #include "ncpgym/model/model.hpp"
@@ -14,6 +15,30 @@ namespace ncpgym {
 // ctrl of actuator a clamped to its ctrlrange when it has one.
 inline double clamped_ctrl(const Model& m, int a, double ctrl) {
   return m.act_ctrllimited[a] ? std::clamp(ctrl, m.act_ctrlrange[2 * a], m.act_ctrlrange[2 * a + 1]) : ctrl;
+}
+
+// What actuator a's force reads, as in MuJoCo: its clamped control, or with activation
+// dynamics its activation (act: the world's na activations).
+inline double actuator_input(const Model& m, int a, const double* ctrl, const double* act) {
+  return m.act_dyn[a] == ActuatorDyn::None ? clamped_ctrl(m, a, ctrl[a]) : act[m.act_actadr[a]];
+}
+
+// Actuator a's activation after a step of h from x with the clamped control c, as MuJoCo's
+// Euler integrator advances it (act + h d act/dt; filterexact: the filter's exact solution,
+// x + (c - x)(1 - exp(-h / tau))), then clamped to actrange; MuJoCo's order of operations.
+inline double next_activation(const Model& m, int a, double c, double x, double h) {
+  double next = x;
+  switch (m.act_dyn[a]) {
+    case ActuatorDyn::None: return x;
+    case ActuatorDyn::Integrator: next = x + h * c; break;
+    case ActuatorDyn::Filter: next = x + h * ((c - x) / m.act_dyntau[a]); break;
+    case ActuatorDyn::FilterExact: {
+      const double tau = m.act_dyntau[a];
+      next = x + (c - x) / tau * tau * (1 - std::exp(-h / tau));
+      break;
+    }
+  }
+  return m.act_actlimited[a] ? std::clamp(next, m.act_actrange[2 * a], m.act_actrange[2 * a + 1]) : next;
 }
 
 // Whether a Position actuator is MuJoCo's general affine one (model.hpp), not a plain servo.

@@ -20,6 +20,10 @@ namespace ncpgym {
 enum class JointType : int { Free = 0, Ball = 1, Slide = 2, Hinge = 3 };
 enum class GeomType : int { Plane = 0, Sphere = 2, Capsule = 3, Ellipsoid = 4, Box = 6, Cylinder = 5, Mesh = 7 };
 enum class ActuatorType : int { Motor = 0, Position = 1 };
+// An actuator's activation dynamics (MuJoCo's dyntype): none (the force reads the control),
+// integrator (d act/dt = ctrl), filter (d act/dt = (ctrl - act) / tau, Euler-integrated) and
+// filterexact (the same, integrated exactly).
+enum class ActuatorDyn : int { None = 0, Integrator, Filter, FilterExact };
 // Equality constraints (MJCF <equality>): bilateral rows of the Newton solve (eq. 8).
 enum class EqualityType : int { Connect = 0, Weld = 1, Joint = 2, Tendon = 3 };
 // Sensor types (MuJoCo's of the same names; batch/sensors.hpp)
@@ -106,6 +110,15 @@ struct Model {
   std::vector<int> act_forcelimited;
   std::vector<double> act_forcerange;  // 2 * nu
   std::vector<std::string> act_name;
+  // activation dynamics (MJCF actuator/@dyntype, dynamics/actuation.hpp): an actuator with
+  // them reads its activation (State.actuator_act[act_actadr], na in all) instead of its
+  // control, and the step advances the activation from the clamped control as MuJoCo does
+  int na = 0;
+  std::vector<ActuatorDyn> act_dyn;
+  std::vector<double> act_dyntau;      // filter time constant (s)
+  std::vector<int> act_actadr;         // -1 without dynamics
+  std::vector<int> act_actlimited;
+  std::vector<double> act_actrange;    // 2 * nu
 
   // geoms (ngeom)
   std::vector<GeomType> geom_type;

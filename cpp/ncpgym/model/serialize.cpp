@@ -12,7 +12,7 @@ namespace {
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
 constexpr std::uint32_t kVersion = 7;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
                                         // 5: geom rotations and listed geom pairs; 6: contact parameters, pairs, dry friction,
-                                        // force ranges, fixed tendons; 7: spatial tendons
+                                        // force ranges, fixed tendons; 7: spatial tendons, activation dynamics
 
 // Writing: values appended to a string.
 struct Out {
@@ -128,6 +128,7 @@ void model_fields(Ar& ar, M& m) {
   // actuators
   ar(m.act_type), ar(m.act_joint), ar(m.act_tendon), ar(m.act_gear), ar(m.act_kp), ar(m.act_kv), ar(m.act_ctrllimited);
   ar(m.act_ctrlrange), ar(m.act_name), ar(m.act_forcelimited), ar(m.act_forcerange), ar(m.act_ctrlgain), ar(m.act_bias0);
+  ar(m.na), ar(m.act_dyn), ar(m.act_dyntau), ar(m.act_actadr), ar(m.act_actlimited), ar(m.act_actrange);
   // geoms and meshes
   ar(m.geom_type), ar(m.geom_body), ar(m.geom_mesh), ar(m.geom_pos), ar(m.geom_size), ar(m.geom_friction);
   ar(m.geom_quat), ar(m.geom_rot), ar(m.geom_contype), ar(m.geom_conaffinity), ar(m.geom_name);
@@ -173,7 +174,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 4192,
+static_assert(sizeof(Model) == 4320,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -214,8 +215,16 @@ void check_sizes(const Model& m) {
                            {m.act_ctrllimited.size(), "act_ctrllimited"}, {m.act_ctrlrange.size() / 2, "act_ctrlrange"},
                            {m.act_name.size(), "act_name"}, {m.act_forcelimited.size(), "act_forcelimited"},
                            {m.act_forcerange.size() / 2, "act_forcerange"}, {m.act_ctrlgain.size(), "act_ctrlgain"},
-                           {m.act_bias0.size(), "act_bias0"}, {m.act_tendon.size(), "act_tendon"}})
+                           {m.act_bias0.size(), "act_bias0"}, {m.act_tendon.size(), "act_tendon"},
+                           {m.act_dyn.size(), "act_dyn"}, {m.act_dyntau.size(), "act_dyntau"},
+                           {m.act_actadr.size(), "act_actadr"}, {m.act_actlimited.size(), "act_actlimited"},
+                           {m.act_actrange.size() / 2, "act_actrange"}})
     need(got, nu, name);
+  int next_act = 0;  // activations in actuator order, one each
+  for (int a = 0; a < nu; ++a)
+    if ((m.act_dyn[a] == ActuatorDyn::None) != (m.act_actadr[a] < 0) || (m.act_actadr[a] >= 0 && m.act_actadr[a] != next_act++))
+      throw std::invalid_argument("model bytes corrupt: act_actadr out of range");
+  if (next_act != m.na) throw std::invalid_argument("model bytes corrupt: na");
   for (auto [got, name] : {std::pair{m.geom_type.size(), "geom_type"}, {m.geom_body.size(), "geom_body"},
                            {m.geom_mesh.size(), "geom_mesh"}, {m.geom_pos.size(), "geom_pos"},
                            {m.geom_size.size(), "geom_size"}, {m.geom_friction.size(), "geom_friction"},

@@ -142,7 +142,7 @@ void Stepper::free_velocity(const State& s, double h) {
     }
   }
   for (int a = 0; a < m.nu; ++a) {
-    const double c = clamped_ctrl(m, a, s.ctrl[a]);
+    const double c = actuator_input(m, a, s.ctrl.data(), s.actuator_act.data());
     if (m.act_tendon[a] >= 0) {  // on a tendon: its force at the step's start, explicit
       const double L = actuated_coordinate(m, a, s.q.data()), V = actuated_rate(m, a, s.u.data());
       add_actuator_force(m, a, actuator_force(m, a, c, L, V), tau_.data());
@@ -831,6 +831,11 @@ void Stepper::step(State& s) {
   if (opt_.max_speed > 0 && u_.lpNorm<Eigen::Infinity>() > opt_.max_speed)
     throw std::runtime_error("the solver diverged: a velocity exceeds max_speed (state left unchanged)");
   s.q = qn_;
+  for (int a = 0; a < m.nu; ++a)  // activations: from the step's start, as MuJoCo's Euler step
+    if (m.act_actadr[a] >= 0) {
+      double& x = s.actuator_act[m.act_actadr[a]];
+      x = next_activation(m, a, clamped_ctrl(m, a, s.ctrl[a]), x, h);
+    }
   qacc_ = (u_.head(m.nv) - s.u) / h;
   s.u = u_.head(m.nv);
   s.x = xn_;

@@ -284,9 +284,14 @@ def _add_equality(b, mjm, e: int, unsupported: list[str], tendon_map: dict[int, 
         unsupported.append(f"{who}: {kind.name} constraint")
 
 
+_DYNAMICS = {mujoco.mjtDyn.mjDYN_INTEGRATOR: "integrator", mujoco.mjtDyn.mjDYN_FILTER: "filter",
+             mujoco.mjtDyn.mjDYN_FILTEREXACT: "filterexact"}
+
+
 def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -> dict[int, tuple[int, float]]:
     """MuJoCo's actuators on joints and on fixed tendons: motors (gain only), position servos
-    and general fixed-gain actuators with an affine bias, with their force ranges. Returns
+    and general fixed-gain actuators with an affine bias, with their force ranges and activation
+    dynamics (integrator, filter, filterexact). Returns
     MuJoCo's id -> (ncpgym's id, the gain ncpgym keeps in a motor's gear)."""
     act_map: dict[int, tuple[int, float]] = {}
     for a in range(mjm.nu):
@@ -299,8 +304,16 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
         if trn not in (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_TENDON)):
             unsupported.append(f"actuator '{name}': transmission type {mujoco.mjtTrn(trn).name}")
             continue
-        if mjm.actuator_dyntype[a] != mujoco.mjtDyn.mjDYN_NONE:
-            unsupported.append(f"actuator '{name}': activation dynamics")
+        dyn = mujoco.mjtDyn(mjm.actuator_dyntype[a])
+        if dyn != mujoco.mjtDyn.mjDYN_NONE and dyn not in _DYNAMICS:
+            unsupported.append(f"actuator '{name}': activation dynamics {dyn.name}")
+            continue
+        if dyn != mujoco.mjtDyn.mjDYN_NONE and mjm.actuator_actearly[a]:
+            unsupported.append(f"actuator '{name}': actearly (the force reading the next activation)")
+            continue
+        tau = float(mjm.actuator_dynprm[a, 0])
+        if dyn in (mujoco.mjtDyn.mjDYN_FILTER, mujoco.mjtDyn.mjDYN_FILTEREXACT) and not tau > 0:
+            unsupported.append(f"actuator '{name}': a filter's time constant {tau:g}")
             continue
         if mjm.actuator_gaintype[a] != mujoco.mjtGain.mjGAIN_FIXED:
             unsupported.append(f"actuator '{name}': gain type {mujoco.mjtGain(mjm.actuator_gaintype[a]).name}")
@@ -340,6 +353,9 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
             aid = b.add_affine_actuator(target, gear=gear, ctrlrange=ctrlrange, ctrlgain=float(gain[0]),
                                         bias0=float(bias[0]), kp=float(-bias[1]), kv=float(-bias[2]), name=name)
         act_map[a] = (aid, float(gain[0]) if motor else 1.0)
+        if dyn != mujoco.mjtDyn.mjDYN_NONE:
+            b.set_actuator_dynamics(aid, _DYNAMICS[dyn], tau=tau, actrange=tuple(float(x) for x in mjm.actuator_actrange[a])
+                                    if mjm.actuator_actlimited[a] else None)
         if mjm.actuator_forcelimited[a] and np.isfinite(lo) and np.isfinite(hi):
             b.set_actuator_forcerange(aid, lo, hi)
     return act_map
