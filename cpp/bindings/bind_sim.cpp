@@ -119,6 +119,9 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(thickness, double, "contact thickness d of eq. 9"),
       NUM_FIELD(depenetration_speed, double,
                 "the fastest (m/s) a contact that starts a step deeper than h times it is pushed apart (0: no bound)"),
+      NUM_FIELD(equality_recovery_speed, double,
+                "the fastest (m/s, rad/s) a rigid equality violated at a step's start by more than h times it "
+                "is corrected (0: no bound)"),
       NUM_FIELD(timestep, double, "time step (0: the model's)"),
       NUM_FIELD(dense_max_rows, int, "larger systems are solved matrix-free, smaller ones in the form of fewer flops; Gauss-Seidel and LDLT always assemble"),
       NUM_FIELD(geometric_stiffness, bool, "diagonal shift on particle coordinates (eqs. 70-74, secant at fixed lambda)"),

@@ -169,3 +169,32 @@ def test_gap_anisotropic_pairs_and_conflicting_duplicates_are_refused():
     # the same pair twice with the same parameters is one pair (the Shadow hand lists one so)
     twice = base.replace("</contact>", base[base.index("<pair"):base.index("</contact>")] + "</contact>")
     assert ncpgym.load_model(twice).npair == 1
+
+
+WELDS_MJCF = """<mujoco><option gravity="0 0 0"/><worldbody><geom name="ground" size="0.3"/>
+  <body name="static"><geom name="gs" size="0.3"/>
+    <body name="d"><joint type="hinge"/><geom name="gd" size="0.3"/></body></body>
+  <body name="a"><joint type="hinge"/><geom name="ga" size="0.3"/>
+    <body name="welded"><geom name="gw" size="0.3"/>
+      <body name="b"><joint type="hinge"/><geom name="gb" size="0.3"/>
+        <body name="c"><joint type="hinge"/><geom name="gc" size="0.3"/></body></body></body></body>
+  </worldbody></mujoco>"""
+
+
+def test_filter_treats_welded_bodies_as_one_as_mujoco_does():
+    """Every geom overlaps every other: the pairs that get a contact are MuJoCo's. A body
+    without joints moves with its parent and is filtered as part of it (MuJoCo's weldid):
+    b's parent is 'welded', itself welded to a, so b touches neither; c (b's child) does
+    touch 'welded' and a. A jointed body under a static one (d under 'static') touches it:
+    the parent filter never applies to what is welded to the world. Catches: the parent
+    filter on bodies instead of welded groups (b-a would collide, d-static would not)."""
+    mj = mujoco.MjModel.from_xml_string(WELDS_MJCF)
+    d = mujoco.MjData(mj)
+    mujoco.mj_forward(mj, d)
+    mj_pairs = {tuple(sorted((mj.geom(int(c.geom1)).name, mj.geom(int(c.geom2)).name))) for c in d.contact[:d.ncon]}
+    sim = ncpgym.Simulator(ncpgym.load_model(WELDS_MJCF))
+    sim.step()
+    c = sim.contacts
+    ours = {tuple(sorted((mj.geom(int(g1)).name, mj.geom(int(g2)).name))) for g1, g2 in zip(c["geom1"], c["geom2"])}
+    assert ours == mj_pairs
+    assert ("gd", "gs") in ours and ("gb", "gw") not in ours and ("ga", "gb") not in ours and ("gc", "gw") in ours

@@ -428,3 +428,37 @@ def test_bad_equality_input_raises_clear_errors():
         sim.eq_active = np.ones(2, np.uint8)
     with pytest.raises(ValueError, match="mocap_pos"):
         sim.mocap_pos = np.zeros((1, 3))  # this model has no mocap body
+
+
+RECOVERY_MJCF = """<mujoco><option gravity="0 0 0" timestep="0.002"/><worldbody>
+  <body name="ball"><freejoint/><geom size="0.05" mass="1"/></body></worldbody>
+  <equality><connect body1="ball" body2="world" anchor="0 0 0"/></equality></mujoco>"""
+
+
+def test_a_far_violated_equality_is_corrected_at_the_recovery_speed():
+    """A ball connected to the world origin but moved 0.5 m from it (MuJoCo's soft connect
+    would pull it over; a rigid row alone would move it in one step at 250 m/s): with
+    equality_recovery_speed v each step closes h v of the gap (to 1e-12) until the rest is
+    within reach, which the next step closes; v = 0 closes it in one step as before.
+    Catches: the slack's sign, the bound applied to compliant rows, the reach not scaled by h."""
+    m = ncpgym.load_model(RECOVERY_MJCF)
+    h, v = 0.002, 1.0
+    sim = ncpgym.Simulator(m, newton_iterations=20)
+    sim.q[0] = 0.5  # MuJoCo's compiler satisfies the connect at qpos0: violate it here
+    gaps = []
+    for _ in range(260):
+        sim.step()
+        gaps.append(sim.q[0])
+    expect = np.maximum(0.5 - h * v * np.arange(1, 261), 0.0)
+    np.testing.assert_allclose(gaps, expect, atol=1e-9)
+    assert np.abs(sim.q[1:3]).max() < 1e-12
+    snap = ncpgym.Simulator(m, newton_iterations=20, equality_recovery_speed=0.0)
+    snap.q[0] = 0.5
+    snap.step()
+    assert abs(snap.q[0]) < 1e-9 and snap.u[0] == pytest.approx(-0.5 / h, rel=1e-9)
+    soft = ncpgym.load_model(RECOVERY_MJCF.replace('anchor="0 0 0"', 'anchor="0 0 0" solref="-2000 0"'))
+    spring = ncpgym.Simulator(soft, newton_iterations=20)
+    spring.q[0] = 0.5
+    spring.step()  # compliant: its stretch is physical, not a violation to recover slowly
+    k = 2000.0  # the implicit spring step from rest: u = -k x h / (m + h^2 k), beyond v
+    assert spring.u[0] == pytest.approx(-k * 0.5 * h / (1 + h * h * k), rel=1e-6)

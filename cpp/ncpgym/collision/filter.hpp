@@ -1,5 +1,6 @@
-// Contact filtering, MuJoCo's rules: which geom pairs may collide (not on one body, not
-// both static, not parent and child, not excluded, contype/conaffinity bits) and which
+// Contact filtering, MuJoCo's rules: which geom pairs may collide (not on one body or on
+// bodies welded together, not both static, not parent and child (as welded groups), not
+// excluded, contype/conaffinity bits) and which
 // geoms take particles and soft bodies.
 #pragma once
 

@@ -51,6 +51,13 @@ int Constraints::layout(const std::vector<Contact>& contacts, const LimitSet& li
 
 void Constraints::begin_step(const State& s) { springs_.set_targets(m_, s); }
 
+void Constraints::equality_recovery(const Data& d, const VecX& q, double reach) {
+  eq_slack_used_ = false;
+  if (m_.neq == 0 || !(reach > 0)) return;
+  equality_slack(m_, d, q, reach, eq_scratch_, eq_slack_);
+  eq_slack_used_ = (eq_slack_.array() != 0).any();
+}
+
 bool Constraints::flag_posed_bodies(const std::vector<Contact>& contacts) {
   std::fill(posed_.begin(), posed_.end(), 0);
   bool any = false;
@@ -91,7 +98,7 @@ void Constraints::evaluate(Data& d, const VecX& q, const VecX& x, const std::vec
   springs_.append(q, rows);
   distance_rows(m_, x, rows);
   attachment_rows(m_, d, x, rows);
-  equality_rows(m_, d, q, rows);
+  equality_rows(m_, d, q, rows, eq_slack_used_ ? eq_slack_.data() : nullptr);
   rod_frame_rows(m_, x, rows);
   stretch_rows(m_, x, rows);
   rod_bend_rows(m_, x, act, rows);

@@ -30,6 +30,9 @@ class Constraints {
   int layout(const std::vector<Contact>& contacts, const LimitSet& limits, Rows& rows) const;
   // The step's control-dependent data (servo targets of springs kept as rows).
   void begin_step(const State& s);
+  // The equalities' violations at the step's start beyond reach (d: kinematics at q-; reach
+  // <= 0: no bound), left for later steps by every evaluate() of the step (equality_slack).
+  void equality_recovery(const Data& d, const VecX& q, double reach);
   // Every row at (q, x): d receives the kinematics at q of the bodies the rows read (and
   // their parents) when a kind needs body poses; other bodies' poses in d are left stale.
   void evaluate(Data& d, const VecX& q, const VecX& x, const std::vector<Contact>& contacts, const LimitSet& limits,
@@ -45,6 +48,9 @@ class Constraints {
   double thickness_;
   int fixed_ = 0;
   std::vector<unsigned char> posed_;  // nbody flags (flag_posed_bodies)
+  VecX eq_slack_;                     // per equality row (equality_recovery)
+  bool eq_slack_used_ = false;        // a row's violation exceeds its reach this step
+  Rows eq_scratch_;
 };
 
 }  // namespace ncpgym

@@ -1,5 +1,6 @@
 #include "ncpgym/constraints/equality_rows.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ncpgym/constraints/jacobian_rows.hpp"
@@ -75,8 +76,9 @@ void inactive_rows(int n, Rows& rows, int& r) {
 
 }  // namespace
 
-void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows) {
-  int r = rows.J.rows();
+void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, const double* slack) {
+  const int r0 = rows.J.rows();
+  int r = r0;
   for (int e = 0; e < m.neq; ++e) {
     const double E = m.eq_compliance[e];
     if (!m.eq_active[e]) {
@@ -121,6 +123,19 @@ void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows) {
       }
     }
   }
+  if (slack)
+    for (int k = 0; r0 + k < r; ++k) rows.C[r0 + k] -= slack[k];
+}
+
+void equality_slack(const Model& m, const Data& d, const VecX& q, double reach, Rows& scratch, VecX& slack) {
+  const int n = equality_row_count(m);
+  if (scratch.C.size() < n) scratch.C.resize(n);
+  if (scratch.E.size() < n) scratch.E.resize(n);
+  if (slack.size() != n) slack.resize(n);
+  scratch.J.clear();
+  equality_rows(m, d, q, scratch);
+  for (int k = 0; k < n; ++k)
+    slack[k] = scratch.E[k] == 0 ? scratch.C[k] - std::clamp(scratch.C[k], -reach, reach) : 0.0;
 }
 
 }  // namespace ncpgym

@@ -20,8 +20,14 @@ inline int equality_row_count(const Model& m) {
   return n;
 }
 
-// Appends every equality's rows at q (d: kinematics at q).
-void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows);
+// Appends every equality's rows at q (d: kinematics at q); slack (one per row, or null) is
+// subtracted from their values: the violation left for later steps (equality_slack).
+void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, const double* slack = nullptr);
+
+// Per equality row, the part of its value at q (d: its kinematics) beyond +-reach on rigid
+// rows (0 on compliant and inactive ones): a violation found at a step's start is corrected
+// by at most reach in the step (option equality_recovery_speed). scratch: row storage reused.
+void equality_slack(const Model& m, const Data& d, const VecX& q, double reach, Rows& scratch, VecX& slack);
 
 // The inverse of the left Jacobian of SO(3) at the rotation vector e: d(log R)/dt =
 // J_l^-1(e) w for dR/dt = [w] R.

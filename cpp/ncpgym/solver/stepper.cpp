@@ -239,6 +239,7 @@ void Stepper::detect(const State& s, double h) {
     detect_soft_surface_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data(),
                                  opt_.soft_triangle_contacts, opt_.soft_soft_contacts);
   collect_limits(m, dk_, s.q, u_tilde_, opt_.collision.margin, h, limits_);
+  cons_.equality_recovery(dk_, s.q, h * opt_.equality_recovery_speed);  // options.hpp
   if (opt_.depenetration_speed > 0) {  // options.hpp: deep contacts separate at a bounded speed
     const double reach = h * opt_.depenetration_speed;
     for (Contact& c : contacts_) {
@@ -251,6 +252,7 @@ void Stepper::detect(const State& s, double h) {
 int Stepper::prepare(const State& s, double h) {
   const Model& m = *m_;
   if (s.act.size() != m.nactgroup) throw std::invalid_argument("state: activation has the wrong size");
+  if (s.actuator_act.size() != m.na) throw std::invalid_argument("state: actuator_act has the wrong size");
   if (s.f.size() != 3 * m.nparticle) throw std::invalid_argument("state: particle forces have the wrong size");
   act_ = s.act;  // same size every step: no allocation
   cons_.begin_step(s);
