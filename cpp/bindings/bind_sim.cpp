@@ -122,6 +122,9 @@ const std::vector<OptionField>& option_fields() {
       NUM_FIELD(equality_recovery_speed, double,
                 "the fastest (m/s, rad/s) a rigid equality violated at a step's start by more than h times it "
                 "is corrected (0: no bound)"),
+      NUM_FIELD(limit_recovery_speed, double,
+                "the fastest (rad/s, m/s) a joint or tendon limit violated at a step's start by more than h times "
+                "it is corrected (0: no bound)"),
       NUM_FIELD(timestep, double, "time step (0: the model's)"),
       NUM_FIELD(dense_max_rows, int, "larger systems are solved matrix-free, smaller ones in the form of fewer flops; Gauss-Seidel and LDLT always assemble"),
       NUM_FIELD(geometric_stiffness, bool, "diagonal shift on particle coordinates (eqs. 70-74, secant at fixed lambda)"),

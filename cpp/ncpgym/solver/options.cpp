@@ -35,6 +35,8 @@ SolverOptions resolve(const Model& m, SolverOptions o) {
           "depenetration_speed must be >= 0 and finite (m/s; 0: no bound)");
   require(o.equality_recovery_speed >= 0 && std::isfinite(o.equality_recovery_speed),
           "equality_recovery_speed must be >= 0 and finite (m/s or rad/s; 0: no bound)");
+  require(o.limit_recovery_speed >= 0 && std::isfinite(o.limit_recovery_speed),
+          "limit_recovery_speed must be >= 0 and finite (rad/s or m/s; 0: no bound)");
   require(o.refresh_depth >= 0 && std::isfinite(o.refresh_depth), "refresh_depth must be >= 0 and finite (0: off)");
   require(o.dense_max_rows >= 0, "dense_max_rows must be >= 0");
   require(o.max_speed >= 0, "max_speed must be >= 0 (0: no bound)");

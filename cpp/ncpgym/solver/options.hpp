@@ -96,14 +96,22 @@ struct SolverOptions {
   // are untouched: the golden trajectories are bitwise unchanged.
   double depenetration_speed = 1.0;
   // The same for rigid equality constraints (m/s on positions, rad/s on a weld's rotation,
-  // joint or tendon units per s on couplings; 0: no bound): an equality violated by more than
-  // h * equality_recovery_speed at the step's start (a weld to a mocap body placed far away,
-  // a loop closed from an inconsistent pose) is corrected at that speed over several steps
-  // instead of within one at violation / h; smaller violations are untouched (goldens
+  // joint or tendon units per s on couplings; 0: no bound): an equality violated by more
+  // than h * equality_recovery_speed at the step's start (a weld to a mocap body placed far
+  // away, a loop closed from an inconsistent pose) is corrected at that speed over several
+  // steps instead of within one at violation / h; smaller violations are untouched (goldens
   // bitwise). Gymnasium-Robotics' Fetch models start with the gripper 1.6 m from the mocap
   // body it is welded to: MuJoCo's soft weld pulls it over; a rigid one in one step flung
-  // the arm into the torso at 250 m/s (benchmarks/model_coverage.py).
+  // the arm into the torso at 250 m/s, and at 10 m/s it still struck it hard enough to
+  // diverge within 0.4 s (benchmarks/model_coverage.py).
   double equality_recovery_speed = 1.0;
+  // The same for joint and tendon limits (rad/s or m/s; 0: no bound). example-robot-data's
+  // go2 starts (qpos0 = 0) with its calves 0.84 rad beyond their range: one step would snap
+  // them back at 420 rad/s. Unconverged steps leave limits violated too (the Humanoid task's
+  // 4 Newton iterations: up to 0.045 rad at a step's start), and recovering those more
+  // slowly changes a trajectory: at 10 rad/s (0.075 rad per step at its h = 7.5 ms) the
+  // humanoid tasks are bitwise unchanged, at 5 they were not.
+  double limit_recovery_speed = 10.0;
   double timestep = 0.0;        // 0 (unset): the model's timestep
   // Systems with more rows than this are solved matrix-free (products J H^-1 J^T x through
   // sparse J and sparse rows of H^-1 J^T, or J^T x times the trees' H^-1); smaller ones take

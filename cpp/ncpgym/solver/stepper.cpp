@@ -238,8 +238,9 @@ void Stepper::detect(const State& s, double h) {
   if (m.nsoft > 0 && (opt_.soft_triangle_contacts || opt_.soft_soft_contacts))
     detect_soft_surface_contacts(m, dk_, s.x, coll, contacts_, psweep_.data(), sweep_.data(),
                                  opt_.soft_triangle_contacts, opt_.soft_soft_contacts);
-  collect_limits(m, dk_, s.q, u_tilde_, opt_.collision.margin, h, limits_);
-  cons_.equality_recovery(dk_, s.q, h * opt_.equality_recovery_speed);  // options.hpp
+  // violated limits and equalities are corrected at a bounded speed (options.hpp)
+  collect_limits(m, dk_, s.q, u_tilde_, opt_.collision.margin, h, h * opt_.limit_recovery_speed, limits_);
+  cons_.equality_recovery(dk_, s.q, h * opt_.equality_recovery_speed);
   if (opt_.depenetration_speed > 0) {  // options.hpp: deep contacts separate at a bounded speed
     const double reach = h * opt_.depenetration_speed;
     for (Contact& c : contacts_) {
