@@ -1,5 +1,5 @@
 """Hand-written one-line mutants of the C++ core (issue 14: collision, the refresh, the
-element compliances), each built into a scratch copy of the source and run against the
+element compliances; issue 61: the row kinds and features MuJoCo's models needed), each built into a scratch copy of the source and run against the
 tests that should catch it; prints KILLED or SURVIVED per mutant and writes a JSON summary.
 Not in CI (a build and the tests per mutant: 30 s to 2 minutes each on 2 cores).
 
@@ -67,7 +67,7 @@ M = [
      "soft clipped points dropped once inside", "Soft*", ["test_soft_contact.py"]),
     (C + "broadphase.cpp", "std::sort(pairs.begin(), pairs.end());", "(void)0;",
      "broad phase pairs unsorted", "Narrowphase*", ["test_golden_trajectories.py", "test_convex_collision.py"]),
-    ("cpp/ncpgym/solver/refresh.cpp", "if (f.dist - opt_.thickness > -opt_.refresh_depth) continue;", "continue;",
+    ("cpp/ncpgym/solver/refresh.cpp", "if (f.dist - opt_.thickness - f.margin > -opt_.refresh_depth) continue;", "continue;",
      "refresh never adds", "Narrowphase*", CONVEX_PY),
     ("cpp/ncpgym/solver/refresh.cpp", "cover = std::min(cover, 0.25 * inner_radius(m, g));",
      "cover = std::min(cover, 25 * inner_radius(m, g));", "refresh covers everything", "Narrowphase*", CONVEX_PY),
@@ -77,6 +77,50 @@ M = [
     ("cpp/ncpgym/builder/hull.cpp", "if ((c.n - nrm).norm() < 1e-6 && std::abs(c.d - d) < 1e-9 * s) g = &c;",
      "if (false) g = &c;",
      "hull faces not merged", "Convex*:Narrowphase*", CONVEX_PY),
+]
+
+# issue 61: the row kinds and features MuJoCo's models needed (Python tests only: "-*" runs
+# no GoogleTest)
+K = "cpp/ncpgym/constraints/"
+TENDON_PY = ["test_tendons.py", "test_spatial_tendons.py"]
+M += [
+    (K + "spin_roll_rows.cpp", "add_rotation_row(m, d, k.body2, dirs[i], -1.0, rows.J);",
+     "add_rotation_row(m, d, k.body2, dirs[i], 1.0, rows.J);", "torsion rows: body 2 turns the same way", "-*",
+     ["test_contact_parameters.py"]),
+    (K + "ncp.hpp", "W[i] = Wt / (mu[i] * mu[i]);", "W[i] = Wt;", "elliptic cone ignores the coefficients", "-*",
+     ["test_contact_parameters.py"]),
+    (K + "dry_friction_rows.cpp", "if (m.dof_frictionloss[d] > 0) *bound++ = m.dof_frictionloss[d];",
+     "if (m.dof_frictionloss[d] > 0) *bound++ = 2 * m.dof_frictionloss[d];", "dry friction bound doubled", "-*",
+     ["test_dof_friction.py"]),
+    (K + "limit_rows.cpp", "add_tendon_row(m, d, t, lower ? 1.0 : -1.0, rows.J);", "add_tendon_row(m, d, t, 1.0, rows.J);",
+     "tendon upper limit pushes the wrong way", "-*", TENDON_PY),
+    (K + "limit_rows.cpp", "out.slack.push_back(recover > 0 && -c > recover ? -c - recover : 0.0);",
+     "out.slack.push_back(recover > 0 && -c > recover ? -c + recover : 0.0);", "limit recovery overshoots", "-*",
+     ["test_depenetration.py"]),
+    (K + "equality_rows.cpp", "if (o2 >= 0) add_tendon_row(m, d, o2, -slope, rows.J);",
+     "if (o2 >= 0) add_tendon_row(m, d, o2, slope, rows.J);", "tendon coupling's second tendon sign", "-*", TENDON_PY),
+    (K + "equality_rows.cpp", "for (int k = 0; r0 + k < r; ++k) rows.C[r0 + k] -= slack[k];",
+     "for (int k = 0; r0 + k < r; ++k) rows.C[r0 + k] += slack[k];", "equality recovery slack sign", "-*",
+     ["test_equality.py"]),
+    ("cpp/ncpgym/dynamics/tendon.hpp", "      w = 1.0 / m.tendon_coef[k];", "      w = 1.0;", "pulley divisor ignored",
+     "-*", TENDON_PY),
+    ("cpp/ncpgym/dynamics/tendon.hpp", "fn(j, sign * e.dot(point_velocity(d, j, p)));",
+     "fn(j, sign * e.dot(d.cdof.col(j).tail<3>()));", "spatial tendon Jacobian at the origin", "-*", TENDON_PY),
+    ("cpp/ncpgym/dynamics/tendon.hpp", "f -= k * (L < lo ? L - lo : L > hi ? L - hi : 0.0);", "f -= k * (L - lo);",
+     "tendon spring without its deadband", "-*", TENDON_PY),
+    ("cpp/ncpgym/batch/sensors.cpp", "if (c.n1 == 0 && c.body1 > 0) d.force[c.body1] -= w;",
+     "if (c.n1 == 0 && c.body1 > 0) d.force[c.body1] += w;", "force sensor: contact force sign", "-*",
+     ["test_sensors.py"]),
+    ("cpp/ncpgym/batch/sensors.cpp", "d.cvel[b].head<3>().cross(point_velocity_of(d, b, p))", "Vec3::Zero()",
+     "accelerometer without the velocity term", "-*", ["test_sensors.py"]),
+    ("cpp/ncpgym/dynamics/actuation.hpp", "case ActuatorDyn::Filter: next = x + h * ((c - x) / m.act_dyntau[a]); break;",
+     "case ActuatorDyn::Filter: next = x + h * ((c - x) / (2 * m.act_dyntau[a])); break;",
+     "activation filter's time constant doubled", "-*", ["test_activation.py"]),
+    ("cpp/ncpgym/dynamics/actuation.hpp",
+     "return m.act_actlimited[a] ? std::clamp(next, m.act_actrange[2 * a], m.act_actrange[2 * a + 1]) : next;",
+     "return next;", "activation range ignored", "-*", ["test_activation.py"]),
+    (C + "filter.cpp", "while (b != 0 && m.body_jntnum[b] == 0) b = m.body_parent[b];", "(void)m;",
+     "filter without welded groups", "-*", ["test_contact_parameters.py"]),
 ]
 
 

@@ -1392,3 +1392,33 @@ def test_urdf_mesh_at_a_missing_absolute_path_is_dropped_with_a_log_line(tmp_pat
         mj = loader.compile_urdf(urdf)
     assert (mj.nmesh, mj.ngeom) == (0, 1)
     assert f"dropping collision mesh {missing} of link 'base' (MuJoCo cannot read it)" in caplog.text
+
+
+def test_urdf_links_overlapping_at_rest_do_not_collide_unless_asked(caplog):
+    """example-robot-data's SO-100 arm (we did not write it): its shoulder's collision mesh
+    sinks 34 mm into the base's at the rest pose, a pair no joint motion can separate. With
+    self_collision='auto' (the default) each such pair becomes an exclude, logged: MuJoCo's
+    own collision detection then finds no interpenetration at rest, other pairs keep
+    colliding, and 1 s under random controls stays finite. 'all' keeps MuJoCo's import."""
+    from conftest import erd_robots
+    from ncpgym.models import loader
+    from ncpgym.models.loader import _rest_pose_overlaps
+
+    path = erd_robots() / "so_arm_description/urdf/so100.urdf"
+    plain = loader.compile_urdf(path)
+    overlaps = _rest_pose_overlaps(plain)
+    assert overlaps and min(overlaps.values()) < -0.03
+    assert _rest_pose_overlaps(loader.compile_urdf(path, self_collision="auto")) == {}
+    with caplog.at_level(logging.INFO, logger="ncpgym"):
+        m = ncpgym.load_model(path)
+    assert f"{len(overlaps)} link pairs interpenetrate at the rest pose" in caplog.text
+    every = ncpgym.load_model(path, self_collision="all")
+    assert len(m.exclude_pairs) == len(every.exclude_pairs) + len(overlaps)
+    sim = ncpgym.Simulator(m)
+    lo, hi = np.asarray(m.actuator_ctrlrange).reshape(-1, 2).T if m.nu else (np.zeros(0), np.zeros(0))
+    rng = np.random.default_rng(0)
+    for _ in range(round(1 / m.timestep)):
+        sim.step(rng.uniform(lo, hi) if m.nu else None)
+    assert np.isfinite(sim.u).all() and np.abs(sim.u).max() < 100
+    with pytest.raises(ValueError, match="self_collision"):
+        ncpgym.load_model(path, self_collision="none")

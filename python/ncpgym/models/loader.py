@@ -58,6 +58,7 @@ def load_model(
     convex_decomposition: str = "auto",
     coacd_threshold: float = 0.05,
     decompose_geoms: Iterable[str] = (),
+    self_collision: str = "auto",
 ) -> _core.Model:
     """Load an MJCF (``.xml``) or URDF (``.urdf``) file as an ncpgym Model.
 
@@ -85,6 +86,15 @@ def load_model(
         decompose_geoms: names of mesh geoms split into convex parts whatever
             ``convex_decomposition`` says (one concave mesh among convex ones: a robot's
             torso, ncpgym.envs.yumi); a name that is not a mesh geom raises ValueError.
+        self_collision: URDF only. ``"auto"``: links whose collision geometry already
+            interpenetrates at the rest pose (qpos0 with each limited joint clamped into its
+            range) do not collide with each other, one ``<contact><exclude>`` per pair,
+            logged (the rule of MoveIt's setup assistant for pairs "in collision by
+            default"; PyBullet loads URDFs without self-collision at all): nested links'
+            meshes overlapping by centimetres would otherwise be pushed apart by hard
+            contact rows that no motion of the joints can satisfy. ``"all"``: every pair
+            MuJoCo's filter lets collide, as MuJoCo's own import (whose soft contacts ride
+            such overlaps out). MJCF files are loaded as written.
 
     Equality constraints (``connect``, ``weld``, ``joint``) become rigid bilateral rows of the
     Newton solve: MuJoCo's default ``solref`` (0.02, 1) and any ``solimp`` describe MuJoCo's
@@ -100,10 +110,12 @@ def load_model(
         ModelError: MuJoCo cannot compile the file (the message carries MuJoCo's reason).
         UnsupportedFeatureError: see ``strict``.
         ValueError: ``convex_decomposition`` is not one of "auto", "hull", "all", or
-            ``coacd_threshold`` is not in (0, 1].
+            ``coacd_threshold`` is not in (0, 1], or ``self_collision`` not "auto" or "all".
         ImportError: a mesh needs decomposing and coacd is not installed.
     """
     decompose.check_options(convex_decomposition, coacd_threshold)
+    if self_collision not in ("auto", "all"):
+        raise ValueError(f"self_collision must be 'auto' or 'all', got {self_collision!r}")
     if isinstance(path, mujoco.MjModel) or (isinstance(path, str) and path.lstrip().startswith("<")):
         if floating_base:
             raise ValueError("floating_base applies to URDF files")
@@ -118,7 +130,7 @@ def load_model(
         raise FileNotFoundError(f"model file not found: {path}")
     suffix = path.suffix.lower()
     if suffix == ".urdf":
-        mjm = compile_urdf(path, floating_base)
+        mjm = compile_urdf(path, floating_base, self_collision=self_collision)
     elif suffix in (".xml", ".mjcf"):
         if floating_base:
             raise ValueError("floating_base applies to URDF files; MJCF declares <freejoint/>")
@@ -136,10 +148,13 @@ def _compile(fn, path):
         raise ModelError(f"{path}: MuJoCo could not compile the model: {e}") from None
 
 
-def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None) -> mujoco.MjModel:
+def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None,
+                 self_collision: str = "all") -> mujoco.MjModel:
     """MuJoCo's compile of a URDF, as ``load_model`` makes it (visuals dropped, package://
     meshes resolved, invalid inertias repaired with a logged warning); ``edit(spec)`` may
-    change the MjSpec first (worlds built around a third-party robot, ncpgym.envs.yumi)."""
+    change the MjSpec first (worlds built around a third-party robot, ncpgym.envs.yumi).
+    ``self_collision="auto"`` excludes the link pairs that interpenetrate at the rest pose
+    (see load_model; the default "all" keeps MuJoCo's import)."""
     path = Path(path)
     try:
         root = ET.parse(path).getroot()
@@ -170,7 +185,7 @@ def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None
     compiler = _mujoco_compiler_element(root)
     compiler.set("strippath", "false")  # the resolved absolute paths, kept whole
 
-    def build(extra):
+    def build(extra, excludes=()):
         for k, v in extra.items():
             compiler.set(k, v)
         spec = mujoco.MjSpec.from_string(ET.tostring(root, encoding="unicode"))
@@ -181,12 +196,24 @@ def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None
             bodies[0].add_freejoint()
         if edit is not None:
             edit(spec)
+        for name1, name2 in excludes:
+            ex = spec.add_exclude()
+            ex.bodyname1, ex.bodyname2 = name1, name2
         return spec.compile()
 
     extra: dict[str, str] = {}
     while True:
         try:
-            return build(extra)
+            mjm = build(extra)
+            if self_collision != "auto":
+                return mjm
+            overlaps = _rest_pose_overlaps(mjm)
+            if not overlaps:
+                return mjm
+            log.info("%s: %d link pairs interpenetrate at the rest pose and do not collide (self_collision="
+                     "'auto'): %s", path, len(overlaps),
+                     ", ".join(f"{a}-{b} ({-1000 * depth:.1f} mm)" for (a, b), depth in overlaps.items()))
+            return build(extra, list(overlaps))
         except ModelError:  # ours (a ValueError too): not MuJoCo's to repair or rename
             raise
         except ValueError as e:
@@ -197,6 +224,26 @@ def compile_urdf(path: str | os.PathLike, floating_base: bool = False, edit=None
             log.warning("%s: invalid inertial data (%s); compiling with MuJoCo's %s",
                         path, str(e).splitlines()[0], ", ".join(f"{k}={v}" for k, v in fix.items()))
             extra.update(fix)
+
+
+def _rest_pose_overlaps(mjm: mujoco.MjModel) -> dict[tuple[str, str], float]:
+    """Body pairs (by name) whose geoms interpenetrate at the rest pose, qpos0 with each
+    limited hinge and slide clamped into its range, by MuJoCo's own collision detection,
+    with the deepest penetration (a negative distance) of each."""
+    d = mujoco.MjData(mjm)
+    for j in range(mjm.njnt):
+        if mjm.jnt_limited[j] and mjm.jnt_type[j] in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
+            a = mjm.jnt_qposadr[j]
+            d.qpos[a] = np.clip(d.qpos[a], *mjm.jnt_range[j])
+    mujoco.mj_fwdPosition(mjm, d)
+    out: dict[tuple[str, str], float] = {}
+    for c in d.contact[:d.ncon]:
+        if c.dist >= 0:
+            continue
+        b1, b2 = sorted((int(mjm.geom_bodyid[c.geom1]), int(mjm.geom_bodyid[c.geom2])))
+        key = (mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_BODY, b1), mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_BODY, b2))
+        out[key] = min(out.get(key, 0.0), float(c.dist))
+    return out
 
 
 def _mujoco_compiler_element(root: ET.Element) -> ET.Element:
