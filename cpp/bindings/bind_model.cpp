@@ -695,18 +695,36 @@ void bind_model(py::module_& m) {
           [](Builder& b, const py::list& path, py::object range, double stiffness, double damping, double frictionloss,
              std::pair<double, double> springlength, const std::string& name) {
             TendonSpec s;
+            const auto bad = [] {
+              return std::invalid_argument(
+                  "add_spatial_tendon: a path entry is a site id, ('pulley', divisor), or ('sphere' | 'cylinder', "
+                  "geom id[, side site id])");
+            };
             for (const py::handle item : path) {
+              TendonWrap kind = TendonWrap::Site;
+              int obj = -1, side = -1;
+              double coef = 1.0;
               if (py::isinstance<py::int_>(item)) {
-                s.site.push_back(item.cast<int>());
-                s.coef.push_back(1.0);
-                if (s.site.back() < 0) throw std::invalid_argument("add_spatial_tendon: site id " + std::to_string(s.site.back()) + " does not exist");
+                obj = item.cast<int>();
               } else {
-                auto pulley = item.cast<std::pair<std::string, double>>();
-                if (pulley.first != "pulley")
-                  throw std::invalid_argument("add_spatial_tendon: a path entry is a site id or ('pulley', divisor)");
-                s.site.push_back(-1);
-                s.coef.push_back(pulley.second);
+                const auto t = item.cast<py::tuple>();
+                if (t.size() < 2) throw bad();
+                const auto tag = t[0].cast<std::string>();
+                if (tag == "pulley" && t.size() == 2) {
+                  kind = TendonWrap::Pulley;
+                  coef = t[1].cast<double>();
+                } else if ((tag == "sphere" || tag == "cylinder") && t.size() <= 3) {
+                  kind = tag == "sphere" ? TendonWrap::Sphere : TendonWrap::Cylinder;
+                  obj = t[1].cast<int>();
+                  if (t.size() == 3) side = t[2].cast<int>();
+                } else {
+                  throw bad();
+                }
               }
+              s.path_kind.push_back(kind);
+              s.path_obj.push_back(obj);
+              s.path_side.push_back(side);
+              s.coef.push_back(coef);
             }
             if (!range.is_none()) {
               auto r = range.cast<std::pair<double, double>>();
@@ -725,9 +743,10 @@ void bind_model(py::module_& m) {
           py::arg("path"), py::arg("range") = py::none(), py::arg("stiffness") = 0.0, py::arg("damping") = 0.0,
           py::arg("frictionloss") = 0.0, py::arg("springlength") = std::pair<double, double>(0.0, 0.0),
           py::arg("name") = "",
-          "A spatial tendon (MJCF <tendon><spatial>) through sites: path lists site ids and ('pulley', "
-          "divisor) entries (each branch: two sites or more); its length is the sum of the straight "
-          "segments between consecutive sites, each divided by the divisor of the last pulley before it. "
+          "A spatial tendon (MJCF <tendon><spatial>): path lists site ids, ('pulley', divisor) entries (each "
+          "branch: two sites or more) and ('sphere' | 'cylinder', geom id[, side site id]) between two sites, "
+          "which the tendon wraps around as MuJoCo's does; its length is the sum of the path's straight "
+          "pieces and arcs, each divided by the divisor of the last pulley before it. "
           "range, stiffness, damping, springlength and frictionloss as add_fixed_tendon. Returns its id.")
       .def(
           "set_principal_inertia",

@@ -323,15 +323,14 @@ def test_to_mjcf_carries_solref_and_solimp_to_every_geom():
 
 
 @pytest.mark.parametrize("xml, element", [
-    ('<worldbody><site name="top" pos="0 0 1"/><geom name="drum" type="cylinder" size="0.05 0.1" pos="0.1 0 0.5"/>'
-     '<body name="b"><joint name="hinge1"/><geom size="0.1"/><site name="s"/></body></worldbody><tendon>'
-     '<spatial name="rope" stiffness="5"><site site="top"/><geom geom="drum"/><site site="s"/></spatial></tendon>',
-     r"tendon 'rope': a spatial tendon wrapping around a geom"),
+    ('<worldbody><body name="b"><joint name="hinge1"/><geom size="0.1"/></body></worldbody><actuator>'
+     '<muscle name="biceps" joint="hinge1" lengthrange="-1 1"/></actuator>',
+     r"actuator 'biceps': activation dynamics mjDYN_MUSCLE"),
     ('<asset><hfield name="terrain" nrow="3" ncol="3" size="1 1 0.1 0.1"/></asset><worldbody>'
      '<geom name="ground" type="hfield" hfield="terrain"/><body><freejoint/><geom size="0.1"/></body></worldbody>',
      r"geom 'ground': type mjGEOM_HFIELD"),
 ])
-def test_loader_refuses_spatial_tendons_and_height_fields_naming_the_element(xml, element):
+def test_loader_refuses_muscles_and_height_fields_naming_the_element(xml, element):
     mj = mujoco.MjModel.from_xml_string(f"<mujoco>{xml}</mujoco>")
     with pytest.raises(UnsupportedFeatureError, match=element):
         from_mujoco(mj)

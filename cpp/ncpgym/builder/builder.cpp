@@ -607,33 +607,47 @@ int Builder::add_fixed_tendon(const TendonSpec& s) {
     m_.tendon_wrap.push_back(TendonWrap::Joint);
     m_.tendon_obj.push_back(m_.jnt_dofadr[s.joint[k]]);
     m_.tendon_coef.push_back(s.coef[k]);
+    m_.tendon_side.push_back(-1);
   }
   return push_tendon_parameters(s);
 }
 
 int Builder::add_spatial_tendon(const TendonSpec& s) {
   const std::string who = label("tendon", m_.ntendon, s.name);
-  require(s.site.size() == s.coef.size(), who + ": needs a divisor (coef) per path entry");
-  int branch = 0;  // sites since the last pulley
-  for (size_t k = 0; k < s.site.size(); ++k) {
-    if (s.site[k] < 0) {
-      require(k > 0 && branch >= 2, who + ": each branch (the path's start, or a pulley) needs at least two sites");
+  const size_t n = s.path_kind.size();
+  require(s.path_obj.size() == n && s.path_side.size() == n && s.coef.size() == n,
+          who + ": path_kind, path_obj, path_side and coef differ in length");
+  int branch = 0;  // sites since the branch began
+  for (size_t k = 0; k < n; ++k) {
+    const TendonWrap w = s.path_kind[k];
+    const int o = s.path_obj[k];
+    if (w == TendonWrap::Pulley) {
+      require(branch >= 2, who + ": each branch (the path's start, or a pulley) needs at least two sites");
       require(std::isfinite(s.coef[k]) && s.coef[k] > 0, who + ": a pulley's divisor must be > 0");
       branch = 0;
-      continue;
+    } else if (w == TendonWrap::Site) {
+      require(o >= 0 && o < m_.nsite, who + ": site id " + std::to_string(o) + " does not exist");
+      ++branch;
+    } else {
+      require(w == TendonWrap::Sphere || w == TendonWrap::Cylinder, who + ": a path term is a site, a pulley or a geom");
+      require(o >= 0 && o < m_.ngeom, who + ": geom id " + std::to_string(o) + " does not exist");
+      require(m_.geom_type[o] == (w == TendonWrap::Sphere ? GeomType::Sphere : GeomType::Cylinder),
+              who + ": geom " + std::to_string(o) + " is not a " + (w == TendonWrap::Sphere ? "sphere" : "cylinder"));
+      require(branch >= 1 && k + 1 < n && s.path_kind[k + 1] == TendonWrap::Site,
+              who + ": a wrapping geom lies between two sites");
+      require(s.path_side[k] >= -1 && s.path_side[k] < m_.nsite, who + ": side site does not exist");
     }
-    require(s.site[k] < m_.nsite, who + ": site id " + std::to_string(s.site[k]) + " does not exist");
-    ++branch;
   }
   require(branch >= 2, who + ": each branch (the path's start, or a pulley) needs at least two sites");
   check_tendon_parameters(s, who);
   m_.tendon_adr.push_back(static_cast<int>(m_.tendon_obj.size()));
-  m_.tendon_num.push_back(static_cast<int>(s.site.size()));
-  for (size_t k = 0; k < s.site.size(); ++k) {
-    const bool pulley = s.site[k] < 0;
-    m_.tendon_wrap.push_back(pulley ? TendonWrap::Pulley : TendonWrap::Site);
-    m_.tendon_obj.push_back(pulley ? -1 : s.site[k]);
-    m_.tendon_coef.push_back(pulley ? s.coef[k] : 1.0);
+  m_.tendon_num.push_back(static_cast<int>(n));
+  for (size_t k = 0; k < n; ++k) {
+    const TendonWrap w = s.path_kind[k];
+    m_.tendon_wrap.push_back(w);
+    m_.tendon_obj.push_back(w == TendonWrap::Pulley ? -1 : s.path_obj[k]);
+    m_.tendon_coef.push_back(w == TendonWrap::Pulley ? s.coef[k] : 1.0);
+    m_.tendon_side.push_back(w == TendonWrap::Sphere || w == TendonWrap::Cylinder ? s.path_side[k] : -1);
   }
   return push_tendon_parameters(s);
 }

@@ -31,8 +31,11 @@ struct JointSpec {
 // [springlength_lo, springlength_hi].
 struct TendonSpec {
   std::vector<int> joint;    // fixed: the joints, with coef
-  std::vector<double> coef;  // fixed: a coefficient per joint; spatial: a pulley's divisor, 1 for a site
-  std::vector<int> site;     // spatial: the path's sites, -1 for a pulley
+  std::vector<double> coef;  // fixed: a coefficient per joint; spatial: a pulley's divisor, else 1
+  // spatial: the path's terms in order (Site, Pulley, Sphere or Cylinder), each with its
+  // site or geom (path_obj; -1 for a pulley) and a wrapping geom's side site (path_side, -1)
+  std::vector<TendonWrap> path_kind;
+  std::vector<int> path_obj, path_side;
   bool limited = false;
   double range_lo = 0, range_hi = 0;
   double stiffness = 0, damping = 0, frictionloss = 0;
@@ -166,7 +169,7 @@ class Builder {
   // mass, a passive force (1 cancels its weight, 0 none, other values scale it).
   void set_gravcomp(int body, double weight);
   int add_fixed_tendon(const TendonSpec& spec);
-  // A spatial tendon through spec.site (pulleys: -1 with their divisor in spec.coef).
+  // A spatial tendon along spec.path_* (pulleys' divisors in spec.coef).
   int add_spatial_tendon(const TendonSpec& spec);
   // A body's principal axes of inertia (rotation to the body frame) and moments, as MuJoCo's
   // compiler chose them (its body_iquat, body_inertia); checked against the body's inertia.

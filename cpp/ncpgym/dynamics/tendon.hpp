@@ -1,15 +1,17 @@
 // Tendons (model.hpp): length, rate, Jacobian and passive force, with MuJoCo's definitions
 // (its "Computation" chapter, tendons). A fixed tendon: L = sum_k coef_k q_k, dL/dt = J_t u
-// with J_t the coefficients on the joints' dofs. A spatial tendon: L = sum over the straight
-// segments between consecutive sites of |p_b - p_a| / divisor (pulleys start new branches
-// with their divisor), dL/dt = sum e . (v_b - v_a) / divisor with e the segment's unit
-// direction, so J_t = sum e^T (J_pb - J_pa) / divisor from the sites' point Jacobians.
+// with J_t the coefficients on the joints' dofs. A spatial tendon: L = sum over its path's
+// straight pieces (site to site, or to and from the tangent points on a wrapping geom) of
+// |p_b - p_a| / divisor plus its arcs (pulleys start new branches with their divisor),
+// dL/dt = sum e . (v_b - v_a) / divisor with e a piece's unit direction, so
+// J_t = sum e^T (J_pb - J_pa) / divisor from the pieces' ends' point Jacobians.
 // A spring pulls L into [springlength_lo, springlength_hi] with stiffness k and a damper
 // resists dL/dt with b, the joints receiving J_t^T f.
 #pragma once
 
 #include "ncpgym/dynamics/data.hpp"
 #include "ncpgym/dynamics/kinematics.hpp"
+#include "ncpgym/dynamics/tendon_wrap.hpp"
 #include "ncpgym/model/model.hpp"
 
 namespace ncpgym {
@@ -32,26 +34,57 @@ inline void add_tendon_force(const Model& m, int t, double f, double* tau) {
   for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) tau[m.tendon_obj[k]] += m.tendon_coef[k] * f;
 }
 
-// Spatial tendon t's straight segments at d's site poses: fn(site a, site b, unit direction
-// from a to b (zero for a segment of length 0, as MuJoCo leaves it), length, 1 / divisor).
+// Spatial tendon t's path at d's poses, MuJoCo's way: site to site straight, or site, geom,
+// site around the geom when the tendon wraps it (tendon_wrap.hpp; else straight). Calls
+// fn(body a, point a, body b, point b, unit direction a to b, 1 / divisor) for each straight
+// piece whose ends lie on different bodies (a piece within one body, an arc on its geom,
+// keeps its length whatever the joints do) and returns the path's length, each piece and
+// arc divided by the divisor of the last pulley before it. Tangent points move with the
+// geom's body: the length is stationary in where they lie on the geom (the path is
+// shortest), so J_t is the pieces' point Jacobians alone.
 template <class Fn>
-void tendon_segments(const Model& m, const Data& d, int t, Fn&& fn) {
-  double w = 1.0;
-  int prev = -1;
-  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) {
+double tendon_path(const Model& m, const Data& d, int t, Fn&& fn) {
+  double L = 0, w = 1.0;
+  const auto piece = [&](int ba, const Vec3& a, int bb, const Vec3& b) {
+    const Vec3 dp = b - a;
+    const double len = dp.norm();
+    L += w * len;
+    if (ba != bb) fn(ba, a, bb, b, len > 0 ? Vec3(dp / len) : Vec3::Zero(), w);
+  };
+  const int end = m.tendon_adr[t] + m.tendon_num[t];
+  for (int k = m.tendon_adr[t]; k < end;) {
     if (m.tendon_wrap[k] == TendonWrap::Pulley) {
-      w = 1.0 / m.tendon_coef[k];
-      prev = -1;
+      w = 1.0 / m.tendon_coef[k++];
       continue;
     }
-    const int s = m.tendon_obj[k];
-    if (prev >= 0) {
-      const Vec3 dp = d.site_xpos[s] - d.site_xpos[prev];
-      const double len = dp.norm();
-      fn(prev, s, len > 0 ? Vec3(dp / len) : Vec3::Zero(), len, w);
+    if (k + 1 >= end || m.tendon_wrap[k + 1] == TendonWrap::Pulley) {  // a branch's last site
+      ++k;
+      continue;
     }
-    prev = s;
+    const int s0 = m.tendon_obj[k];
+    const Vec3& p0 = d.site_xpos[s0];
+    if (m.tendon_wrap[k + 1] == TendonWrap::Site) {
+      const int s1 = m.tendon_obj[k + 1];
+      piece(m.site_body[s0], p0, m.site_body[s1], d.site_xpos[s1]);
+      ++k;
+      continue;
+    }
+    const int g = m.tendon_obj[k + 1], s1 = m.tendon_obj[k + 2], side = m.tendon_side[k + 1], gb = m.geom_body[g];
+    const Vec3& p1 = d.site_xpos[s1];
+    Vec3 t0, t1;
+    const double arc = wrap_geom(m.tendon_wrap[k + 1] == TendonWrap::Cylinder, m.geom_size[g][0],
+                                 d.xpos[gb] + d.xmat[gb] * m.geom_pos[g], d.xmat[gb] * m.geom_rot[g], p0, p1,
+                                 side >= 0 ? &d.site_xpos[side] : nullptr, t0, t1);
+    if (arc < 0) {
+      piece(m.site_body[s0], p0, m.site_body[s1], p1);
+    } else {
+      piece(m.site_body[s0], p0, gb, t0);
+      L += w * arc;
+      piece(gb, t1, m.site_body[s1], p1);
+    }
+    k += 2;
   }
+  return L;
 }
 
 // J_t of any tendon as (dof, coefficient) terms, fn(dof, scale * coefficient); a dof may
@@ -62,21 +95,16 @@ void tendon_jacobian(const Model& m, const Data& d, int t, double scale, Fn&& fn
     for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) fn(m.tendon_obj[k], scale * m.tendon_coef[k]);
     return;
   }
-  tendon_segments(m, d, t, [&](int a, int b, const Vec3& e, double, double w) {
-    for (const auto& [site, sign] : {std::pair{b, scale * w}, std::pair{a, -scale * w}}) {
-      const Vec3& p = d.site_xpos[site];
-      for (int j = m.body_lastdof[m.site_body[site]]; j >= 0; j = m.dof_parent[j])
-        fn(j, sign * e.dot(point_velocity(d, j, p)));
-    }
+  tendon_path(m, d, t, [&](int ba, const Vec3& a, int bb, const Vec3& b, const Vec3& e, double w) {
+    for (int j = m.body_lastdof[bb]; j >= 0; j = m.dof_parent[j]) fn(j, scale * w * e.dot(point_velocity(d, j, b)));
+    for (int j = m.body_lastdof[ba]; j >= 0; j = m.dof_parent[j]) fn(j, -scale * w * e.dot(point_velocity(d, j, a)));
   });
 }
 
 // Any tendon's length and rate, spatial ones at d's poses.
 inline double tendon_length(const Model& m, const Data& d, int t, const double* q) {
   if (!spatial_tendon(m, t)) return tendon_length(m, t, q);
-  double L = 0;
-  tendon_segments(m, d, t, [&](int, int, const Vec3&, double len, double w) { L += w * len; });
-  return L;
+  return tendon_path(m, d, t, [](int, const Vec3&, int, const Vec3&, const Vec3&, double) {});
 }
 
 inline double tendon_rate(const Model& m, const Data& d, int t, const double* u) {

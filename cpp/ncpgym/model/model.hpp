@@ -32,8 +32,9 @@ enum class SensorType : int {
   Gyro, Velocimeter, FrameLinVel, FrameAngVel, FrameXAxis, FrameYAxis, FrameZAxis, SubtreeCom, SubtreeLinVel,
   SubtreeAngMom, Accelerometer, Force, Torque
 };
-// A tendon term (Model.tendon_wrap): MuJoCo's wrap types joint, site and pulley.
-enum class TendonWrap : int { Joint = 0, Site, Pulley };
+// A tendon term (Model.tendon_wrap): MuJoCo's wrap types joint, site, pulley, and a sphere
+// or cylinder geom the tendon wraps around between the sites before and after it.
+enum class TendonWrap : int { Joint = 0, Site, Pulley, Sphere, Cylinder };
 
 inline bool frame_sensor(SensorType t) {
   return t == SensorType::FramePos || t == SensorType::FrameQuat || t == SensorType::FrameLinVel ||
@@ -288,16 +289,18 @@ struct Model {
   std::vector<std::string> eq_name;
   // Tendons (MJCF <tendon>, dynamics/tendon.hpp). A fixed tendon's terms are joints: length
   // L = sum_k coef_k q_k over hinge and slide joints, so its row J_t (the coefficients on the
-  // joints' dofs) is constant. A spatial tendon's terms are sites, with pulleys: L is the sum
-  // of the straight segments between consecutive sites, each divided by the divisor of the
-  // last pulley before it (1 before any), and J_t comes from the sites' point Jacobians.
+  // joints' dofs) is constant. A spatial tendon's terms are sites, with pulleys and wrapping
+  // geoms (spheres, cylinders: dynamics/tendon_wrap.hpp) between sites: L is the sum of the
+  // path's straight segments and arcs, each divided by the divisor of the last pulley before
+  // it (1 before any), and J_t comes from the point Jacobians of its segments' ends.
   // Limits are unilateral rows (constraints/limit_rows.cpp), frictionloss dry-friction rows,
   // stiffness and damping passive forces J_t^T f (solver/stepper.cpp, dynamics/aba.cpp).
   int ntendon = 0;
   std::vector<int> tendon_adr, tendon_num;  // the tendon's terms in tendon_wrap / tendon_obj / tendon_coef
   std::vector<TendonWrap> tendon_wrap;      // a term's kind: all Joint (fixed), or Site and Pulley (spatial)
-  std::vector<int> tendon_obj;              // a joint term's dof (qpos: dof_qposadr), a site term's site, -1
-  std::vector<double> tendon_coef;          // a joint term's coefficient, a pulley's divisor, 1 for a site
+  std::vector<int> tendon_obj;              // a joint term's dof (qpos: dof_qposadr), a site's, a geom's, -1
+  std::vector<double> tendon_coef;          // a joint term's coefficient, a pulley's divisor, else 1
+  std::vector<int> tendon_side;             // a wrapping geom's side site, else -1
   std::vector<int> tendon_limited;
   std::vector<double> tendon_range;         // 2 * ntendon
   std::vector<double> tendon_stiffness, tendon_damping, tendon_frictionloss;

@@ -163,7 +163,7 @@ void model_fields(Ar& ar, M& m) {
   ar(m.neq), ar(m.eq_type), ar(m.eq_obj1), ar(m.eq_obj2), ar(m.eq_anchor1), ar(m.eq_anchor2), ar(m.eq_relquat);
   ar(m.eq_polycoef), ar(m.eq_compliance), ar(m.eq_active), ar(m.eq_name), ar(m.exclude_pairs);
   ar(m.geom_pairs);
-  ar(m.ntendon), ar(m.tendon_adr), ar(m.tendon_num), ar(m.tendon_wrap), ar(m.tendon_obj), ar(m.tendon_coef), ar(m.tendon_limited);
+  ar(m.ntendon), ar(m.tendon_adr), ar(m.tendon_num), ar(m.tendon_wrap), ar(m.tendon_obj), ar(m.tendon_coef), ar(m.tendon_side), ar(m.tendon_limited);
   ar(m.tendon_range), ar(m.tendon_stiffness), ar(m.tendon_damping), ar(m.tendon_frictionloss);
   ar(m.tendon_springlength), ar(m.tendon_name), ar(m.dof_qposadr);
   // options
@@ -174,7 +174,7 @@ void model_fields(Ar& ar, M& m) {
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 4320,
+static_assert(sizeof(Model) == 4344,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -312,14 +312,18 @@ void check_sizes(const Model& m) {
   need(m.dof_qposadr.size(), m.nv, "dof_qposadr");
   need(m.tendon_coef.size(), static_cast<long>(m.tendon_obj.size()), "tendon_coef");
   need(m.tendon_wrap.size(), static_cast<long>(m.tendon_obj.size()), "tendon_wrap");
+  need(m.tendon_side.size(), static_cast<long>(m.tendon_obj.size()), "tendon_side");
   for (int t = 0; t < m.ntendon; ++t)
     if (m.tendon_adr[t] < 0 || m.tendon_num[t] < 1 || m.tendon_adr[t] + m.tendon_num[t] > static_cast<int>(m.tendon_obj.size()))
       throw std::invalid_argument("model bytes corrupt: tendon terms out of range");
   for (size_t k = 0; k < m.tendon_obj.size(); ++k) {
     const int o = m.tendon_obj[k];
-    const bool ok = m.tendon_wrap[k] == TendonWrap::Joint  ? o >= 0 && o < nv && m.dof_qposadr[o] >= 0
-                    : m.tendon_wrap[k] == TendonWrap::Site ? o >= 0 && o < m.nsite
-                                                           : m.tendon_wrap[k] == TendonWrap::Pulley && m.tendon_coef[k] > 0;
+    const TendonWrap w = m.tendon_wrap[k];
+    const bool ok = w == TendonWrap::Joint    ? o >= 0 && o < nv && m.dof_qposadr[o] >= 0
+                    : w == TendonWrap::Site   ? o >= 0 && o < m.nsite
+                    : w == TendonWrap::Pulley ? m.tendon_coef[k] > 0
+                                              : (w == TendonWrap::Sphere || w == TendonWrap::Cylinder) && o >= 0 &&
+                                                    o < ng && m.tendon_side[k] >= -1 && m.tendon_side[k] < m.nsite;
     if (!ok) throw std::invalid_argument("model bytes corrupt: tendon term out of range");
   }
   for (const auto& [g1, g2] : m.pair_geom)

@@ -409,32 +409,25 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
 
 
 _W = mujoco.mjtWrap
-_SPATIAL_WRAPS = {int(_W.mjWRAP_SITE), int(_W.mjWRAP_PULLEY)}
+_SPATIAL_WRAPS = {int(_W.mjWRAP_SITE), int(_W.mjWRAP_PULLEY), int(_W.mjWRAP_SPHERE), int(_W.mjWRAP_CYLINDER)}
+_WRAP_GEOMS = {int(_W.mjWRAP_SPHERE): "sphere", int(_W.mjWRAP_CYLINDER): "cylinder"}
 
 
 def _spatial(mjm, t: int) -> bool:
     return int(mjm.wrap_type[mjm.tendon_adr[t]]) != int(_W.mjWRAP_JOINT)
 
 
-def _add_tendon(b, mjm, t: int, unsupported: list[str], notes: list[str]) -> int | None:
-    """A fixed tendon (Builder.add_fixed_tendon) or a spatial one through sites and pulleys
-    (Builder.add_spatial_tendon), with its limits, stiffness, damping and frictionloss.
-    Refused: spatial tendons wrapping around geoms that change the dynamics (passive ones are
-    ignored with a note, as MuJoCo applies nothing through them); actuators and equalities
-    on spatial tendons are refused where those are read (they need a fixed tendon)."""
+def _add_tendon(b, mjm, t: int, unsupported: list[str]) -> int | None:
+    """A fixed tendon (Builder.add_fixed_tendon) or a spatial one through sites and pulleys,
+    wrapping around spheres and cylinders (Builder.add_spatial_tendon), with its limits,
+    stiffness, damping and frictionloss. Actuators and equalities on spatial tendons are
+    refused where those are read (they need a fixed tendon)."""
     name = _name(mjm, mujoco.mjtObj.mjOBJ_TENDON, t)
     adr, num = int(mjm.tendon_adr[t]), int(mjm.tendon_num[t])
     types = [int(w) for w in mjm.wrap_type[adr:adr + num]]
-    acts = (mjm.tendon_stiffness[t] != 0 or mjm.tendon_damping[t] != 0 or mjm.tendon_limited[t]
-            or mjm.tendon_frictionloss[t] != 0 or _nonzero(mjm, "tendon_actfrclimited", t)
-            or _nonzero(mjm, "tendon_dampingpoly", t) or _nonzero(mjm, "tendon_stiffnesspoly", t))
     fixed = set(types) == {int(_W.mjWRAP_JOINT)}
-    if not fixed and not set(types) <= _SPATIAL_WRAPS:
-        if acts:
-            unsupported.append(f"tendon '{name}': a spatial tendon wrapping around a geom (sphere or cylinder) "
-                               "with stiffness, damping, limits or friction")
-        else:
-            notes.append(f"tendon '{name}' has no effect on the dynamics and is ignored")
+    if not fixed and not set(types) <= _SPATIAL_WRAPS:  # SHOULD NOT OCCUR: MuJoCo's wrap types
+        unsupported.append(f"tendon '{name}': wrap types {sorted(set(types) - _SPATIAL_WRAPS)}")
         return None
     for field in ("tendon_actfrclimited", "tendon_dampingpoly", "tendon_stiffnesspoly"):
         if _nonzero(mjm, field, t):
@@ -447,8 +440,16 @@ def _add_tendon(b, mjm, t: int, unsupported: list[str], notes: list[str]) -> int
         joints = [int(j) for j in mjm.wrap_objid[adr:adr + num]]
         coef = [float(c) for c in mjm.wrap_prm[adr:adr + num]]
         return b.add_fixed_tendon(joints, coef, **common)
-    path = [int(mjm.wrap_objid[k]) if types[k - adr] == int(_W.mjWRAP_SITE) else ("pulley", float(mjm.wrap_prm[k]))
-            for k in range(adr, adr + num)]
+
+    def term(k):
+        kind = types[k - adr]
+        if kind == int(_W.mjWRAP_SITE):
+            return int(mjm.wrap_objid[k])
+        if kind == int(_W.mjWRAP_PULLEY):
+            return ("pulley", float(mjm.wrap_prm[k]))
+        return (_WRAP_GEOMS[kind], int(mjm.wrap_objid[k]), int(round(mjm.wrap_prm[k])))  # the side site or -1
+
+    path = [term(k) for k in range(adr, adr + num)]
     return b.add_spatial_tendon(path, **common)
 
 
@@ -795,9 +796,6 @@ def mujoco_builder(
         if int(mjm.site_type[s]) in _SITE_SHAPES:  # the zone of touch sensors
             b.set_site_shape(s, int(mjm.site_type[s]), np.array(mjm.site_size[s], dtype=float))
 
-    tendon_map = {t: k for t in range(mjm.ntendon)
-                  if (k := _add_tendon(b, mjm, t, unsupported, notes)) is not None}
-    act_map = _add_actuators(b, mjm, tendon_map, unsupported)
 
     # meshes and geoms (a concave mesh becomes one geom per convex part: decompose.py; the
     # first part keeps the geom's id, the others follow all of MuJoCo's geoms, so geom ids
@@ -824,6 +822,11 @@ def mujoco_builder(
         parts_of.setdefault(g, []).append(mjm.ngeom + k)
     if not contacts_off:
         _add_contact_pairs(b, mjm, pairs, parts_of)
+
+    # tendons after the sites and geoms their paths name
+    tendon_map = {t: k for t in range(mjm.ntendon)
+                  if (k := _add_tendon(b, mjm, t, unsupported)) is not None}
+    act_map = _add_actuators(b, mjm, tendon_map, unsupported)
 
     for e in range(mjm.neq):
         _add_equality(b, mjm, e, unsupported, tendon_map)
