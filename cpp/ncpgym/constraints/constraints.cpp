@@ -76,10 +76,16 @@ bool Constraints::flag_posed_bodies(const std::vector<Contact>& contacts) {
       flag(m_.eq_obj1[e]);
       flag(m_.eq_obj2[e]);
     }
-  for (int t = 0; t < m_.ntendon; ++t)  // spatial tendons' limit and friction rows read their sites
+  for (int t = 0; t < m_.ntendon; ++t)  // spatial tendons' limit and friction rows read their path
     if (spatial_tendon(m_, t) && (m_.tendon_limited[t] || m_.tendon_frictionloss[t] > 0))
-      for (int k = m_.tendon_adr[t]; k < m_.tendon_adr[t] + m_.tendon_num[t]; ++k)
-        if (m_.tendon_wrap[k] == TendonWrap::Site) flag(m_.site_body[m_.tendon_obj[k]]);
+      for (int k = m_.tendon_adr[t]; k < m_.tendon_adr[t] + m_.tendon_num[t]; ++k) {
+        const TendonWrap w = m_.tendon_wrap[k];
+        if (w == TendonWrap::Site) flag(m_.site_body[m_.tendon_obj[k]]);
+        if (w == TendonWrap::Sphere || w == TendonWrap::Cylinder) {
+          flag(m_.geom_body[m_.tendon_obj[k]]);
+          if (m_.tendon_side[k] >= 0) flag(m_.site_body[m_.tendon_side[k]]);
+        }
+      }
   for (int b = m_.nbody - 1; b > 0; --b)  // parents come first (parent < child)
     if (posed_[b]) posed_[m_.body_parent[b]] = 1;
   return any;
