@@ -124,3 +124,38 @@ def test_activation_dynamics_not_simulated_are_refused_by_name(actuator, line):
     with pytest.raises(UnsupportedFeatureError) as e:
         ncpgym.load_model(xml)
     assert line in str(e.value).splitlines()[1:][0]
+
+
+CYLINDER_MJCF = """<mujoco><option timestep="0.004" gravity="0 0 0"/><worldbody>
+  <body><joint name="s" type="slide" axis="1 0 0"/><geom size="0.05" mass="1" contype="0" conaffinity="0"/></body>
+  <body pos="0 0.3 0"><joint name="h"/><geom size="0.05" mass="1" contype="0" conaffinity="0"/></body></worldbody>
+  <actuator><cylinder name="piston" joint="s" timeconst="0.03" area="0.002" ctrlrange="0 500000"/>
+    <cylinder name="biased" joint="h" timeconst="0.05" diameter="0.04" bias="3 -2 -0.5"/>
+    <general name="offset" joint="h" gainprm="2" biastype="affine" biasprm="0.7 0 0"/></actuator></mujoco>"""
+
+
+def test_mujocos_cylinder_and_a_constant_bias_are_its_forces_and_activations():
+    """MuJoCo's <cylinder> shortcut (a filter with the time constant, the area as gain, an
+    affine bias) and a <general> actuator whose bias is a constant: qfrc_actuator at random
+    states and the activations over 100 steps equal MuJoCo's."""
+    mj = mujoco.MjModel.from_xml_string(CYLINDER_MJCF)
+    d = mujoco.MjData(mj)
+    m = ncpgym.load_model(CYLINDER_MJCF)
+    batch = ncpgym.Batch(m, 1)
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        q, u, act = rng.normal(0, 0.5, mj.nq), rng.normal(0, 1, mj.nv), rng.normal(0, 1e5, mj.na)
+        ctrl = rng.uniform(0, 5e5, mj.nu)
+        d.qpos[:], d.qvel[:], d.act[:], d.ctrl[:] = q, u, act, ctrl
+        mujoco.mj_forward(mj, d)
+        batch.q[0], batch.u[0], batch.actuator_act[0], batch.ctrl[0] = q, u, act, ctrl
+        batch.forward()
+        np.testing.assert_allclose(batch.qfrc_actuator[0], d.qfrc_actuator, rtol=1e-12, atol=1e-9)
+    d = mujoco.MjData(mj)
+    sim = ncpgym.Simulator(m)
+    for _ in range(100):
+        ctrl = rng.uniform(0, 2e3, mj.nu)  # forces of a few newtons: the bodies stay slow
+        d.ctrl[:] = ctrl
+        mujoco.mj_step(mj, d)
+        sim.step(ctrl)
+        np.testing.assert_allclose(sim.actuator_act, d.act, rtol=1e-14)

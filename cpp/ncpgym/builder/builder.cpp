@@ -275,7 +275,7 @@ int Builder::add_affine_actuator(int joint, double gear, bool ctrllimited, doubl
                                  double bias0, double kp, double kv, const std::string& name) {
   const std::string who = label("actuator", m_.nu, name);
   require(std::isfinite(ctrlgain) && std::isfinite(bias0), who + ": non-finite gain or bias");
-  require(kp >= 0 && kv >= 0 && kp + kv > 0, who + ": an affine actuator needs kp >= 0, kv >= 0, not both 0");
+  require(kp >= 0 && kv >= 0, who + ": an affine actuator needs kp >= 0 and kv >= 0");
   // a Position servo's checks (kp > 0) do not apply: validated here, then stored as one
   const int a = add_actuator(joint, ActuatorType::Position, gear, ctrllimited, ctrl_lo, ctrl_hi, kp > 0 ? kp : 1.0, kv, name);
   m_.act_kp[a] = kp;

@@ -372,11 +372,11 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
         gain, bias = mjm.actuator_gainprm[a], mjm.actuator_biasprm[a]
         ctrlrange = tuple(mjm.actuator_ctrlrange[a]) if mjm.actuator_ctrllimited[a] else None
         gear = float(mjm.actuator_gear[a, 0])
-        motor = mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE
-        servo = (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and bias[0] == 0
-                 and np.isclose(bias[1], -gain[0]))
-        affine = (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and bias[1] <= 0 and bias[2] <= 0
-                  and (bias[1] < 0 or bias[2] < 0))
+        affine_bias = mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE
+        # a zero affine bias is none (MuJoCo's <cylinder> without one)
+        motor = mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE or (affine_bias and not np.any(bias[:3]))
+        servo = affine_bias and bias[0] == 0 and np.isclose(bias[1], -gain[0])
+        affine = affine_bias and bias[1] <= 0 and bias[2] <= 0  # b0 alone: a constant force added
         if not (motor or servo or affine):
             unsupported.append(f"actuator '{name}': gain/bias combination (gain {gain[0]:g}, bias "
                                f"{tuple(float(x) for x in bias[:3])})")
