@@ -660,7 +660,7 @@ REFUSED_MJCF = """<mujoco>
     <motor name="tm" tendon="driven"/>
     <general name="filt" joint="h" dyntype="user"/>
     <motor name="lim" joint="h" forcelimited="true" forcerange="-1 1"/>
-    <general name="odd" joint="h" biastype="affine" biasprm="1 0 0"/>
+    <damper name="odd" joint="h" kv="2" ctrlrange="0 1"/>
     <general name="odd2" joint="h" biastype="affine" gainprm="3" biasprm="0 -5 0"/>
   </actuator>
 </mujoco>"""
@@ -669,8 +669,8 @@ REFUSED_MJCF = """<mujoco>
 def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog):
     """Each feature the loader cannot simulate is named in the refusal, one line each, in
     the loader's words: stiffness on a ball joint, limits on a ball joint,
-    activation dynamics, an affine bias without a q or qdot term (a
-    bias offset alone). With strict=False
+    user activation dynamics, a gain that depends on the velocity (MuJoCo's damper). With
+    strict=False
     each is a WARNING and the rest loads: every geom, the ball joint
     without its limits, sites on their bodies with their names, positions and orientations
     (world frames equal MuJoCo's after forward), and the excluded body pairs, by body id."""
@@ -684,7 +684,7 @@ def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog
     wanted = ["joint 'bs': stiffness on a ball joint",
               "joint 'bl': limits on a ball joint",
               "actuator 'filt': activation dynamics mjDYN_USER",
-              "actuator 'odd': gain/bias combination (gain 1, bias (1.0, 0.0, 0.0))"]
+              "actuator 'odd': gain type mjGAIN_AFFINE"]
     for w in wanted:
         assert sum(line == "  " + w for line in lines[1:]) == 1, (w, lines)
     assert len(lines) == 1 + len(wanted)
