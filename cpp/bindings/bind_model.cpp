@@ -81,7 +81,8 @@ std::array<double, 5> polycoef5(const std::vector<double>& polycoef) {
 ActuatorType actuator_type(const std::string& s) {
   if (s == "motor") return ActuatorType::Motor;
   if (s == "position") return ActuatorType::Position;
-  throw std::invalid_argument("unknown actuator type '" + s + "' (expected motor or position)");
+  if (s == "damper") return ActuatorType::Damper;
+  throw std::invalid_argument("unknown actuator type '" + s + "' (expected motor, position or damper)");
 }
 }  // namespace
 

@@ -159,3 +159,32 @@ def test_mujocos_cylinder_and_a_constant_bias_are_its_forces_and_activations():
         mujoco.mj_step(mj, d)
         sim.step(ctrl)
         np.testing.assert_allclose(sim.actuator_act, d.act, rtol=1e-14)
+
+
+DAMPER_MJCF = """<mujoco><option timestep="0.01" gravity="0 0 0"/><worldbody>
+  <body><joint name="w" axis="0 0 1"/><geom type="cylinder" size="0.1 0.02" mass="2" contype="0" conaffinity="0"/></body>
+  </worldbody><actuator><damper name="brake" joint="w" kv="0.3" gear="2" ctrlrange="0 1"/></actuator></mujoco>"""
+
+
+def test_mujocos_damper_brakes_a_wheel_as_implicit_damping():
+    """MuJoCo's damper (f = -kv ctrl V, V = gear qdot): qfrc_actuator equals MuJoCo's at random
+    states; on a free wheel (I = 0.01) with ctrl c the speed after n steps is
+    u0 / (1 + h kv c g^2 / I)^n (implicit, as the joint's own damping). Catches: the control or
+    the gear left out of the damping, an explicit damper (u0 (1 - h kv c g^2 / I)^n)."""
+    mj = mujoco.MjModel.from_xml_string(DAMPER_MJCF)
+    d = mujoco.MjData(mj)
+    m = ncpgym.load_model(DAMPER_MJCF)
+    batch = ncpgym.Batch(m, 1)
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        u, ctrl = rng.normal(0, 3, 1), rng.uniform(0, 1, 1)
+        d.qvel[:], d.ctrl[:] = u, ctrl
+        mujoco.mj_forward(mj, d)
+        batch.u[0], batch.ctrl[0] = u, ctrl
+        batch.forward()
+        np.testing.assert_allclose(batch.qfrc_actuator[0], d.qfrc_actuator, rtol=1e-14)
+    sim = ncpgym.Simulator(m)
+    sim.u[0] = 5.0
+    h, kv, c, g, inertia, n = 0.01, 0.3, 0.7, 2.0, 2 * 0.1**2 / 2, 40
+    sim.step(np.array([c]), nsteps=n)
+    assert sim.u[0] == pytest.approx(5.0 / (1 + h * kv * c * g * g / inertia) ** n, rel=1e-12)

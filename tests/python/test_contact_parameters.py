@@ -198,3 +198,28 @@ def test_filter_treats_welded_bodies_as_one_as_mujoco_does():
     ours = {tuple(sorted((mj.geom(int(g1)).name, mj.geom(int(g2)).name))) for g1, g2 in zip(c["geom1"], c["geom2"])}
     assert ours == mj_pairs
     assert ("gd", "gs") in ours and ("gb", "gw") not in ours and ("ga", "gb") not in ours and ("gc", "gw") in ours
+
+
+CLUTCH_MJCF = """<mujoco><option timestep="0.002"/><worldbody>
+  <geom type="plane" size="1 1 0.1" condim="1"/>
+  <body name="lower" pos="0 0 0.05"><freejoint/><geom type="cylinder" size="0.2 0.05" mass="2" condim="1"/></body>
+  <body name="upper" pos="0 0 0.15"><freejoint/>
+    <geom type="cylinder" size="0.1 0.05" mass="1" condim="4" friction="0 0.05 0" priority="1"/></body>
+  </worldbody></mujoco>"""
+
+
+def test_torsional_friction_between_two_moving_bodies_is_a_clutch():
+    """A disc spinning at 10 rad/s on a heavier one that rests on a frictionless floor,
+    coupled by torsional friction only (condim 4, sliding friction 0): the torsion rows act on
+    both bodies, equal and opposite, so the pair's angular momentum about the vertical is kept
+    (to 1e-6) and both end spinning together at I1 w0 / (I1 + I2) (a clutch). Catches: a sign
+    on the second body's row (the momentum would change), torsion acting on one body only."""
+    sim = ncpgym.Simulator(ncpgym.load_model(CLUTCH_MJCF), newton_iterations=20)
+    sim.u[11] = 10.0  # upper's spin about z (its free joint's dofs 6..11)
+    i1, i2 = 1 * 0.1**2 / 2, 2 * 0.2**2 / 2
+    L0 = i1 * 10.0
+    for _ in range(1000):
+        sim.step()
+    assert i1 * sim.u[11] + i2 * sim.u[5] == pytest.approx(L0, rel=1e-6)
+    assert sim.u[11] == pytest.approx(i1 * 10.0 / (i1 + i2), rel=1e-3)
+    assert sim.u[5] == pytest.approx(sim.u[11], rel=1e-3)

@@ -660,7 +660,7 @@ REFUSED_MJCF = """<mujoco>
     <motor name="tm" tendon="driven"/>
     <general name="filt" joint="h" dyntype="user"/>
     <motor name="lim" joint="h" forcelimited="true" forcerange="-1 1"/>
-    <damper name="odd" joint="h" kv="2" ctrlrange="0 1"/>
+    <general name="odd" joint="h" gaintype="affine" gainprm="1 2 0"/>
     <general name="odd2" joint="h" biastype="affine" gainprm="3" biasprm="0 -5 0"/>
   </actuator>
 </mujoco>"""
@@ -669,8 +669,7 @@ REFUSED_MJCF = """<mujoco>
 def test_every_refused_feature_is_named_and_sites_and_excludes_carry_over(caplog):
     """Each feature the loader cannot simulate is named in the refusal, one line each, in
     the loader's words: stiffness on a ball joint, limits on a ball joint,
-    user activation dynamics, a gain that depends on the velocity (MuJoCo's damper). With
-    strict=False
+    user activation dynamics, a gain that depends on the position. With strict=False
     each is a WARNING and the rest loads: every geom, the ball joint
     without its limits, sites on their bodies with their names, positions and orientations
     (world frames equal MuJoCo's after forward), and the excluded body pairs, by body id."""

@@ -242,6 +242,8 @@ int Builder::add_actuator(int joint, ActuatorType type, double gear, bool ctrlli
   require(std::isfinite(gear) && std::isfinite(kp) && std::isfinite(kv), who + ": non-finite gain");
   if (ctrllimited) require(lo <= hi, who + ": ctrl range lower bound exceeds upper bound");
   if (type == ActuatorType::Position) require(kp > 0 && kv >= 0, who + ": position servo needs kp > 0, kv >= 0");
+  if (type == ActuatorType::Damper)
+    require(kv >= 0 && ctrllimited && lo >= 0, who + ": a damper needs kv >= 0 and a ctrlrange within [0, inf)");
   return push_actuator(type, joint, -1, gear, ctrllimited, lo, hi, kp, kv, kp, 0.0, name);
 }
 

@@ -57,6 +57,7 @@ inline double servo_target(const Model& m, int a, double c) {
 inline double unlimited_actuator_force(const Model& m, int a, double c, double qj, double uj) {
   const double g = m.act_gear[a];
   if (m.act_type[a] == ActuatorType::Motor) return c;
+  if (m.act_type[a] == ActuatorType::Damper) return -m.act_kv[a] * c * g * uj;
   if (affine_actuator(m, a)) return m.act_ctrlgain[a] * c + m.act_bias0[a] - m.act_kp[a] * g * qj - m.act_kv[a] * g * uj;
   return m.act_kp[a] * (c - g * qj) - m.act_kv[a] * g * uj;
 }

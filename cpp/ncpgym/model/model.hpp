@@ -19,7 +19,8 @@ namespace ncpgym {
 
 enum class JointType : int { Free = 0, Ball = 1, Slide = 2, Hinge = 3 };
 enum class GeomType : int { Plane = 0, Sphere = 2, Capsule = 3, Ellipsoid = 4, Box = 6, Cylinder = 5, Mesh = 7 };
-enum class ActuatorType : int { Motor = 0, Position = 1 };
+// Damper: MuJoCo's damper shortcut, f = -kv ctrl qdot (a control-scaled damper, ctrl >= 0).
+enum class ActuatorType : int { Motor = 0, Position = 1, Damper = 2 };
 // An actuator's activation dynamics (MuJoCo's dyntype): none (the force reads the control),
 // integrator (d act/dt = ctrl), filter (d act/dt = (ctrl - act) / tau, Euler-integrated) and
 // filterexact (the same, integrated exactly).

@@ -91,8 +91,8 @@ struct SolverOptions {
   // one step at depth / h. 22 URDFs of example-robot-data and rtb-data start with links
   // overlapping by up to 34 cm at qpos0 and were reported diverged within 17 steps
   // (benchmarks/model_coverage.py; MuJoCo's soft contacts ride it out): with the bound two of
-  // them run (panda, quadruped), the other 20 still diverge, for a reason not found yet
-  // (docs Known limits). Contacts shallower than h * depenetration_speed (2 mm at h = 2 ms)
+  // them ran (panda, quadruped); the others overlap where no joint motion can separate the
+  // links, which the loader's self_collision="auto" excludes (session 39). Contacts shallower than h * depenetration_speed (2 mm at h = 2 ms)
   // are untouched: the golden trajectories are bitwise unchanged.
   double depenetration_speed = 1.0;
   // The same for rigid equality constraints (m/s on positions, rad/s on a weld's rotation,

@@ -161,7 +161,11 @@ void Stepper::free_velocity(const State& s, double h) {
         continue;
       }
     }
-    if (m.act_type[a] == ActuatorType::Motor) {
+    if (m.act_type[a] == ActuatorType::Damper) {  // damping kv c, implicit like the joint's own
+      const double g = m.act_gear[a], kv = m.act_kv[a] * c * g * g;
+      tau_[dof] -= kv * s.u[dof];
+      extra_arm_[dof] += h * kv;
+    } else if (m.act_type[a] == ActuatorType::Motor) {
       tau_[dof] += m.act_gear[a] * c;  // explicit torque gear * ctrl
     } else {
       const double g = m.act_gear[a];

@@ -337,8 +337,8 @@ _DYNAMICS = {mujoco.mjtDyn.mjDYN_INTEGRATOR: "integrator", mujoco.mjtDyn.mjDYN_F
 
 def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -> dict[int, tuple[int, float]]:
     """MuJoCo's actuators on joints and on fixed tendons: motors (gain only), position servos
-    and general fixed-gain actuators with an affine bias, with their force ranges and activation
-    dynamics (integrator, filter, filterexact). Returns
+    general fixed-gain actuators with an affine bias, and dampers (a gain on the velocity alone),
+    with their force ranges and activation dynamics (integrator, filter, filterexact). Returns
     MuJoCo's id -> (ncpgym's id, the gain ncpgym keeps in a motor's gear)."""
     act_map: dict[int, tuple[int, float]] = {}
     for a in range(mjm.nu):
@@ -362,14 +362,18 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
         if dyn in (mujoco.mjtDyn.mjDYN_FILTER, mujoco.mjtDyn.mjDYN_FILTEREXACT) and not tau > 0:
             unsupported.append(f"actuator '{name}': a filter's time constant {tau:g}")
             continue
-        if mjm.actuator_gaintype[a] != mujoco.mjtGain.mjGAIN_FIXED:
+        gain, bias = mjm.actuator_gainprm[a], mjm.actuator_biasprm[a]
+        # MuJoCo's damper: an affine gain on the velocity alone and no bias, f = -kv ctrl V
+        damper = (mjm.actuator_gaintype[a] == mujoco.mjtGain.mjGAIN_AFFINE and gain[0] == 0 and gain[1] == 0
+                  and gain[2] < 0 and not np.any(bias[:3]) and trn == int(mujoco.mjtTrn.mjTRN_JOINT)
+                  and dyn == mujoco.mjtDyn.mjDYN_NONE and mjm.actuator_ctrllimited[a] and mjm.actuator_ctrlrange[a, 0] >= 0)
+        if mjm.actuator_gaintype[a] != mujoco.mjtGain.mjGAIN_FIXED and not damper:
             unsupported.append(f"actuator '{name}': gain type {mujoco.mjtGain(mjm.actuator_gaintype[a]).name}")
             continue
         if any(_nonzero(mjm, f, a) for f in ("actuator_damping", "actuator_dampingpoly", "actuator_armature")):
             unsupported.append(f"actuator '{name}': damping or armature of the actuator (MuJoCo 4)")
         if _nonzero(mjm, "actuator_delay", a):
             unsupported.append(f"actuator '{name}': control delay (MuJoCo 4)")
-        gain, bias = mjm.actuator_gainprm[a], mjm.actuator_biasprm[a]
         ctrlrange = tuple(mjm.actuator_ctrlrange[a]) if mjm.actuator_ctrllimited[a] else None
         gear = float(mjm.actuator_gear[a, 0])
         affine_bias = mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE
@@ -377,7 +381,8 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
         motor = mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE or (affine_bias and not np.any(bias[:3]))
         servo = affine_bias and bias[0] == 0 and np.isclose(bias[1], -gain[0])
         affine = affine_bias and bias[1] <= 0 and bias[2] <= 0  # b0 alone: a constant force added
-        if not (motor or servo or affine):
+        motor = motor and not damper
+        if not (motor or servo or affine or damper):
             unsupported.append(f"actuator '{name}': gain/bias combination (gain {gain[0]:g}, bias "
                                f"{tuple(float(x) for x in bias[:3])})")
             continue
@@ -391,6 +396,8 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
                    if motor else
                    b.add_tendon_actuator(tendon_map[target], gear=gear, ctrlrange=ctrlrange, ctrlgain=float(gain[0]),
                                          bias0=float(bias[0]), kp=float(-bias[1]), kv=float(-bias[2]), name=name))
+        elif damper:  # f = -kv ctrl V with MuJoCo's kv = -gain[2], implicit in qdot
+            aid = b.add_actuator(target, "damper", gear=gear, ctrlrange=ctrlrange, kv=float(-gain[2]), name=name)
         elif motor:
             aid = b.add_actuator(target, "motor", gear=gear * gain[0], ctrlrange=ctrlrange, name=name)
         elif servo:
