@@ -78,6 +78,23 @@ std::array<double, 5> polycoef5(const std::vector<double>& polycoef) {
   std::copy(polycoef.begin(), polycoef.end(), c.begin());
   return c;
 }
+// A tendon's range (None: unlimited), spring, damper and friction, as both tendon kinds take them.
+void set_tendon_parameters(TendonSpec& s, const py::object& range, double stiffness, double damping, double frictionloss,
+                           std::pair<double, double> springlength, const std::string& name) {
+  if (!range.is_none()) {
+    const auto r = range.cast<std::pair<double, double>>();
+    s.limited = true;
+    s.range_lo = r.first;
+    s.range_hi = r.second;
+  }
+  s.stiffness = stiffness;
+  s.damping = damping;
+  s.frictionloss = frictionloss;
+  s.springlength_lo = springlength.first;
+  s.springlength_hi = springlength.second;
+  s.name = name;
+}
+
 ActuatorType actuator_type(const std::string& s) {
   if (s == "motor") return ActuatorType::Motor;
   if (s == "position") return ActuatorType::Position;
@@ -671,18 +688,7 @@ void bind_model(py::module_& m) {
             TendonSpec s;
             s.joint = joints;
             s.coef = coef;
-            if (!range.is_none()) {
-              auto r = range.cast<std::pair<double, double>>();
-              s.limited = true;
-              s.range_lo = r.first;
-              s.range_hi = r.second;
-            }
-            s.stiffness = stiffness;
-            s.damping = damping;
-            s.frictionloss = frictionloss;
-            s.springlength_lo = springlength.first;
-            s.springlength_hi = springlength.second;
-            s.name = name;
+            set_tendon_parameters(s, range, stiffness, damping, frictionloss, springlength, name);
             return b.add_fixed_tendon(s);
           },
           py::arg("joints"), py::arg("coef"), py::arg("range") = py::none(), py::arg("stiffness") = 0.0,
@@ -727,18 +733,7 @@ void bind_model(py::module_& m) {
               s.path_side.push_back(side);
               s.coef.push_back(coef);
             }
-            if (!range.is_none()) {
-              auto r = range.cast<std::pair<double, double>>();
-              s.limited = true;
-              s.range_lo = r.first;
-              s.range_hi = r.second;
-            }
-            s.stiffness = stiffness;
-            s.damping = damping;
-            s.frictionloss = frictionloss;
-            s.springlength_lo = springlength.first;
-            s.springlength_hi = springlength.second;
-            s.name = name;
+            set_tendon_parameters(s, range, stiffness, damping, frictionloss, springlength, name);
             return b.add_spatial_tendon(s);
           },
           py::arg("path"), py::arg("range") = py::none(), py::arg("stiffness") = 0.0, py::arg("damping") = 0.0,

@@ -290,7 +290,6 @@ int Builder::add_tendon_actuator(int tendon, double gear, bool ctrllimited, doub
                                  double ctrlgain, double bias0, double kp, double kv, const std::string& name) {
   const std::string who = label("actuator", m_.nu, name);
   require(tendon >= 0 && tendon < m_.ntendon, who + ": tendon id " + std::to_string(tendon) + " does not exist");
-  require(!spatial_tendon(m_, tendon), who + ": actuators on spatial tendons are not supported yet");
   require(std::isfinite(gear) && std::isfinite(ctrlgain) && std::isfinite(bias0) && kp >= 0 && kv >= 0,
           who + ": non-finite gain or negative kp, kv");
   if (ctrllimited) require(ctrl_lo <= ctrl_hi, who + ": ctrl range lower bound exceeds upper bound");

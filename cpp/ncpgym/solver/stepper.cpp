@@ -144,8 +144,9 @@ void Stepper::free_velocity(const State& s, double h) {
   for (int a = 0; a < m.nu; ++a) {
     const double c = actuator_input(m, a, s.ctrl.data(), s.actuator_act.data());
     if (m.act_tendon[a] >= 0) {  // on a tendon: its force at the step's start, explicit
-      const double L = actuated_coordinate(m, a, s.q.data()), V = actuated_rate(m, a, s.u.data());
-      add_actuator_force(m, a, actuator_force(m, a, c, L, V), tau_.data());
+      if (on_spatial_tendon(m, a)) continue;  // once the bodies are posed, below
+      const double L = actuated_coordinate(m, nullptr, a, s.q.data()), V = actuated_rate(m, nullptr, a, s.u.data());
+      add_actuator_force(m, nullptr, a, actuator_force(m, a, c, L, V), tau_.data());
       continue;
     }
     const int dof = m.jnt_dofadr[m.act_joint[a]];
@@ -183,10 +184,16 @@ void Stepper::free_velocity(const State& s, double h) {
   if (const Data* posed = poses_at(s.q)) {  // the last step's refresh posed the bodies at q-
     copy_poses(*posed, dH_);
     body_inertias(m, dH_);
-    aba_posed(m, dH_, s.q.data(), s.u.data(), tau_.data(), Passive::GravcompOnly, extra_arm_.data());
   } else {
-    aba(m, dH_, s.q.data(), s.u.data(), tau_.data(), Passive::GravcompOnly, extra_arm_.data());
+    kinematics(m, dH_, s.q.data());  // what aba() does before aba_posed()
   }
+  for (int a = 0; a < m.nu; ++a)  // actuators on spatial tendons: their J_t reads the poses
+    if (on_spatial_tendon(m, a)) {
+      const double c = actuator_input(m, a, s.ctrl.data(), s.actuator_act.data());
+      const double L = actuated_coordinate(m, &dH_, a, s.q.data()), V = actuated_rate(m, &dH_, a, s.u.data());
+      add_actuator_force(m, &dH_, a, actuator_force(m, a, c, L, V), tau_.data());
+    }
+  aba_posed(m, dH_, s.q.data(), s.u.data(), tau_.data(), Passive::GravcompOnly, extra_arm_.data());
   u_tilde_.head(m.nv) = s.u + h * dH_.qacc;
   implicit_gyroscopic(m, dH_, lone_free_, s.q.data(), s.u.data(), h, u_tilde_.data());
   for (int p = 0; p < m.nparticle; ++p) {

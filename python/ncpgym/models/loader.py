@@ -345,8 +345,8 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
         name = _name(mjm, mujoco.mjtObj.mjOBJ_ACTUATOR, a)
         trn = int(mjm.actuator_trntype[a])
         target = int(mjm.actuator_trnid[a, 0])
-        if trn == int(mujoco.mjtTrn.mjTRN_TENDON) and (target not in tendon_map or _spatial(mjm, target)):
-            unsupported.append(f"actuator '{name}': on a spatial tendon")
+        if trn == int(mujoco.mjtTrn.mjTRN_TENDON) and target not in tendon_map:
+            unsupported.append(f"actuator '{name}': its tendon is not loaded")
             continue
         if trn not in (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_TENDON)):
             unsupported.append(f"actuator '{name}': transmission type {mujoco.mjtTrn(trn).name}")
