@@ -175,14 +175,31 @@ def test_a_rope_over_a_drum_lifts_a_load_as_the_lengths_say():
     assert sim.q[0] > 0.2  # the load rose
 
 
-def test_equalities_on_spatial_tendons_are_refused_by_name():
-    xml = """<mujoco><worldbody><site name="s0"/><body name="a"><joint name="h"/><geom size="0.1"/>
-      <site name="s1" pos="0.2 0 0"/></body></worldbody>
-      <tendon><spatial name="t"><site site="s0"/><site site="s1"/></spatial></tendon>
-      <equality><tendon tendon1="t"/></equality></mujoco>"""
-    with pytest.raises(UnsupportedFeatureError) as e:
-        ncpgym.load_model(xml)
-    assert str(e.value).splitlines()[1:] == ["  equality '' (mjEQ_TENDON): on a spatial tendon"]
+def test_a_coupling_of_two_spatial_tendons_holds_on_mujocos_lengths():
+    """A tendon equality between the rope over the drum (a cylinder wrap) and a cord between
+    two sites of the wrap model (their length changes from qpos0 in ratio 1 : 0.5): under gravity and random joint pushes, the
+    lengths MuJoCo computes from ncpgym's states keep L1 - L1_0 = 0.5 (L2 - L2_0) to 1e-9,
+    with tendon_length0 MuJoCo's. Catches: the spatial length at qpos0 taken at the state,
+    the path bodies left unposed at the iterate, the coupling's Jacobian."""
+    xml = WRAP_MJCF.replace("  </tendon>", """    <spatial name="cord"><site site="side_out"/><site site="hook2"/></spatial>
+  </tendon>
+  <equality><tendon tendon1="over_drum" tendon2="cord" polycoef="0 0.5 0 0 0"/></equality>""")
+    mj = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(mj)
+    sim = ncpgym.Simulator(ncpgym.load_model(xml), newton_iterations=20)
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for k in range(300):
+        if k % 50 == 0:
+            sim.u[:] += rng.normal(0, 0.5, sim.u.shape)
+        sim.step()
+        d.qpos[:] = sim.q
+        mujoco.mj_kinematics(mj, d)
+        mujoco.mj_tendon(mj, d)
+        dl = d.ten_length - mj.tendon_length0
+        worst = max(worst, abs(dl[0] - 0.5 * dl[3]))
+    assert worst < 1e-9
+    assert abs(d.ten_length[0] - mj.tendon_length0[0]) > 1e-3  # the tendons moved
 
 
 def test_builder_checks_a_spatial_tendons_path():

@@ -561,8 +561,6 @@ int Builder::add_tendon_coupling(int tendon1, int tendon2, const std::array<doub
   const std::string who = label("tendon equality", m_.neq, name);
   require(tendon1 >= 0 && tendon1 < m_.ntendon && tendon2 >= -1 && tendon2 < m_.ntendon, who + ": tendon does not exist");
   require(tendon1 != tendon2, who + ": couples tendon " + std::to_string(tendon1) + " to itself");
-  require(!spatial_tendon(m_, tendon1) && (tendon2 < 0 || !spatial_tendon(m_, tendon2)),
-          who + ": couplings of spatial tendons are not supported yet");
   for (double c : polycoef) require(std::isfinite(c), who + ": non-finite polycoef");
   require(std::isfinite(compliance) && compliance >= 0, who + ": compliance must be >= 0 and finite");
   add_equality(m_, EqualityType::Tendon, tendon1, tendon2, Vec3::Zero(), Vec3::Zero(), Quat::Identity(), polycoef,

@@ -21,7 +21,8 @@ void grow(V& v, Eigen::Index n) {  // capacity only grows: a smaller system reus
 }  // namespace
 
 Constraints::Constraints(const Model& m, bool springs_folded, double thickness)
-    : m_(m), springs_(m, springs_folded), thickness_(thickness), posed_(m.nbody, 0) {
+    : m_(m), springs_(m, springs_folded), thickness_(thickness), posed_(m.nbody, 0),
+      tendon_length0_(spatial_tendon_lengths0(m)) {
   fixed_ = dry_friction_row_count(m) + springs_.count() + distance_row_count(m) + attachment_row_count(m) + equality_row_count(m) +
            rod_frame_row_count(m) + stretch_row_count(m) + rod_bend_row_count(m) +
            shell_row_count(m) + element_row_count(m);
@@ -54,7 +55,7 @@ void Constraints::begin_step(const State& s) { springs_.set_targets(m_, s); }
 void Constraints::equality_recovery(const Data& d, const VecX& q, double reach) {
   eq_slack_used_ = false;
   if (m_.neq == 0 || !(reach > 0)) return;
-  equality_slack(m_, d, q, reach, eq_scratch_, eq_slack_);
+  equality_slack(m_, d, q, reach, eq_scratch_, eq_slack_, tendon_length0_.data());
   eq_slack_used_ = (eq_slack_.array() != 0).any();
 }
 
@@ -76,16 +77,22 @@ bool Constraints::flag_posed_bodies(const std::vector<Contact>& contacts) {
       flag(m_.eq_obj1[e]);
       flag(m_.eq_obj2[e]);
     }
-  for (int t = 0; t < m_.ntendon; ++t)  // spatial tendons' limit and friction rows read their path
-    if (spatial_tendon(m_, t) && (m_.tendon_limited[t] || m_.tendon_frictionloss[t] > 0))
-      for (int k = m_.tendon_adr[t]; k < m_.tendon_adr[t] + m_.tendon_num[t]; ++k) {
-        const TendonWrap w = m_.tendon_wrap[k];
-        if (w == TendonWrap::Site) flag(m_.site_body[m_.tendon_obj[k]]);
-        if (w == TendonWrap::Sphere || w == TendonWrap::Cylinder) {
-          flag(m_.geom_body[m_.tendon_obj[k]]);
-          if (m_.tendon_side[k] >= 0) flag(m_.site_body[m_.tendon_side[k]]);
-        }
+  const auto flag_path = [&](int t) {  // the bodies a spatial tendon's path reads
+    for (int k = m_.tendon_adr[t]; k < m_.tendon_adr[t] + m_.tendon_num[t]; ++k) {
+      const TendonWrap w = m_.tendon_wrap[k];
+      if (w == TendonWrap::Site) flag(m_.site_body[m_.tendon_obj[k]]);
+      if (w == TendonWrap::Sphere || w == TendonWrap::Cylinder) {
+        flag(m_.geom_body[m_.tendon_obj[k]]);
+        if (m_.tendon_side[k] >= 0) flag(m_.site_body[m_.tendon_side[k]]);
       }
+    }
+  };
+  for (int t = 0; t < m_.ntendon; ++t)  // spatial tendons' limit and friction rows
+    if (spatial_tendon(m_, t) && (m_.tendon_limited[t] || m_.tendon_frictionloss[t] > 0)) flag_path(t);
+  for (int e = 0; e < m_.neq; ++e)  // couplings of spatial tendons
+    if (m_.eq_type[e] == EqualityType::Tendon)
+      for (const int t : {m_.eq_obj1[e], m_.eq_obj2[e]})
+        if (t >= 0 && spatial_tendon(m_, t)) flag_path(t);
   for (int b = m_.nbody - 1; b > 0; --b)  // parents come first (parent < child)
     if (posed_[b]) posed_[m_.body_parent[b]] = 1;
   return any;
@@ -104,7 +111,7 @@ void Constraints::evaluate(Data& d, const VecX& q, const VecX& x, const std::vec
   springs_.append(q, rows);
   distance_rows(m_, x, rows);
   attachment_rows(m_, d, x, rows);
-  equality_rows(m_, d, q, rows, eq_slack_used_ ? eq_slack_.data() : nullptr);
+  equality_rows(m_, d, q, rows, eq_slack_used_ ? eq_slack_.data() : nullptr, tendon_length0_.data());
   rod_frame_rows(m_, x, rows);
   stretch_rows(m_, x, rows);
   rod_bend_rows(m_, x, act, rows);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ncpgym/constraints/jacobian_rows.hpp"
+#include "ncpgym/dynamics/kinematics.hpp"
 #include "ncpgym/dynamics/tendon.hpp"
 
 namespace ncpgym {
@@ -76,7 +77,17 @@ void inactive_rows(int n, Rows& rows, int& r) {
 
 }  // namespace
 
-void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, const double* slack) {
+std::vector<double> spatial_tendon_lengths0(const Model& m) {
+  std::vector<double> out(m.ntendon, 0.0);
+  Data d0(m);
+  kinematics(m, d0, m.qpos0.data());
+  for (int t = 0; t < m.ntendon; ++t)
+    if (spatial_tendon(m, t)) out[t] = tendon_length(m, d0, t, m.qpos0.data());
+  return out;
+}
+
+void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, const double* slack,
+                   const double* length0) {
   const int r0 = rows.J.rows();
   int r = r0;
   for (int e = 0; e < m.neq; ++e) {
@@ -108,12 +119,15 @@ void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, con
         break;
       }
       case EqualityType::Tendon: {
-        // L1 - L1_0 - poly(L2 - L2_0) on fixed tendons (dynamics/tendon.hpp), L_0 the lengths at
-        // qpos0 (MuJoCo's tendon_length0): J = J_t1 - poly' J_t2
-        const auto L = [&](int t, const double* at) { return tendon_length(m, t, at); };
+        // L1 - L1_0 - poly(L2 - L2_0) (dynamics/tendon.hpp), L_0 the lengths at qpos0 (MuJoCo's
+        // tendon_length0; a spatial tendon's from length0, a fixed one's from qpos0): J = J_t1 - poly' J_t2
+        const auto dL = [&](int t) {
+          return spatial_tendon(m, t) ? tendon_length(m, d, t, q.data()) - length0[t]
+                                      : tendon_length(m, t, q.data()) - tendon_length(m, t, m.qpos0.data());
+        };
         double slope = 0;
-        const double poly = coupling(m.eq_polycoef[e], o2 >= 0, o2 >= 0 ? L(o2, q.data()) - L(o2, m.qpos0.data()) : 0.0, slope);
-        rows.C[r] = L(o1, q.data()) - L(o1, m.qpos0.data()) - poly;
+        const double poly = coupling(m.eq_polycoef[e], o2 >= 0, o2 >= 0 ? dL(o2) : 0.0, slope);
+        rows.C[r] = dL(o1) - poly;
         rows.E[r] = E;
         add_tendon_row(m, d, o1, 1.0, rows.J);
         if (o2 >= 0) add_tendon_row(m, d, o2, -slope, rows.J);
@@ -127,13 +141,14 @@ void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, con
     for (int k = 0; r0 + k < r; ++k) rows.C[r0 + k] -= slack[k];
 }
 
-void equality_slack(const Model& m, const Data& d, const VecX& q, double reach, Rows& scratch, VecX& slack) {
+void equality_slack(const Model& m, const Data& d, const VecX& q, double reach, Rows& scratch, VecX& slack,
+                    const double* length0) {
   const int n = equality_row_count(m);
   if (scratch.C.size() < n) scratch.C.resize(n);
   if (scratch.E.size() < n) scratch.E.resize(n);
   if (slack.size() != n) slack.resize(n);
   scratch.J.clear();
-  equality_rows(m, d, q, scratch);
+  equality_rows(m, d, q, scratch, nullptr, length0);
   for (int k = 0; k < n; ++k)
     slack[k] = scratch.E[k] == 0 ? scratch.C[k] - std::clamp(scratch.C[k], -reach, reach) : 0.0;
 }

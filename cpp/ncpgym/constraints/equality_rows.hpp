@@ -5,6 +5,8 @@
 // row layout (as eq. 106 does for inactive friction).
 #pragma once
 
+#include <vector>
+
 #include "ncpgym/constraints/rows.hpp"
 #include "ncpgym/dynamics/data.hpp"
 #include "ncpgym/model/model.hpp"
@@ -22,12 +24,20 @@ inline int equality_row_count(const Model& m) {
 
 // Appends every equality's rows at q (d: kinematics at q); slack (one per row, or null) is
 // subtracted from their values: the violation left for later steps (equality_slack).
-void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, const double* slack = nullptr);
+// length0: per tendon, a spatial tendon's length at qpos0 (spatial_tendon_lengths0), read by
+// couplings of spatial tendons (may be null without them).
+void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, const double* slack = nullptr,
+                   const double* length0 = nullptr);
+
+// Per tendon, a spatial tendon's length at qpos0 (MuJoCo's tendon_length0; 0 for fixed ones,
+// whose couplings compute it from qpos0 directly).
+std::vector<double> spatial_tendon_lengths0(const Model& m);
 
 // Per equality row, the part of its value at q (d: its kinematics) beyond +-reach on rigid
 // rows (0 on compliant and inactive ones): a violation found at a step's start is corrected
 // by at most reach in the step (option equality_recovery_speed). scratch: row storage reused.
-void equality_slack(const Model& m, const Data& d, const VecX& q, double reach, Rows& scratch, VecX& slack);
+void equality_slack(const Model& m, const Data& d, const VecX& q, double reach, Rows& scratch, VecX& slack,
+                    const double* length0);
 
 // The inverse of the left Jacobian of SO(3) at the rotation vector e: d(log R)/dt =
 // J_l^-1(e) w for dR/dt = [w] R.

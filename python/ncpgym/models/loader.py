@@ -322,8 +322,8 @@ def _add_equality(b, mjm, e: int, unsupported: list[str], tendon_map: dict[int, 
     elif kind == mujoco.mjtEq.mjEQ_JOINT:
         b.add_joint_coupling(o1, o2, list(data[0:5]), compliance=compliance, active=active, name=name)
     elif kind == mujoco.mjtEq.mjEQ_TENDON:
-        if any(o >= 0 and (o not in tendon_map or _spatial(mjm, o)) for o in (o1, o2)):
-            unsupported.append(f"{who}: on a spatial tendon")
+        if any(o >= 0 and o not in tendon_map for o in (o1, o2)):
+            unsupported.append(f"{who}: its tendon is not loaded")
             return
         b.add_tendon_coupling(tendon_map[o1], tendon_map[o2] if o2 >= 0 else -1, list(data[0:5]),
                               compliance=compliance, active=active, name=name)
@@ -420,15 +420,10 @@ _SPATIAL_WRAPS = {int(_W.mjWRAP_SITE), int(_W.mjWRAP_PULLEY), int(_W.mjWRAP_SPHE
 _WRAP_GEOMS = {int(_W.mjWRAP_SPHERE): "sphere", int(_W.mjWRAP_CYLINDER): "cylinder"}
 
 
-def _spatial(mjm, t: int) -> bool:
-    return int(mjm.wrap_type[mjm.tendon_adr[t]]) != int(_W.mjWRAP_JOINT)
-
-
 def _add_tendon(b, mjm, t: int, unsupported: list[str]) -> int | None:
     """A fixed tendon (Builder.add_fixed_tendon) or a spatial one through sites and pulleys,
     wrapping around spheres and cylinders (Builder.add_spatial_tendon), with its limits,
-    stiffness, damping and frictionloss. Actuators and equalities on spatial tendons are
-    refused where those are read (they need a fixed tendon)."""
+    stiffness, damping and frictionloss.""" 
     name = _name(mjm, mujoco.mjtObj.mjOBJ_TENDON, t)
     adr, num = int(mjm.tendon_adr[t]), int(mjm.tendon_num[t])
     types = [int(w) for w in mjm.wrap_type[adr:adr + num]]
