@@ -170,7 +170,7 @@ void bind_dynamics(py::module_& mod) {
           VecX b(m.nv);
           for (int a = 0; a < m.nu; ++a) {  // B's column: g J^T (a joint's unit row, or a tendon's J_t)
             b.setZero();
-            add_actuator_force(m, &d, a, 1.0, b.data());
+            add_actuator_force(m, d, a, 1.0, b.data());
             out_b.col(a) = JMinv * b;
           }
           Eigen::Map<RowMat>(lp + i * k * k, k, k) = JMinv * J.transpose();

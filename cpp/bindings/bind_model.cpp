@@ -519,7 +519,7 @@ void bind_model(py::module_& m) {
           },
           py::arg("tendon"), py::arg("gear") = 1.0, py::arg("ctrlrange") = py::none(), py::arg("ctrlgain") = 1.0,
           py::arg("bias0") = 0.0, py::arg("kp") = 0.0, py::arg("kv") = 0.0, py::arg("name") = "",
-          "An actuator on a fixed tendon (MuJoCo's tendon transmission): force ctrlgain * ctrl + bias0 - kp * "
+          "An actuator on a tendon, fixed or spatial (MuJoCo's tendon transmission): force ctrlgain * ctrl + bias0 - kp * "
           "gear * L - kv * gear * dL/dt along the tendon (times the gear), explicit.")
       .def("set_actuator_forcerange", &Builder::set_actuator_forcerange, py::arg("actuator"), py::arg("lo"),
            py::arg("hi"), "Limit the actuator's scalar force (the motor's control, the servo's force) to [lo, hi].")
@@ -671,7 +671,7 @@ void bind_model(py::module_& m) {
           },
           py::arg("tendon1"), py::arg("tendon2"), py::arg("polycoef"), py::kw_only(), py::arg("compliance") = 0.0,
           py::arg("active") = true, py::arg("name") = "",
-          "Equality on fixed tendons (MuJoCo's tendon equality): L1 - L1_0 = sum_k polycoef[k] (L2 - L2_0)^k "
+          "Equality on tendons, fixed or spatial (MuJoCo's tendon equality): L1 - L1_0 = sum_k polycoef[k] (L2 - L2_0)^k "
           "(tendon2 = -1: L1 - L1_0 = polycoef[0]), L_0 their lengths at qpos0 (1 row). Returns its index.")
       .def("set_mocap", &Builder::set_mocap, py::arg("body"),
            "Make a body (a child of the world without joints) a mocap body, posed per world and step.")

@@ -238,8 +238,8 @@ void Batch::derive(Workspace& w, int i, bool with_contacts) {
   std::fill(qa, qa + m.nv, 0.0);
   for (int a = 0; a < m.nu; ++a) {
     const double f = actuator_force(m, a, actuator_input(m, a, s.ctrl.data(), s.actuator_act.data()),
-                                    actuated_coordinate(m, &d, a, s.q.data()), actuated_rate(m, &d, a, s.u.data()));
-    add_actuator_force(m, &d, a, f, qa);
+                                    actuated_coordinate(m, d, a, s.q.data()), actuated_rate(m, d, a, s.u.data()));
+    add_actuator_force(m, d, a, f, qa);
   }
   // contact summaries: wrench on each body about its tree's c, per-geom flags and forces
   double* fe = &cfrc_ext_[I * 6 * m.nbody];

@@ -202,11 +202,11 @@ void compute_sensors(const Model& m, Data& d, const State& s, const double* qacc
       case SensorType::JointVel: o[0] = u[m.jnt_dofadr[id]]; break;
       case SensorType::TendonPos: o[0] = tendon_length(m, d, id, q); break;
       case SensorType::TendonVel: o[0] = tendon_rate(m, d, id, u); break;
-      case SensorType::ActuatorPos: o[0] = scale * m.act_gear[id] * actuated_coordinate(m, &d, id, q); break;
-      case SensorType::ActuatorVel: o[0] = scale * m.act_gear[id] * actuated_rate(m, &d, id, u); break;
+      case SensorType::ActuatorPos: o[0] = scale * m.act_gear[id] * actuated_coordinate(m, d, id, q); break;
+      case SensorType::ActuatorVel: o[0] = scale * m.act_gear[id] * actuated_rate(m, d, id, u); break;
       case SensorType::ActuatorFrc:
         o[0] = scale * actuator_force(m, id, actuator_input(m, id, s.ctrl.data(), s.actuator_act.data()),
-                                      actuated_coordinate(m, &d, id, q), actuated_rate(m, &d, id, u));
+                                      actuated_coordinate(m, d, id, q), actuated_rate(m, d, id, u));
         break;
       case SensorType::FramePos: put3(frame_pos(m, d, ot, id)); break;
       case SensorType::FrameQuat: {

@@ -5,12 +5,11 @@
 #include <cmath>
 #include <limits>
 
+#include "ncpgym/dynamics/kinematics.hpp"
+
 namespace ncpgym {
 
-GeomPose geom_pose(const Model& m, const Data& d, int g) {
-  const int b = m.geom_body[g];
-  return GeomPose{d.xpos[b] + d.xmat[b] * m.geom_pos[g], d.xmat[b] * m.geom_rot[g]};
-}
+GeomPose geom_pose(const Model& m, const Data& d, int g) { return GeomPose{geom_xpos(m, d, g), geom_xmat(m, d, g)}; }
 
 collision::Shape geom_shape(const Model& m, int g, const GeomPose& p) {
   using collision::CoreKind;

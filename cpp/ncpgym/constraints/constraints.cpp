@@ -22,7 +22,7 @@ void grow(V& v, Eigen::Index n) {  // capacity only grows: a smaller system reus
 
 Constraints::Constraints(const Model& m, bool springs_folded, double thickness)
     : m_(m), springs_(m, springs_folded), thickness_(thickness), posed_(m.nbody, 0),
-      tendon_length0_(spatial_tendon_lengths0(m)) {
+      tendon_length0_(tendon_lengths0(m)) {
   fixed_ = dry_friction_row_count(m) + springs_.count() + distance_row_count(m) + attachment_row_count(m) + equality_row_count(m) +
            rod_frame_row_count(m) + stretch_row_count(m) + rod_bend_row_count(m) +
            shell_row_count(m) + element_row_count(m);

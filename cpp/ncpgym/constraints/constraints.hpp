@@ -49,7 +49,7 @@ class Constraints {
   int fixed_ = 0;
   std::vector<unsigned char> posed_;  // nbody flags (flag_posed_bodies)
   VecX eq_slack_;                     // per equality row (equality_recovery)
-  std::vector<double> tendon_length0_;  // spatial tendons' lengths at qpos0 (equality_rows.hpp)
+  std::vector<double> tendon_length0_;  // the tendons' lengths at qpos0 (equality_rows.hpp)
   bool eq_slack_used_ = false;        // a row's violation exceeds its reach this step
   Rows eq_scratch_;
 };

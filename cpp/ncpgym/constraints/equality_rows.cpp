@@ -77,12 +77,12 @@ void inactive_rows(int n, Rows& rows, int& r) {
 
 }  // namespace
 
-std::vector<double> spatial_tendon_lengths0(const Model& m) {
+std::vector<double> tendon_lengths0(const Model& m) {
   std::vector<double> out(m.ntendon, 0.0);
+  if (m.ntendon == 0) return out;
   Data d0(m);
   kinematics(m, d0, m.qpos0.data());
-  for (int t = 0; t < m.ntendon; ++t)
-    if (spatial_tendon(m, t)) out[t] = tendon_length(m, d0, t, m.qpos0.data());
+  for (int t = 0; t < m.ntendon; ++t) out[t] = tendon_length(m, d0, t, m.qpos0.data());
   return out;
 }
 
@@ -120,11 +120,8 @@ void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, con
       }
       case EqualityType::Tendon: {
         // L1 - L1_0 - poly(L2 - L2_0) (dynamics/tendon.hpp), L_0 the lengths at qpos0 (MuJoCo's
-        // tendon_length0; a spatial tendon's from length0, a fixed one's from qpos0): J = J_t1 - poly' J_t2
-        const auto dL = [&](int t) {
-          return spatial_tendon(m, t) ? tendon_length(m, d, t, q.data()) - length0[t]
-                                      : tendon_length(m, t, q.data()) - tendon_length(m, t, m.qpos0.data());
-        };
+        // tendon_length0): J = J_t1 - poly' J_t2
+        const auto dL = [&](int t) { return tendon_length(m, d, t, q.data()) - length0[t]; };
         double slope = 0;
         const double poly = coupling(m.eq_polycoef[e], o2 >= 0, o2 >= 0 ? dL(o2) : 0.0, slope);
         rows.C[r] = dL(o1) - poly;

@@ -24,14 +24,12 @@ inline int equality_row_count(const Model& m) {
 
 // Appends every equality's rows at q (d: kinematics at q); slack (one per row, or null) is
 // subtracted from their values: the violation left for later steps (equality_slack).
-// length0: per tendon, a spatial tendon's length at qpos0 (spatial_tendon_lengths0), read by
-// couplings of spatial tendons (may be null without them).
-void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, const double* slack = nullptr,
-                   const double* length0 = nullptr);
+// length0: the tendons' lengths at qpos0 (tendon_lengths0), read by tendon couplings.
+void equality_rows(const Model& m, const Data& d, const VecX& q, Rows& rows, const double* slack,
+                   const double* length0);
 
-// Per tendon, a spatial tendon's length at qpos0 (MuJoCo's tendon_length0; 0 for fixed ones,
-// whose couplings compute it from qpos0 directly).
-std::vector<double> spatial_tendon_lengths0(const Model& m);
+// Each tendon's length at qpos0 (MuJoCo's tendon_length0), from one kinematics pass.
+std::vector<double> tendon_lengths0(const Model& m);
 
 // Per equality row, the part of its value at q (d: its kinematics) beyond +-reach on rigid
 // rows (0 on compliant and inactive ones): a violation found at a step's start is corrected

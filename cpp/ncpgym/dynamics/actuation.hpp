@@ -62,32 +62,22 @@ inline double unlimited_actuator_force(const Model& m, int a, double c, double q
   return m.act_kp[a] * (c - g * qj) - m.act_kv[a] * g * uj;
 }
 
-// Whether actuator a drives a spatial tendon (its length, rate and J_t read the poses).
-inline bool on_spatial_tendon(const Model& m, int a) { return m.act_tendon[a] >= 0 && spatial_tendon(m, m.act_tendon[a]); }
-
 // The coordinate an actuator drives (a joint's q, or a tendon's length) and its rate; MuJoCo's
-// actuator_length and actuator_velocity are these times the gear. d: the poses at q, read
-// for an actuator on a spatial tendon only (may be null otherwise).
-inline double actuated_coordinate(const Model& m, const Data* d, int a, const double* q) {
-  const int t = m.act_tendon[a];
-  if (t < 0) return q[m.jnt_qposadr[m.act_joint[a]]];
-  return spatial_tendon(m, t) ? tendon_length(m, *d, t, q) : tendon_length(m, t, q);
+// actuator_length and actuator_velocity are these times the gear. d: the poses at q (a
+// spatial tendon reads them).
+inline double actuated_coordinate(const Model& m, const Data& d, int a, const double* q) {
+  return m.act_tendon[a] >= 0 ? tendon_length(m, d, m.act_tendon[a], q) : q[m.jnt_qposadr[m.act_joint[a]]];
 }
-inline double actuated_rate(const Model& m, const Data* d, int a, const double* u) {
-  const int t = m.act_tendon[a];
-  if (t < 0) return u[m.jnt_dofadr[m.act_joint[a]]];
-  return spatial_tendon(m, t) ? tendon_rate(m, *d, t, u) : tendon_rate(m, t, u);
+inline double actuated_rate(const Model& m, const Data& d, int a, const double* u) {
+  return m.act_tendon[a] >= 0 ? tendon_rate(m, d, m.act_tendon[a], u) : u[m.jnt_dofadr[m.act_joint[a]]];
 }
 
 // tau += g f J^T for actuator a (J: its joint's unit row, or its tendon's J_t; d as above).
-inline void add_actuator_force(const Model& m, const Data* d, int a, double f, double* tau) {
-  const int t = m.act_tendon[a];
-  if (t < 0)
-    tau[m.jnt_dofadr[m.act_joint[a]]] += m.act_gear[a] * f;
-  else if (spatial_tendon(m, t))
-    tendon_jacobian(m, *d, t, m.act_gear[a] * f, [&](int j, double c) { tau[j] += c; });
+inline void add_actuator_force(const Model& m, const Data& d, int a, double f, double* tau) {
+  if (m.act_tendon[a] >= 0)
+    tendon_jacobian(m, d, m.act_tendon[a], m.act_gear[a] * f, [&](int j, double c) { tau[j] += c; });
   else
-    add_tendon_force(m, t, m.act_gear[a] * f, tau);
+    tau[m.jnt_dofadr[m.act_joint[a]]] += m.act_gear[a] * f;
 }
 
 // The same within the actuator's force range (MuJoCo's clamp of actuator_force).

@@ -29,6 +29,13 @@ inline Vec3 point_velocity(const Data& d, int j, const Vec3& p) {
   return S.tail<3>() + w.cross(p);
 }
 
+// A geom's world position and orientation at d's poses (its body's frame times its own).
+inline Vec3 geom_xpos(const Model& m, const Data& d, int g) {
+  const int b = m.geom_body[g];
+  return d.xpos[b] + d.xmat[b] * m.geom_pos[g];
+}
+inline Mat3 geom_xmat(const Model& m, const Data& d, int g) { return d.xmat[m.geom_body[g]] * m.geom_rot[g]; }
+
 // Body spatial velocities cvel, velocity-product accelerations cbias (the F-dot q-dot
 // term of eq. 12) and their running sum cacc0, at velocity u (nv). Needs kinematics().
 void velocities(const Model& m, Data& d, const double* u);

@@ -72,9 +72,8 @@ double tendon_path(const Model& m, const Data& d, int t, Fn&& fn) {
     const int g = m.tendon_obj[k + 1], s1 = m.tendon_obj[k + 2], side = m.tendon_side[k + 1], gb = m.geom_body[g];
     const Vec3& p1 = d.site_xpos[s1];
     Vec3 t0, t1;
-    const double arc = wrap_geom(m.tendon_wrap[k + 1] == TendonWrap::Cylinder, m.geom_size[g][0],
-                                 d.xpos[gb] + d.xmat[gb] * m.geom_pos[g], d.xmat[gb] * m.geom_rot[g], p0, p1,
-                                 side >= 0 ? &d.site_xpos[side] : nullptr, t0, t1);
+    const double arc = wrap_geom(m.tendon_wrap[k + 1] == TendonWrap::Cylinder, m.geom_size[g][0], geom_xpos(m, d, g),
+                                 geom_xmat(m, d, g), p0, p1, side >= 0 ? &d.site_xpos[side] : nullptr, t0, t1);
     if (arc < 0) {
       piece(m.site_body[s0], p0, m.site_body[s1], p1);
     } else {

@@ -98,7 +98,7 @@ struct Model {
   // servo kp*(ctrl - q) - kv*qdot used by later solver stages.
   std::vector<ActuatorType> act_type;
   std::vector<int> act_joint;   // the joint driven (-1: a tendon's actuator)
-  std::vector<int> act_tendon;  // the fixed tendon driven (-1: a joint's); its force is explicit
+  std::vector<int> act_tendon;  // the tendon driven (-1: a joint's); its force is explicit
   std::vector<double> act_gear, act_kp, act_kv;
   std::vector<int> act_ctrllimited;
   std::vector<double> act_ctrlrange;  // 2 * nu

@@ -117,36 +117,15 @@ void Stepper::reserve_rows(int nrow) {
   if (rows_.kind.capacity() < static_cast<size_t>(nrow)) rows_.kind.reserve(nrow);
 }
 
-void Stepper::free_velocity(const State& s, double h) {
-  // Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
-  // (joint damping implicit), from the O(n) forward dynamics; this also leaves the
-  // factorisation of H at q- in dH_ for the IIM.
-  // Springs and servo stiffness are compliant constraints (eq. 8) on one joint coordinate,
-  // c = q - ref with E = 1/k. With implicit_springs their Schur complement is folded into
-  // H exactly: with q+ = q- + h u+ the row's force is -k (q+ - ref), so
-  // (M + h B + h^2 K)(u~ - u-) = h (tau - B u- - K (q- + h u- - ref) - bias), the compliant
-  // row's own solution because the row is linear in q. Otherwise they stay rows of the
-  // Newton system (constraints/spring_rows.cpp, the seed's form; both are tested).
+void Stepper::actuator_forces(const State& s, double h) {
+  // The actuators' part of free_velocity: explicit forces into tau_, implicit servo and damper
+  // terms into tau_ and extra_arm_ (dH_ holds the poses at q-).
   const Model& m = *m_;
-  tau_.setZero();
-  add_passive_damping(m, s.u.data(), tau_.data());
-  add_tendon_passive(m, s.q.data(), s.u.data(), tau_.data());
-  extra_arm_ = h * Eigen::Map<const VecX>(m.dof_damping.data(), m.nv);
-  if (opt_.implicit_springs) {
-    for (int j = 0; j < m.njnt; ++j) {
-      const double k = m.jnt_stiffness[j];
-      if (k == 0) continue;
-      const int dof = m.jnt_dofadr[j];
-      tau_[dof] -= k * (s.q[m.jnt_qposadr[j]] + h * s.u[dof] - m.jnt_springref[j]);
-      extra_arm_[dof] += h * h * k;
-    }
-  }
   for (int a = 0; a < m.nu; ++a) {
     const double c = actuator_input(m, a, s.ctrl.data(), s.actuator_act.data());
     if (m.act_tendon[a] >= 0) {  // on a tendon: its force at the step's start, explicit
-      if (on_spatial_tendon(m, a)) continue;  // once the bodies are posed, below
-      const double L = actuated_coordinate(m, nullptr, a, s.q.data()), V = actuated_rate(m, nullptr, a, s.u.data());
-      add_actuator_force(m, nullptr, a, actuator_force(m, a, c, L, V), tau_.data());
+      const double L = actuated_coordinate(m, dH_, a, s.q.data()), V = actuated_rate(m, dH_, a, s.u.data());
+      add_actuator_force(m, dH_, a, actuator_force(m, a, c, L, V), tau_.data());
       continue;
     }
     const int dof = m.jnt_dofadr[m.act_joint[a]];
@@ -181,18 +160,39 @@ void Stepper::free_velocity(const State& s, double h) {
       }
     }
   }
+}
+
+void Stepper::free_velocity(const State& s, double h) {
+  // Unconstrained velocity u~ = u- + h H^-1 (tau + spring - B u- - bias), H = M + h B
+  // (joint damping implicit), from the O(n) forward dynamics; this also leaves the
+  // factorisation of H at q- in dH_ for the IIM.
+  // Springs and servo stiffness are compliant constraints (eq. 8) on one joint coordinate,
+  // c = q - ref with E = 1/k. With implicit_springs their Schur complement is folded into
+  // H exactly: with q+ = q- + h u+ the row's force is -k (q+ - ref), so
+  // (M + h B + h^2 K)(u~ - u-) = h (tau - B u- - K (q- + h u- - ref) - bias), the compliant
+  // row's own solution because the row is linear in q. Otherwise they stay rows of the
+  // Newton system (constraints/spring_rows.cpp, the seed's form; both are tested).
+  const Model& m = *m_;
+  tau_.setZero();
+  add_passive_damping(m, s.u.data(), tau_.data());
+  add_tendon_passive(m, s.q.data(), s.u.data(), tau_.data());
+  extra_arm_ = h * Eigen::Map<const VecX>(m.dof_damping.data(), m.nv);
+  if (opt_.implicit_springs) {
+    for (int j = 0; j < m.njnt; ++j) {
+      const double k = m.jnt_stiffness[j];
+      if (k == 0) continue;
+      const int dof = m.jnt_dofadr[j];
+      tau_[dof] -= k * (s.q[m.jnt_qposadr[j]] + h * s.u[dof] - m.jnt_springref[j]);
+      extra_arm_[dof] += h * h * k;
+    }
+  }
   if (const Data* posed = poses_at(s.q)) {  // the last step's refresh posed the bodies at q-
     copy_poses(*posed, dH_);
     body_inertias(m, dH_);
   } else {
     kinematics(m, dH_, s.q.data());  // what aba() does before aba_posed()
   }
-  for (int a = 0; a < m.nu; ++a)  // actuators on spatial tendons: their J_t reads the poses
-    if (on_spatial_tendon(m, a)) {
-      const double c = actuator_input(m, a, s.ctrl.data(), s.actuator_act.data());
-      const double L = actuated_coordinate(m, &dH_, a, s.q.data()), V = actuated_rate(m, &dH_, a, s.u.data());
-      add_actuator_force(m, &dH_, a, actuator_force(m, a, c, L, V), tau_.data());
-    }
+  actuator_forces(s, h);  // after the poses: a spatial tendon's J_t reads them
   aba_posed(m, dH_, s.q.data(), s.u.data(), tau_.data(), Passive::GravcompOnly, extra_arm_.data());
   u_tilde_.head(m.nv) = s.u + h * dH_.qacc;
   implicit_gyroscopic(m, dH_, lone_free_, s.q.data(), s.u.data(), h, u_tilde_.data());
@@ -226,7 +226,7 @@ void Stepper::detect(const State& s, double h) {
     for (int g = 0; g < m.ngeom; ++g) {
       const int b = m.geom_body[g];
       const Vec6& v = dk_.cvel[b];
-      const Vec3 c = dk_.xpos[b] + dk_.xmat[b] * m.geom_pos[g];
+      const Vec3 c = geom_xpos(m, dk_, g);
       const double r = m.geom_type[g] == GeomType::Plane ? 0.0 : geom_rbound(m, g);
       GeomMotion& gm = motion_[g];
       gm.shift[pass] = h * (v.tail<3>() + v.head<3>().cross(c));

@@ -98,6 +98,7 @@ class Stepper {
  private:
   int prepare(const State& s, double h);  // u~, collision, row layout; returns the row count
   void free_velocity(const State& s, double h);  // u~ and the factorisation of H at q-
+  void actuator_forces(const State& s, double h);  // free_velocity's actuator terms, dH_ posed
   void detect(const State& s, double h);         // contacts and limits of the step
   // Collides at q^{n+1} (from u_); appends the deep contacts no contact of the step covers.
   // True when it added any (the caller solves the step again). refresh.cpp.

@@ -336,7 +336,7 @@ _DYNAMICS = {mujoco.mjtDyn.mjDYN_INTEGRATOR: "integrator", mujoco.mjtDyn.mjDYN_F
 
 
 def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -> dict[int, tuple[int, float]]:
-    """MuJoCo's actuators on joints and on fixed tendons: motors (gain only), position servos
+    """MuJoCo's actuators on joints and on tendons: motors (gain only), position servos,
     general fixed-gain actuators with an affine bias, and dampers (a gain on the velocity alone),
     with their force ranges and activation dynamics (integrator, filter, filterexact). Returns
     MuJoCo's id -> (ncpgym's id, the gain ncpgym keeps in a motor's gear)."""
@@ -378,10 +378,10 @@ def _add_actuators(b, mjm, tendon_map: dict[int, int], unsupported: list[str]) -
         gear = float(mjm.actuator_gear[a, 0])
         affine_bias = mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE
         # a zero affine bias is none (MuJoCo's <cylinder> without one)
-        motor = mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE or (affine_bias and not np.any(bias[:3]))
+        motor = not damper and (mjm.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE
+                                or (affine_bias and not np.any(bias[:3])))
         servo = affine_bias and bias[0] == 0 and np.isclose(bias[1], -gain[0])
         affine = affine_bias and bias[1] <= 0 and bias[2] <= 0  # b0 alone: a constant force added
-        motor = motor and not damper
         if not (motor or servo or affine or damper):
             unsupported.append(f"actuator '{name}': gain/bias combination (gain {gain[0]:g}, bias "
                                f"{tuple(float(x) for x in bias[:3])})")
