@@ -130,6 +130,14 @@ M += [
      "return next;", "activation range ignored", "-*", ["test_activation.py"]),
     (C + "filter.cpp", "while (b != 0 && m.body_jntnum[b] == 0) b = m.body_parent[b];", "(void)m;",
      "filter without welded groups", "-*", ["test_contact_parameters.py"]),
+    ("cpp/ncpgym/dynamics/fluid.hpp", "const double area_max = kPi * r_max * r_mid;",
+     "const double area_max = 4 * kPi * r_max * r_min;", "ellipsoid fluid: the text's A_max", "-*", ["test_fluid.py"]),
+    ("cpp/ncpgym/dynamics/fluid.hpp", "f += c_kutta * density * area * u.dot(n) * n.cross(v).cross(v);",
+     "f += c_kutta * density * area * u.dot(n) * v.cross(n).cross(v);", "Kutta lift reversed", "-*", ["test_fluid.py"]),
+    ("cpp/ncpgym/dynamics/fluid.hpp", "f += p_lin.cross(w);", "f += w.cross(p_lin);", "added-mass force reversed", "-*",
+     ["test_fluid.py"]),
+    ("cpp/ncpgym/dynamics/passive.cpp", "if (!m.body_fluid_ellipsoid.empty() && m.body_fluid_ellipsoid[b]) continue;",
+     "", "inertia box kept beside the ellipsoids", "-*", ["test_fluid.py"]),
 ]
 
 

@@ -754,6 +754,12 @@ void bind_model(py::module_& m) {
           "MuJoCo's compiler chose them (body_iquat, body_inertia); fluid drag depends on the axes.")
       .def("set_fluid", &Builder::set_fluid, py::arg("density"), py::arg("viscosity"), py::arg("wind") = Vec3::Zero(),
            "MuJoCo's fluid forces on rigid bodies: option density, viscosity and wind (the inertia-box model).")
+      .def("set_geom_fluid", &Builder::set_geom_fluid, py::arg("geom"), py::arg("semi_axes"), py::arg("coef"),
+           py::arg("added_mass"), py::arg("added_inertia"),
+           "MuJoCo's ellipsoid fluid model on a geom (fluidshape=\"ellipsoid\"): the equivalent ellipsoid's "
+           "semi-axes (m, geom frame), coef = (blunt drag, slender drag, angular drag, Kutta lift, Magnus lift) "
+           "and the added mass (m^3) and moments (m^5) per unit fluid density, as MuJoCo's compiler writes them "
+           "in geom_fluid[6:12]. The geom's body then leaves the inertia-box model. Needs set_fluid.")
       .def("set_site_shape", &Builder::set_site_shape, py::arg("site"), py::arg("type"), py::arg("size"),
            "A site's shape (MuJoCo geom type: 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box) and "
            "half-sizes: the zone of touch sensors.")

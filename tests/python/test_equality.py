@@ -335,15 +335,6 @@ def test_contact_exclude_removes_the_pair():
     assert falls["excluded"] < 0.15  # fell through a onto the floor
 
 
-def test_ellipsoid_fluid_model_is_refused_not_dropped():
-    xml = """<mujoco><option density="1000" viscosity="0.01"/><worldbody>
-    <body><freejoint/><geom type="sphere" size="0.05" fluidshape="ellipsoid"/></body></worldbody></mujoco>"""
-    mj = mujoco.MjModel.from_xml_string(xml)
-    with pytest.raises(UnsupportedFeatureError, match="ellipsoid fluid model"):
-        from_mujoco(mj)
-    assert from_mujoco(mj, strict=False).nv == 6
-
-
 def test_soft_equalities_map_or_are_refused():
     base = """<mujoco><worldbody><body name="a"><freejoint/><geom size="0.1"/></body>
     </worldbody><equality><connect body1="a" body2="world" anchor="0 0 0" {}/></equality></mujoco>"""

@@ -693,6 +693,23 @@ void Builder::set_fluid(double density, double viscosity, const Vec3& wind) {
   m_.fluid_wind = wind;
 }
 
+void Builder::set_geom_fluid(int geom, const Vec3& semi_axes, const Eigen::Matrix<double, 5, 1>& coef,
+                             const Vec3& added_mass, const Vec3& added_inertia) {
+  const std::string who = label("geom", geom, geom >= 0 && geom < m_.ngeom ? m_.geom_name[geom] : "");
+  require(geom >= 0 && geom < m_.ngeom, who + ": does not exist");
+  require(std::find(m_.fluid_geom.begin(), m_.fluid_geom.end(), geom) == m_.fluid_geom.end(),
+          who + ": its fluid model is already set");
+  require(finite3(semi_axes) && semi_axes.minCoeff() > 0, who + ": fluid semi-axes must be finite and > 0");
+  require(coef.allFinite(), who + ": fluid coefficients must be finite");
+  require(finite3(added_mass) && added_mass.minCoeff() >= 0 && finite3(added_inertia) && added_inertia.minCoeff() >= 0,
+          who + ": added mass and moments must be finite and >= 0");
+  m_.fluid_geom.push_back(geom);
+  m_.fluid_axes.push_back(semi_axes);
+  m_.fluid_coef.push_back(coef);
+  m_.fluid_added_mass.push_back(added_mass);
+  m_.fluid_added_inertia.push_back(added_inertia);
+}
+
 void Builder::set_site_shape(int site, int type, const Vec3& size) {
   const std::string who = label("site", site, site >= 0 && site < m_.nsite ? m_.site_name[site] : "");
   require(site >= 0 && site < m_.nsite, who + ": does not exist");
@@ -790,6 +807,11 @@ std::shared_ptr<const Model> Builder::build() const {
     if (m->body_mocapid[b] >= 0)
       require(m->body_parent[b] == 0 && m->body_jntnum[b] == 0,
               label("body", b, m->body_name[b]) + ": a mocap body must be a child of the world without joints");
+  m->body_fluid_ellipsoid.clear();  // bodies out of the inertia-box model: empty when none
+  if (!m->fluid_geom.empty()) {
+    m->body_fluid_ellipsoid.assign(m->nbody, 0);
+    for (int g : m->fluid_geom) m->body_fluid_ellipsoid[m->geom_body[g]] = 1;
+  }
   m->body_rot.resize(m->nbody);
   for (int b = 0; b < m->nbody; ++b) m->body_rot[b] = m->body_quat[b].toRotationMatrix();
   m->site_rot.resize(m->nsite);

@@ -178,6 +178,12 @@ class Builder {
   void set_principal_inertia(int body, const Quat& iquat, const Vec3& principal);
   // MuJoCo's fluid forces on rigid bodies (option density, viscosity, wind; dynamics/fluid.hpp).
   void set_fluid(double density, double viscosity, const Vec3& wind = Vec3::Zero());
+  // MuJoCo's ellipsoid fluid model on one geom (its fluidshape="ellipsoid", dynamics/fluid.hpp):
+  // the equivalent ellipsoid's semi-axes (geom frame), coefficients (blunt drag, slender drag,
+  // angular drag, Kutta lift, Magnus lift) and its added mass and moments per unit fluid density
+  // (MuJoCo's compiler writes all of these in geom_fluid). Its body leaves the inertia-box model.
+  void set_geom_fluid(int geom, const Vec3& semi_axes, const Eigen::Matrix<double, 5, 1>& coef,
+                      const Vec3& added_mass, const Vec3& added_inertia);
   // A site's shape (MuJoCo geom type 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box, and
   // half-sizes): the zone of touch sensors.
   void set_site_shape(int site, int type, const Vec3& size);

@@ -1,5 +1,6 @@
 #include "ncpgym/dynamics/algorithms.hpp"
 #include "ncpgym/dynamics/fluid.hpp"
+#include "ncpgym/dynamics/kinematics.hpp"
 
 namespace ncpgym {
 
@@ -48,6 +49,7 @@ void add_passive_fluid(const Model& m, Data& d, double* out) {
   for (int b = 0; b < m.nbody; ++b) d.force[b].setZero();
   for (int b = 1; b < m.nbody; ++b) {
     if (m.body_mass[b] < kFluidMinVal) continue;  // MuJoCo skips massless bodies
+    if (!m.body_fluid_ellipsoid.empty() && m.body_fluid_ellipsoid[b]) continue;  // its geoms' model below
     const Vec6& v = d.cvel[b];  // angular velocity and the velocity of the point at the origin
     const Vec3 w = v.head<3>(), vc = v.tail<3>() + w.cross(d.xipos[b]);
     const Mat3 R = d.xmat[b] * m.body_iquat[b].toRotationMatrix();
@@ -55,6 +57,18 @@ void add_passive_fluid(const Model& m, Data& d, double* out) {
     inertia_box_wrench(inertia_box_size(m.body_mass[b], m.body_iprincipal[b]), R, w, vc, m.fluid_density,
                        m.fluid_viscosity, m.fluid_wind, torque, force);
     d.force[b] << d.xipos[b].cross(force) + torque, force;
+  }
+  // the ellipsoid model on the geoms that ask for it, each at its centre in its own frame
+  for (size_t k = 0; k < m.fluid_geom.size(); ++k) {
+    const int g = m.fluid_geom[k], b = m.geom_body[g];
+    if (b == 0 || m.body_mass[b] < kFluidMinVal) continue;  // the world does not move; MuJoCo skips massless bodies
+    const Vec3 p = geom_xpos(m, d, g);
+    const Vec3 w = d.cvel[b].head<3>(), vp = d.cvel[b].tail<3>() + w.cross(p);
+    Vec3 torque, force;
+    ellipsoid_wrench(m.fluid_axes[k], m.fluid_coef[k], m.fluid_added_mass[k], m.fluid_added_inertia[k],
+                     geom_xmat(m, d, g), w, vp, m.fluid_density, m.fluid_viscosity, m.fluid_wind, torque, force);
+    d.force[b].head<3>() += p.cross(force) + torque;
+    d.force[b].tail<3>() += force;
   }
   add_body_forces(m, d, out);
 }

@@ -326,6 +326,14 @@ struct Model {
   // inertia-box model, dynamics/fluid.hpp): passive forces, explicit. Zero: none.
   double fluid_density = 0.0, fluid_viscosity = 0.0;
   Vec3 fluid_wind = Vec3::Zero();
+  // MuJoCo's ellipsoid model (its geom fluidshape="ellipsoid"; dynamics/fluid.hpp) on the geoms
+  // fluid_geom lists, in that order: semi-axes, coefficients (blunt drag, slender drag, angular
+  // drag, Kutta lift, Magnus lift), added mass and added moments per unit density (MuJoCo's
+  // geom_fluid). A body with such a geom leaves the inertia-box model (body_fluid_ellipsoid).
+  std::vector<int> fluid_geom;
+  std::vector<Vec3> fluid_axes, fluid_added_mass, fluid_added_inertia;
+  std::vector<Eigen::Matrix<double, 5, 1>> fluid_coef;
+  std::vector<unsigned char> body_fluid_ellipsoid;  // derived at build (nbody, or empty)
   double timestep = 0.002;
   // Iteration counts this model asks for (0: the solver's defaults), as the seed's Table 2
   // sets them per scene. The Python Simulator and Batch constructors apply them unless the

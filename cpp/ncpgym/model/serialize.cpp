@@ -10,9 +10,10 @@ namespace ncpgym {
 namespace {
 
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
-constexpr std::uint32_t kVersion = 7;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
+constexpr std::uint32_t kVersion = 8;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
                                         // 5: geom rotations and listed geom pairs; 6: contact parameters, pairs, dry friction,
-                                        // force ranges, fixed tendons; 7: spatial tendons, activation dynamics
+                                        // force ranges, fixed tendons; 7: spatial tendons, activation dynamics;
+                                        // 8: MuJoCo's ellipsoid fluid model
 
 // Writing: values appended to a string.
 struct Out {
@@ -170,11 +171,13 @@ void model_fields(Ar& ar, M& m) {
   ar(m.gravity), ar(m.timestep), ar(m.newton_iterations), ar(m.linear_iterations);
   ar(m.medium_density), ar(m.drag_coefficient), ar(m.viscosity);
   ar(m.fluid_density), ar(m.fluid_viscosity), ar(m.fluid_wind);
+  ar(m.fluid_geom), ar(m.fluid_axes), ar(m.fluid_added_mass), ar(m.fluid_added_inertia), ar(m.fluid_coef);
+  ar(m.body_fluid_ellipsoid);
 }
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 4344,
+static_assert(sizeof(Model) == 4488,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -236,6 +239,13 @@ void check_sizes(const Model& m) {
   for (auto [got, name] : {std::pair{m.pair_geom.size(), "pair_geom"}, {m.pair_condim.size(), "pair_condim"},
                            {m.pair_friction.size(), "pair_friction"}, {m.pair_margin.size(), "pair_margin"}})
     need(got, m.npair, name);
+  const long nfluid = static_cast<long>(m.fluid_geom.size());
+  for (auto [got, name] : {std::pair{m.fluid_axes.size(), "fluid_axes"}, {m.fluid_added_mass.size(), "fluid_added_mass"},
+                           {m.fluid_added_inertia.size(), "fluid_added_inertia"}, {m.fluid_coef.size(), "fluid_coef"}})
+    need(got, nfluid, name);
+  for (int g : m.fluid_geom)
+    if (g < 0 || g >= m.ngeom) throw std::invalid_argument("model bytes corrupt: fluid_geom names no geom");
+  if (!m.body_fluid_ellipsoid.empty()) need(m.body_fluid_ellipsoid.size(), nb, "body_fluid_ellipsoid");  // empty: none
   for (auto [got, name] : {std::pair{m.mesh_vert.size(), "mesh_vert"}, {m.mesh_name.size(), "mesh_name"},
                            {m.mesh_hull.size(), "mesh_hull"}})
     need(got, m.nmesh, name);

@@ -70,8 +70,8 @@ def load_model(
         floating_base: URDF only: give the root link a free joint (MuJoCo's URDF import
             welds it to the world otherwise).
         strict: raise :class:`UnsupportedFeatureError` for features that change the
-            dynamics and are not supported yet (spatial tendons that act, MuJoCo's ellipsoid
-            fluid model, soft equality constraints, ...). With ``strict=False`` they are
+            dynamics and are not supported yet (muscles, height fields, soft equality
+            constraints, ...). With ``strict=False`` they are
             dropped and each is logged as a warning.
         convex_decomposition: how mesh geoms collide. ``"hull"``: as their convex hull (as
             in MuJoCo). ``"auto"``: concave meshes are split into convex parts with CoACD
@@ -673,6 +673,31 @@ def _add_geom_part(b, mjm, g: int, gtype: str, mesh: int, name: str) -> None:
                margin=float(mjm.geom_margin[g]))
 
 
+def _fluid_semi_axes(mjm, g: int) -> np.ndarray:
+    """The semi-axes of the ellipsoid MuJoCo's fluid model puts in place of geom ``g``: a sphere's
+    radius thrice, a capsule's or a cylinder's radius twice and its half-length (plus the radius
+    for a capsule's caps) along z, and otherwise the geom's sizes (a box's half-sides, a mesh's
+    inertia box)."""
+    s, t, G = np.asarray(mjm.geom_size[g], dtype=float), int(mjm.geom_type[g]), mujoco.mjtGeom
+    if t == G.mjGEOM_SPHERE:
+        return np.full(3, s[0])
+    if t == G.mjGEOM_CAPSULE:
+        return np.array([s[0], s[0], s[1] + s[0]])
+    if t == G.mjGEOM_CYLINDER:
+        return np.array([s[0], s[0], s[1]])
+    return s.copy()
+
+
+def _add_geom_fluid(b, mjm) -> None:
+    """MuJoCo's ellipsoid fluid model on the geoms with fluidshape="ellipsoid", with the added
+    mass and moments MuJoCo's compiler integrated (geom_fluid: flag, five coefficients, added mass
+    and moments per unit density). Geom ids agree with MuJoCo's (the first part of a split mesh
+    keeps its geom's id, and the wrench is the whole geom's)."""
+    for g in np.flatnonzero(np.asarray(mjm.geom_fluid)[:, 0] != 0):
+        f = np.asarray(mjm.geom_fluid[g], dtype=float)
+        b.set_geom_fluid(int(g), _fluid_semi_axes(mjm, g), f[1:6], f[6:9], f[9:12])
+
+
 def _part_name(name: str, k: int, nparts: int) -> str:
     return f"{name}/part{k}" if name and nparts > 1 else name
 
@@ -730,13 +755,11 @@ def mujoco_builder(
     b.set_timestep(float(mjm.opt.timestep))
     # wind acts only through the medium's density and viscosity (without them MuJoCo
     # applies no fluid force however strong the wind)
-    # MuJoCo's inertia-box model (ncpgym/dynamics/fluid.hpp); its ellipsoid model, which a geom's
-    # fluidshape switches on for its body, is not simulated yet
-    if mjm.opt.density != 0 or mjm.opt.viscosity != 0:
+    # MuJoCo's inertia-box model, and its ellipsoid model on the geoms whose fluidshape asks for it
+    # (ncpgym/dynamics/fluid.hpp; set on the geoms below)
+    fluid = mjm.opt.density != 0 or mjm.opt.viscosity != 0
+    if fluid:
         b.set_fluid(float(mjm.opt.density), float(mjm.opt.viscosity), np.array(mjm.opt.wind, dtype=float))
-        for g in np.flatnonzero(np.asarray(mjm.geom_fluid)[:, 0] != 0):
-            unsupported.append(f"geom '{_name(mjm, ob.mjOBJ_GEOM, g)}': fluidshape ellipsoid (MuJoCo's "
-                               "ellipsoid fluid model)")
 
     # bodies (MuJoCo's body order is topological: parent id < child id)
     for i in range(1, mjm.nbody):
@@ -824,6 +847,8 @@ def mujoco_builder(
         parts_of.setdefault(g, []).append(mjm.ngeom + k)
     if not contacts_off:
         _add_contact_pairs(b, mjm, pairs, parts_of)
+    if fluid:
+        _add_geom_fluid(b, mjm)
 
     # tendons after the sites and geoms their paths name
     tendon_map = {t: k for t in range(mjm.ntendon)
