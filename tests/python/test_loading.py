@@ -1421,3 +1421,31 @@ def test_urdf_links_overlapping_at_rest_do_not_collide_unless_asked(caplog):
     assert np.isfinite(sim.u).all() and np.abs(sim.u).max() < 100
     with pytest.raises(ValueError, match="self_collision"):
         ncpgym.load_model(path, self_collision="none")
+
+
+def test_frames_mujoco_merges_with_the_body_frame_are_merged_as_mujoco_does():
+    """MuJoCo's compiler marks an inertial frame, geom or site whose rotation is within 1e-6 of its
+    body's (``body_sameframe`` / ``geom_sameframe`` / ``site_sameframe``) and its kinematics then
+    use the body's own rotation, dropping the stored 5e-7 rad. Loaded frames follow: the mass
+    matrix and the site frames equal MuJoCo's to round-off, where keeping the stored rotation
+    (the loader before) left the mass matrix 1e-7 off -- rtb-data's pincher arms have such links."""
+    xml = """<mujoco><worldbody><body><joint axis="0 0 1"/><geom type="capsule" size="0.02 0.1" euler="0 90 0"/>
+      <body pos="0.2 0 0"><joint axis="0 1 0"/>
+        <inertial pos="0 0 0.1" mass="0.5" diaginertia="2e-3 1.9e-3 2e-4" quat="1 0 5e-7 0"/>
+        <geom type="box" size="0.02 0.03 0.1" pos="0 0 0.1" quat="1 0 5e-7 0" contype="0" conaffinity="0"/>
+        <site name="tip" pos="0 0 0.2" quat="1 4e-7 0 0"/></body></body></worldbody>
+      <sensor><framequat objtype="site" objname="tip"/></sensor></mujoco>"""
+    mj = mujoco.MjModel.from_xml_string(xml)
+    S = mujoco.mjtSameFrame
+    assert mj.body_sameframe[2] == S.mjSAMEFRAME_BODYROT and abs(mj.body_iquat[2][2]) > 1e-7  # stored, unused
+    assert mj.site_sameframe[0] == S.mjSAMEFRAME_BODYROT
+    m = ncpgym.load_model(xml)
+    d = mujoco.MjData(mj)
+    for q in ([0.0, 0.3], [1.0, -0.7]):
+        d.qpos[:] = q
+        mujoco.mj_forward(mj, d)
+        M = np.zeros((2, 2))
+        mujoco.mj_fullM(mj, d, M)
+        np.testing.assert_allclose(ncpgym.dynamics.mass_matrix(m, np.array(q)), M, rtol=0, atol=1e-15 * np.abs(M).max())
+        site = ncpgym.dynamics.kinematics(m, np.array(q))["site_xmat"][0].reshape(3, 3)
+        np.testing.assert_allclose(site, d.site_xmat[0].reshape(3, 3), rtol=0, atol=1e-15)

@@ -665,9 +665,41 @@ def _add_contact_pairs(b, mjm, pairs: list[int], parts: dict[int, list[int]]) ->
                                    margin=float(mjm.pair_margin[p]))
 
 
+_IDENTITY_QUAT = np.array([1.0, 0.0, 0.0, 0.0])
+
+
+def _inertia_quat(mjm, body: int) -> np.ndarray:
+    """The rotation of ``body``'s inertial frame as MuJoCo's kinematics use it: its compiler marks
+    an inertial frame within 1e-6 of the body's (``body_sameframe``: BODY or BODYROT) and then
+    takes the body's own rotation, dropping the small one it stored (rtb-data's pincher arms
+    carry 1.4e-6 rad, which moves their mass matrix by 2e-8 relative)."""
+    sf = int(mjm.body_sameframe[body])
+    same = (mujoco.mjtSameFrame.mjSAMEFRAME_BODY, mujoco.mjtSameFrame.mjSAMEFRAME_BODYROT)
+    return _IDENTITY_QUAT.copy() if sf in same else np.array(mjm.body_iquat[body], dtype=float)
+
+
+def _local_frame(mjm, sameframe: int, body: int, pos, quat) -> tuple[np.ndarray, np.ndarray]:
+    """A geom's or site's pose in its body's frame as MuJoCo's kinematics place it: one its
+    compiler found to coincide (within 1e-6) with the body's frame or its inertial frame takes
+    that frame's position or rotation (``mjtSameFrame``) instead of its own stored one."""
+    S = mujoco.mjtSameFrame
+    pos, quat = np.array(pos, dtype=float), np.array(quat, dtype=float)
+    if sameframe == S.mjSAMEFRAME_BODY:
+        return np.zeros(3), _IDENTITY_QUAT.copy()
+    if sameframe == S.mjSAMEFRAME_INERTIA:
+        return np.array(mjm.body_ipos[body], dtype=float), _inertia_quat(mjm, body)
+    if sameframe == S.mjSAMEFRAME_BODYROT:
+        return pos, _IDENTITY_QUAT.copy()
+    if sameframe == S.mjSAMEFRAME_INERTIAROT:
+        return pos, _inertia_quat(mjm, body)
+    return pos, quat
+
+
 def _add_geom_part(b, mjm, g: int, gtype: str, mesh: int, name: str) -> None:
-    b.add_geom(int(mjm.geom_bodyid[g]), gtype, size=mjm.geom_size[g], pos=mjm.geom_pos[g],
-               quat=mjm.geom_quat[g], friction=np.array(mjm.geom_friction[g], dtype=float),
+    body = int(mjm.geom_bodyid[g])
+    pos, quat = _local_frame(mjm, int(mjm.geom_sameframe[g]), body, mjm.geom_pos[g], mjm.geom_quat[g])
+    b.add_geom(body, gtype, size=mjm.geom_size[g], pos=pos,
+               quat=quat, friction=np.array(mjm.geom_friction[g], dtype=float),
                contype=int(mjm.geom_contype[g]), conaffinity=int(mjm.geom_conaffinity[g]),
                mesh=mesh, name=name, condim=int(mjm.geom_condim[g]), priority=int(mjm.geom_priority[g]),
                margin=float(mjm.geom_margin[g]))
@@ -764,15 +796,17 @@ def mujoco_builder(
     # bodies (MuJoCo's body order is topological: parent id < child id)
     for i in range(1, mjm.nbody):
         name = _name(mjm, ob.mjOBJ_BODY, i)
+        iquat = _inertia_quat(mjm, i)
+        ipos = np.zeros(3) if mjm.body_sameframe[i] == mujoco.mjtSameFrame.mjSAMEFRAME_BODY else mjm.body_ipos[i]
         R = np.zeros(9)
-        mujoco.mju_quat2Mat(R, mjm.body_iquat[i])
+        mujoco.mju_quat2Mat(R, iquat)
         R = R.reshape(3, 3)
         inertia = R @ np.diag(mjm.body_inertia[i]) @ R.T
         bid = b.add_body(int(mjm.body_parentid[i]), mjm.body_pos[i], mjm.body_quat[i],
-                         float(mjm.body_mass[i]), mjm.body_ipos[i], inertia, name)
+                         float(mjm.body_mass[i]), ipos, inertia, name)
         assert bid == i
         # MuJoCo's principal axes: fluid drag depends on them where two moments are equal
-        b.set_principal_inertia(bid, np.array(mjm.body_iquat[i], dtype=float), np.array(mjm.body_inertia[i], dtype=float))
+        b.set_principal_inertia(bid, iquat, np.array(mjm.body_inertia[i], dtype=float))
         if mjm.body_mocapid[i] >= 0:
             b.set_mocap(bid)
         if mjm.body_gravcomp[i] != 0:
@@ -816,7 +850,8 @@ def mujoco_builder(
             range=tuple(mjm.jnt_range[j]) if limited else None, name=name)
 
     for s in range(mjm.nsite):
-        b.add_site(int(mjm.site_bodyid[s]), mjm.site_pos[s], mjm.site_quat[s],
+        body = int(mjm.site_bodyid[s])
+        b.add_site(body, *_local_frame(mjm, int(mjm.site_sameframe[s]), body, mjm.site_pos[s], mjm.site_quat[s]),
                    _name(mjm, ob.mjOBJ_SITE, s))
         if int(mjm.site_type[s]) in _SITE_SHAPES:  # the zone of touch sensors
             b.set_site_shape(s, int(mjm.site_type[s]), np.array(mjm.site_size[s], dtype=float))
