@@ -518,6 +518,10 @@ def summarise(rows: list[dict], groups: list[str], unavailable: dict[str, str]) 
     within = lambda rs: sum(1 for r in rs if r["qacc"]["rel_err"] <= QACC_TOL)
     sims = [r for r in models if loaded(r)]  # a crash or timeout after the load counts against it
     sim_ok = [r for r in sims if (r.get("simulate") or {}).get("finite") and r["outcome"] == "ok"]
+    # a divergence the solver detected and reported (the state left as it was, no NaN), on a model
+    # MuJoCo itself does not keep finite: counted apart from crashes and NaNs
+    reported = [r for r in sims if r not in sim_ok and r["outcome"] == "ok"
+                and "diverged" in str(r["simulate"].get("error")) and r["simulate"].get("mujoco_finite") is False]
     parts = []
     for g in groups:
         pg = per_group[g]
@@ -525,11 +529,13 @@ def summarise(rows: list[dict], groups: list[str], unavailable: dict[str, str]) 
                      else f"{LABELS[g]} {pg['strict']}/{pg['models']}")
     line = (", ".join(parts) + f" load strictly; qacc within {QACC_TOL:g} on {within(q_strict)}/{len(q_strict)} strict loads"
             f" ({within(q_all) - within(q_strict)}/{len(q_all) - len(q_strict)} non-strict); "
-            f"no crash/NaN on {len(sim_ok)}/{len(sims)} simulated "
+            f"no crash/NaN on {len(sim_ok) + len(reported)}/{len(sims)} simulated, "
+            f"{len(reported)} of them a reported divergence where MuJoCo diverges too "
             f"(of {len(models)} models, {sum(1 for r in models if r['outcome'] != 'ok')} crash/timeout outcomes)")
     return line, {"per_group": per_group, "qacc_within_tol_strict": [within(q_strict), len(q_strict)],
                   "qacc_within_tol_nonstrict": [within(q_all) - within(q_strict), len(q_all) - len(q_strict)],
-                  "simulated_finite": [len(sim_ok), len(sims)], "qacc_tol": QACC_TOL}
+                  "simulated_finite": [len(sim_ok), len(sims)],
+                  "reported_divergences": [r["model"] for r in reported], "qacc_tol": QACC_TOL}
 
 
 def _yes(v):
