@@ -21,6 +21,7 @@ from .flagrun import (
 from .manta_swim import MantaSwimEnv, MantaSwimTask, MantaSwimVectorEnv
 from .inverted_pendulum import InvertedPendulumEnv, InvertedPendulumTask, InvertedPendulumVectorEnv
 from .pneunet_grasp import PneuNetGraspEnv, PneuNetGraspTask, PneuNetGraspVectorEnv
+from .shadow_hand_block import ShadowHandBlockEnv, ShadowHandBlockTask, ShadowHandBlockVectorEnv
 from .yumi_drawer import YuMiDrawerEnv, YuMiDrawerTask, YuMiDrawerVectorEnv
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "InvertedPendulumEnv", "InvertedPendulumTask", "InvertedPendulumVectorEnv",
     "MantaSwimEnv", "MantaSwimTask", "MantaSwimVectorEnv",
     "PneuNetGraspEnv", "PneuNetGraspTask", "PneuNetGraspVectorEnv",
+    "ShadowHandBlockEnv", "ShadowHandBlockTask", "ShadowHandBlockVectorEnv",
     "YuMiDrawerEnv", "YuMiDrawerTask", "YuMiDrawerVectorEnv",
     "register_all", "TASK_IDS",
 ]
@@ -51,6 +53,7 @@ _TASKS = {
     "ncpgym/FetchTomato-v0": ("fetch_tomato", "FetchTomato", 300),
     "ncpgym/FetchBeamInsert-v0": ("fetch_beam_insert", "FetchBeamInsert", 150),
     "ncpgym/MantaSwim-v0": ("manta_swim", "MantaSwim", 200),
+    "ncpgym/ShadowHandBlock-v0": ("shadow_hand_block", "ShadowHandBlock", 100),
 }
 TASK_IDS = tuple(_TASKS)
 
