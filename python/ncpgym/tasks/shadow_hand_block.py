@@ -222,7 +222,8 @@ class ShadowHandBlockTask(Task):
 
     def before_step(self, batch):
         self._ensure(batch.num_worlds)
-        return self.distance.copy()
+        o = self.object_q
+        return rotation_angle(batch.q[:, o + 3:o + 7], self.goal)  # d before the step, from the state
 
     def evaluate(self, batch, before, ctrl, dt):
         o = self.object_q
@@ -240,7 +241,8 @@ class ShadowHandBlockTask(Task):
     def render_scene(self, model):
         from ..render import Camera, SceneSpec
 
-        camera = Camera(lookat=(1.0, 0.93, 0.17), distance=0.5, azimuth=90.0, elevation=-35.0)
+        # Gymnasium-Robotics' default view, moved to show the goal's ghost beside the block
+        camera = Camera(lookat=(1.05, 0.93, 0.15), distance=0.45, azimuth=55.0, elevation=-30.0)
         return SceneSpec(source=model_path(), camera=camera)
 
 
@@ -265,3 +267,18 @@ def _settled(model, mj, object_q: int, ctrl: np.ndarray) -> tuple[np.ndarray, fl
 
 ShadowHandBlockVectorEnv, ShadowHandBlockEnv = env_classes(ShadowHandBlockTask, "ShadowHandBlock")
 
+
+def grasp_controls(task: ShadowHandBlockTask) -> tuple[np.ndarray, np.ndarray]:
+    """Servo targets (nu) of a scripted power grasp on the block in the palm: (open, closed).
+    Open: every joint at 0 (inside its range): a flat palm, fingers straight. Closed: the four
+    fingers' J2 at 1.2 rad and J1 (+ J0) at 1.4 rad, the thumb turned under the block (THJ4
+    1.0, THJ3 1.222, THJ1 0.524, THJ0 -0.5 rad)."""
+    mj = task.mj
+    act = {mj.actuator(a).name.split(":A_")[1]: a for a in range(mj.nu)}
+    open_ = np.clip(0.0, task.lo, task.hi)
+    closed = open_.copy()
+    for f in COUPLED:
+        closed[act[f + "J2"]], closed[act[f + "J1"]] = 1.2, 1.4
+    for name, value in dict(THJ4=1.0, THJ3=1.222, THJ2=0.0, THJ1=0.524, THJ0=-0.5).items():
+        closed[act[name]] = value
+    return open_, closed
