@@ -31,7 +31,10 @@ the task's evaluate, resets, the observation), for the first ``--num-envs`` on e
 ``--robot-tasks`` measures ncpgym/FetchTomato-v0 and ncpgym/FetchBeamInsert-v0 instead (no
 peer runs them) through a whole scripted episode: env steps/s and core milliseconds per
 world and physics step, against the seed's Table 2 per-step times on its GPU; merged into
-the JSON under "robot_tasks".
+the JSON under "robot_tasks". It then measures ncpgym/ShadowHandBlock-v0 under random
+actions against ``mujoco.rollout`` on the same model file (at its 2 ms and at ncpgym's 8 ms)
+and against Gymnasium-Robotics' HandManipulateBlockRotateZ-v1 (one env, a SyncVectorEnv of
+64), 0.04 s per env step everywhere, under "shadow_hand" (``--shadow-only``: just these).
 
 Every configuration is timed for about ``--seconds`` after a warm-up; the figure is the
 median of ``--repeats`` rounds, each round timing every configuration of one N in turn
@@ -226,6 +229,9 @@ def main() -> None:
     ap.add_argument("--robot-tasks", action="store_true",
                     help="instead: the Fetch tasks' scripted episodes (no peer runs them), N = 1 and 16, rows "
                     "merged into --json under 'robot_tasks' (the humanoid rows are kept)")
+    ap.add_argument("--shadow-only", action="store_true",
+                    help="with --robot-tasks: only ncpgym/ShadowHandBlock-v0 against mujoco.rollout and "
+                    "Gymnasium-Robotics' env (rows under 'shadow_hand')")
     ap.add_argument("--yumi", action="store_true",
                     help="instead: ncpgym/YuMiDrawer-v0 with its scripted opener, N = 1, 64, 256 on 1 and 2 "
                     "threads, rows merged into --json under 'yumi'")
@@ -383,6 +389,13 @@ def robot_tasks(args) -> None:
     solver options and, for the tomato, the seed's 4 Newton / 50 linear. Anchor: the seed's
     Table 2, 12.65 ms (Fetch Tomato, 4 Newton / 50 linear) and 18.8 ms (Fetch Beam, 6 / 50)
     per step on its GPU, h = 0.0083 s."""
+    if args.json and args.shadow_only:
+        old = json.loads(args.json.read_text()) if args.json.is_file() else {}
+        old["shadow_hand"] = {"rows": shadow_rows(args), "command": f"python benchmarks/throughput.py --robot-tasks "
+                              f"--shadow-only --json {args.json}"}
+        args.json.write_text(json.dumps(old, indent=1))
+        print("updated", args.json)
+        return
     rows = []
     cases = [("FetchTomato-v0", None, "task: 8 Newton"),
              ("FetchTomato-v0", {"newton_iterations": 4, "linear_iterations": 50}, "seed: 4 Newton / 50 linear"),
@@ -395,13 +408,99 @@ def robot_tasks(args) -> None:
             rows.append(r)
             print(f"ncpgym {task_id:20s} {label:48s} N={n:3d} threads={t}  {rate:8.1f} env-steps/s  "
                   f"{ms:6.2f} ms per world-step (core time; seed GPU {SEED_MS[task_id]} ms)", flush=True)
+    shadow = shadow_rows(args)
     if args.json:
         old = json.loads(args.json.read_text()) if args.json.is_file() else {}
         old["robot_tasks"] = rows
         old["robot_tasks_command"] = f"python benchmarks/throughput.py --robot-tasks --json {args.json}"
+        old["shadow_hand"] = {"rows": shadow, "command": old["robot_tasks_command"]}
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(old, indent=1))
         print("updated", args.json)
+
+
+def _shadow_rollout_bench(num_envs: int, threads: int, physics_dt: float) -> _Bench:
+    """mujoco.rollout on Gymnasium-Robotics' manipulate_block.xml: 0.04 s actions (20 x 2 ms,
+    theirs, or 5 x 8 ms, ncpgym's), random servo targets in the control ranges, rollouts of 20
+    actions from their start (the block above the palm) with the block turned about z."""
+    import mujoco
+    from mujoco import rollout
+
+    from ncpgym.tasks import shadow_hand_block as sh
+
+    m = mujoco.MjModel.from_xml_path(sh.model_path())
+    m.opt.timestep = physics_dt
+    substeps = int(round(0.04 / physics_dt))
+    datas = [mujoco.MjData(m) for _ in range(threads)]
+    d = mujoco.MjData(m)
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    states = np.empty((num_envs, mujoco.mj_stateSize(m, spec)))
+    rng = np.random.default_rng(0)
+    o = m.jnt_qposadr[m.joint("object:joint").id]
+    for i in range(num_envs):
+        mujoco.mj_resetData(m, d)
+        a = rng.uniform(-np.pi, np.pi)
+        d.qpos[o + 3:o + 7] = [np.cos(a / 2), 0.0, 0.0, np.sin(a / 2)]
+        mujoco.mj_getState(m, d, states[i], spec)
+    horizon = 20
+    lo, hi = m.actuator_ctrlrange[:, 0], m.actuator_ctrlrange[:, 1]
+    ctrl = np.repeat(rng.uniform(lo, hi, (num_envs, horizon, m.nu)), substeps, axis=1)
+    row = {"engine": "mujoco.rollout", "task": "manipulate_block.xml", "num_envs": num_envs, "threads": threads,
+           "physics_dt": physics_dt, "control_dt": 0.04, "substeps": substeps, "python_overhead_frac": None,
+           "stable": True}
+
+    def loop(n):
+        done = 0
+        while done < max(1, n // horizon) * horizon * num_envs:
+            st, _ = rollout.rollout(m, datas, states, ctrl)
+            row["stable"] &= bool(np.isfinite(st).all())
+            done += num_envs * horizon
+        return done, None
+
+    return _Bench(loop, row)
+
+
+def _shadow_gymnasium_bench(num_envs: int) -> _Bench:
+    """Gymnasium-Robotics' HandManipulateBlockRotateZ-v1 (MuJoCo at 2 ms x 20 inside): one env
+    (num_envs = 1) or a SyncVectorEnv of them, random actions."""
+    import gymnasium_robotics
+
+    gym.register_envs(gymnasium_robotics)
+    if num_envs == 1:
+        env = gym.make("HandManipulateBlockRotateZ-v1")
+        engine = "gymnasium-robotics"
+    else:
+        env = gym.make_vec("HandManipulateBlockRotateZ-v1", num_envs=num_envs, vectorization_mode="sync")
+        engine = "gymnasium-robotics-sync"
+    env.reset(seed=0)
+    acts = np.random.default_rng(0).uniform(-1, 1, (64, num_envs, 20)).astype(np.float32)
+
+    def loop(n):
+        for k in range(n):
+            env.step(acts[k % 64][0] if num_envs == 1 else acts[k % 64])
+        return n * num_envs, None
+
+    row = {"engine": engine, "task": "HandManipulateBlockRotateZ-v1", "num_envs": num_envs, "threads": 1,
+           "physics_dt": 0.002, "control_dt": 0.04, "substeps": 20, "python_overhead_frac": None}
+    return _Bench(loop, row, env.close)
+
+
+def shadow_rows(args) -> list[dict]:
+    """ncpgym/ShadowHandBlock-v0 under random actions (autoreset) against mujoco.rollout on the
+    same model file and Gymnasium-Robotics' own env (single, SyncVectorEnv), 0.04 s per env
+    step everywhere; N = 64 and 256 on 2 threads (1 and 64 for Gymnasium-Robotics' envs)."""
+    rows = []
+    for n in (64, 256):
+        benches = [bench_ncpgym(n, 2, "ShadowHandBlock-v0"), _shadow_rollout_bench(n, 2, 0.002),
+                   _shadow_rollout_bench(n, 2, 0.008)]
+        if n == 64:
+            benches += [_shadow_gymnasium_bench(1), _shadow_gymnasium_bench(64)]
+        for r in _interleaved(benches, args.seconds, args.repeats):
+            rows.append(r)
+            print(f"{r['engine']:26s} N={r['num_envs']:4d} threads={r['threads']} dt={r['physics_dt']:.3f}  "
+                  f"{r['env_steps_per_s']:9.1f} env-steps/s" + ("" if r.get("stable", True) else "  (NaN states)"),
+                  flush=True)
+    return rows
 
 
 # Table 2's Yumi Cabinet: 6,400 bodies, 4,082 contacts, 1.8 + 56.0 ms a step on the seed's GPU;

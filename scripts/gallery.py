@@ -34,6 +34,7 @@ STEPS = {  # env steps before the picture
     "ncpgym/FetchTomato-v0": 180,
     "ncpgym/FetchBeamInsert-v0": 60,
     "ncpgym/MantaSwim-v0": 40,
+    "ncpgym/ShadowHandBlock-v0": 50,
 }
 
 # variants pictured on request: name -> (task id, keyword arguments)

@@ -13,9 +13,9 @@ Example::
     from ncpgym import rods
 
     b = ncpgym.Builder()
-    rod = rods.add_rod(b, rods.straight([0, 0, 0.5], [0.1, 0, 0.5], 20), radius=1e-3,
-                       young=2e9, poisson=0.5, density=1200.0)
-    rods.clamp(b, rod, "start")                    # cantilever
+    rod = rods.add_rod(b, rods.straight([0, 0, 0.5], [0.1, 0, 0.5], 20, clamp="start"),
+                       radius=1e-3, young=2e9, poisson=0.5, density=1200.0)
+    rods.clamp(b, rod, "start")                    # cantilever of length 0.1 m
     sim = ncpgym.Simulator(b.build())
     sim.step(nsteps=100)
     tip = sim.x[rod.nodes[-1]]
@@ -92,6 +92,9 @@ def clamp(builder, rod: Rod, end: str = "start", body: int = 0, body_pos=(0.0, 0
           body_quat=(1.0, 0.0, 0.0, 0.0)) -> None:
     """Clamp one end of ``rod`` to ``body`` (0: the world): its first (or last) two nodes and
     that edge's ghost are attached where they are, so position, direction and twist are held.
+    The clamp acts at that edge's midpoint (the rod bends at its interior nodes): a rod of
+    :func:`straight` points from 0 to L bends as a cantilever of length L - l/2; build it with
+    ``straight(..., clamp="start")`` to hold it at its first point (free length L).
     ``body_pos`` / ``body_quat`` (w, x, y, z): the body's world pose in the initial
     configuration, to express the points in its frame."""
     if end not in ("start", "end"):
@@ -108,12 +111,26 @@ def clamp(builder, rod: Rod, end: str = "start", body: int = 0, body_pos=(0.0, 0
         builder.add_attachment(int(p), int(body), local)
 
 
-def straight(start, end, n_edges: int) -> np.ndarray:
-    """(n_edges + 1, 3) evenly spaced points from ``start`` to ``end``."""
-    if n_edges < 1:
-        raise ValueError(f"straight: n_edges must be >= 1, got {n_edges}")
-    t = np.linspace(0.0, 1.0, n_edges + 1)[:, None]
-    return (1 - t) * np.asarray(start, float) + t * np.asarray(end, float)
+def straight(start, end, n_edges: int, clamp: str | None = None) -> np.ndarray:
+    """(n_edges + 1, 3) evenly spaced points from ``start`` to ``end``.
+
+    ``clamp="start"`` (or ``"end"``): points for a rod that :func:`clamp` holds at that point
+    itself. A clamp holds a whole edge, and a rod's bending lives at its interior nodes
+    (each node's share is half of each adjacent edge), so the clamp acts at the held edge's
+    midpoint: a rod from 0 to L clamped at its start bends as a cantilever of length
+    L - l/2 (4.9 % short of Euler-Bernoulli's tip deflection at 20 edges). With this option
+    the first (last) edge straddles ``start`` (``end``): the points are spaced
+    l = L / (n_edges - 1/2) from half an edge beyond it, and the free length is L."""
+    if clamp not in (None, "start", "end"):
+        raise ValueError(f"straight: clamp must be None, 'start' or 'end', got {clamp!r}")
+    if n_edges < (2 if clamp else 1):
+        raise ValueError(f"straight: n_edges must be >= {2 if clamp else 1}, got {n_edges}")
+    a, b = np.asarray(start, float), np.asarray(end, float)
+    if clamp == "end":
+        return straight(b, a, n_edges, "start")[::-1].copy()
+    k = np.arange(n_edges + 1, dtype=float)
+    t = (k / n_edges if clamp is None else (k - 0.5) / (n_edges - 0.5))[:, None]
+    return (1 - t) * a + t * b
 
 
 def helix(radius: float, pitch: float, turns: float, n_edges: int, center=(0.0, 0.0, 0.0)) -> np.ndarray:

@@ -22,9 +22,7 @@ def cantilever(n, young, length=0.1, radius=1e-3, rho=1200.0, nu=0.5, h=1e-3):
     `length` from the clamp's mid-edge to the tip)."""
     b = ncpgym.Builder()
     b.set_timestep(h)
-    l = length / (n - 0.5)
-    pts = np.zeros((n + 1, 3))
-    pts[:, 0] = (np.arange(n + 1) - 0.5) * l
+    pts = rods.straight([0, 0, 0], [length, 0, 0], n, clamp="start")
     rod = rods.add_rod(b, pts, radius=radius, young=young, poisson=nu, density=rho, normal=[0, 0, 1])
     rods.clamp(b, rod, "start")
     return b.build(), rod
@@ -69,6 +67,39 @@ def test_cantilever_matches_euler_bernoulli_and_converges_at_second_order(young)
     assert err[0] < 7e-3 and err[1] < 2e-3
     if young >= 2e9:
         assert 3.0 < err[0] / err[1] < 5.0
+
+
+def test_straight_places_the_clamped_edge_across_the_clamp_point():
+    """straight(..., clamp=...): n_edges + 1 evenly spaced points, the clamped end's edge
+    centred on that end's point, the other end exactly at its point; without the option a
+    rod clamped at its start is a cantilever of length L - l/2 (its tip sags (1 - l/2L)^4 of
+    Euler-Bernoulli's at L), with it one of length L."""
+    for n in (2, 5, 20):
+        p = rods.straight([0, 0, 0], [0.1, 0, 0], n, clamp="start")
+        l = 0.1 / (n - 0.5)
+        np.testing.assert_allclose(p[:, 0], (np.arange(n + 1) - 0.5) * l, atol=1e-15)
+        assert p[0, 0] + p[1, 0] == pytest.approx(0.0, abs=1e-15) and p[-1, 0] == pytest.approx(0.1, abs=1e-15)
+        np.testing.assert_allclose(rods.straight([0, 0, 0], [0.1, 0, 0], n, clamp="end"), p[::-1] * [-1, 1, 1] + [0.1, 0, 0],
+                                   atol=1e-15)
+    with pytest.raises(ValueError, match="clamp"):
+        rods.straight([0, 0, 0], [1, 0, 0], 4, clamp="middle")
+    with pytest.raises(ValueError, match="n_edges"):
+        rods.straight([0, 0, 0], [1, 0, 0], 1, clamp="start")
+    q = 1200.0 * np.pi * 1e-6 * 9.81
+    eb = q * 0.1**4 / (8 * 2e9 * np.pi * 1e-12 / 4)
+    tips = {}
+    for clamp in (None, "start"):
+        b = ncpgym.Builder()
+        b.set_timestep(1e-3)
+        rod = rods.add_rod(b, rods.straight([0, 0, 0], [0.1, 0, 0], 20, clamp=clamp), radius=1e-3, young=2e9,
+                           poisson=0.5, density=1200.0, normal=[0, 0, 1])
+        rods.clamp(b, rod, "start")
+        sim = ncpgym.Simulator(b.build())
+        settle(sim, 1.0)
+        tips[clamp] = -sim.x[rod.nodes[-1], 2]
+    assert tips["start"] == pytest.approx(eb, rel=2e-3)
+    # the short one: (L - l/2)^4 / L^4 of the deflection with its load moment, 9.5 % at l = L/20
+    assert tips[None] == pytest.approx(eb * (1 - 0.5 / 20) ** 4, rel=0.02)
 
 
 def test_large_deflection_cantilever_matches_the_elastica():
