@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test, C++ (GoogleTest via ctest) and Python (pytest), on a fresh machine:
-# installs what it needs, builds once into build/test (ccache-accelerated when present),
-# installs the package from that build, then runs both suites.
+# installs what it needs, builds once into build/ncpgym (scripts/install.sh, shared with
+# scripts/train.sh; ccache-accelerated when present), then runs both suites.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -26,15 +26,8 @@ if ! { compgen -G "/usr/lib/*/libEGL_mesa.so.0" && compgen -G "/usr/lib/*/dri/sw
   fi
 fi
 
-# Python build requirements (the build below reuses them: no isolated environment) and
-# the package with its test extras, built with the C++ tests into a persistent folder.
-# (setuptools and wheel build sdists among the test requirements, e.g. rtb-data, in this
-# same environment)
-$PY -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "pybind11>=2.12" "cmeel-eigen>=3.4" ninja \
-  setuptools wheel
-$PY -m pip install -q --disable-pip-version-check --no-build-isolation \
-  -Cbuild-dir=build/test -Ccmake.define.NCPGYM_BUILD_TESTS=ON ".[test]"
-
-ctest --test-dir build/test --output-on-failure -j2
+# ncpgym with its test extras and the C++ tests, from the build scripts/train.sh shares.
+bash scripts/install.sh test
+ctest --test-dir build/ncpgym --output-on-failure -j2
 # Run pytest from outside the source tree so `import ncpgym` is the installed package.
 (cd tests/python && $PY -m pytest -q -p no:cacheprovider "$@")

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-$PY -m pip install -q --disable-pip-version-check ".[train]"
+bash scripts/install.sh train  # the build scripts/test.sh shares
 OUT=${OUT:-$PWD/runs/flagrun}
 # --lr 6e-4: twice PPO's default; on this 10-minute budget it lets the humanoid run within
 # the job (README "The main job": three seeds each way, benchmarks/tables/main_job_curves.py)
