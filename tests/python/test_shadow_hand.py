@@ -89,7 +89,7 @@ def test_observation_reward_and_success_follow_the_docstring(target):
     """Recomputed from the docstring: the goal is a rotation about z (target z) or about any
     axis; the observation's pieces are the batch's joints, block and goal, d is the angle
     between the block's and the goal's rotation matrices, the rotation still to make takes the
-    block to the goal, and the reward is -d + 5 (d before - d) + 2 [d < 0.1] - 20 dropped -
+    block to the goal, and the reward is 1 - d / pi + 5 (d before - d) + 2 [d < 0.1] - 20 dropped -
     0.01 mean a^2. A world whose block is put at its goal about z succeeds."""
     envs = gym.make_vec("ncpgym/ShadowHandBlock-v0", num_envs=3, num_threads=1, target=target)
     obs, info = envs.reset(seed=5)
@@ -125,7 +125,8 @@ def test_observation_reward_and_success_follow_the_docstring(target):
         tips = batch.site_xpos[:, task.tips] - q[:, None, o:o + 3]
         np.testing.assert_allclose(obs[:, 73:], tips.reshape(3, 15), atol=1e-15)
         dropped = q[:, o + 2] < task.rest_height - 0.05
-        expected = -d + 5 * (d0 - d) + 2 * (d < 0.1) - 20 * dropped - 0.01 * np.mean(a.astype(np.float64) ** 2, axis=1)
+        expected = (1 - d / np.pi + 5 * (d0 - d) + 2 * (d < 0.1) - 20 * dropped
+                    - 0.01 * np.mean(a.astype(np.float64) ** 2, axis=1))
         np.testing.assert_allclose(r, expected, atol=1e-6)
         np.testing.assert_array_equal(info["is_success"], d < 0.1)
         d0 = d
