@@ -17,7 +17,7 @@ same model:
   plane, keep the drag).
 
     python benchmarks/sliding.py --json benchmarks/results/sliding.json
-    python benchmarks/sliding.py --table benchmarks/results/sliding.json   # README's table
+    python benchmarks/sliding.py --table benchmarks/results/sliding.json   # the table of docs/benchmarks/contact.md
 """
 
 import argparse
@@ -104,7 +104,7 @@ def markdown(rows):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--json", type=Path, help="write the rows here")
-    p.add_argument("--table", type=Path, help="print the README's markdown table of this JSON and stop")
+    p.add_argument("--table", type=Path, help="print the markdown table (docs/benchmarks/contact.md) of this JSON and stop")
     a = p.parse_args(argv)
     if a.table:
         print(markdown(json.loads(a.table.read_text())["rows"]))

@@ -1,4 +1,4 @@
-"""A still of every registered task, for the README: python scripts/gallery.py [--out DIR] [--tasks ID ...]
+"""A still of every registered task, for the README and the task pages: python scripts/gallery.py [--out DIR] [--tasks ID ...]
 
 Tasks with a committed trained policy (benchmarks/results/training/*/final.pt, matched by
 the env id and task keyword arguments in the run's config.json) are run with that

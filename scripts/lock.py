@@ -59,7 +59,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "constraints.txt")
     args = ap.parse_args()
-    pins = closure([("ncpgym", set(EXTRAS))] + [(b, set()) for b in BUILD])
+    import tomllib  # the project's own requirements from pyproject.toml (its installed metadata may be older)
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    direct = list(project["dependencies"]) + [r for e in EXTRAS for r in project["optional-dependencies"][e]]
+    roots = [(Requirement(r).name, set(Requirement(r).extras)) for r in direct]
+    pins = closure(roots + [(b, set()) for b in BUILD])
     pins.pop("ncpgym", None)
     lines = [f"# written by scripts/lock.py: the versions ncpgym[{','.join(EXTRAS)}] and its build are tested with",
              f"# (Python {sys.version_info.major}.{sys.version_info.minor}); scripts/install.sh installs under them"]

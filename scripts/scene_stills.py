@@ -1,4 +1,4 @@
-"""Stills of the collision benchmark scenes after they settle, for the README:
+"""Stills of the collision benchmark scenes after they settle, for the docs:
 python scripts/scene_stills.py [--out DIR] [--seconds S]
 
 Each scene of ncpgym.scenes (the rock pile: 30 random convex hulls of 50-300 vertices; the

@@ -9,5 +9,5 @@ PY=${PYTHON:-python3}
 bash scripts/install.sh train  # the build scripts/test.sh shares
 OUT=${OUT:-$PWD/runs/flagrun}
 # --lr 6e-4: twice PPO's default; on this 10-minute budget it lets the humanoid run within
-# the job (README "The main job": three seeds each way, benchmarks/tables/main_job_curves.py)
+# the job (docs/benchmarks/training.md, "The main job": three seeds each way, benchmarks/tables/main_job_curves.py)
 (cd /tmp && $PY -m ncpgym.train --env ncpgym/HumanoidFlagrun-v0 --num-envs 256 --minutes 10 --lr 6e-4 --out "$OUT" "$@")

@@ -64,10 +64,10 @@ status 1 until reset.
              return b;
            }),
            py::arg("model"), py::arg("num_worlds"), py::kw_only(), py::arg("num_threads") = 0)
-      .def_property_readonly("model", [](const Batch& b) { return std::const_pointer_cast<Model>(b.model_ptr()); })
-      .def_property_readonly("num_worlds", &Batch::size)
-      .def_property("num_threads", &Batch::num_threads, &Batch::set_num_threads)
-      .def_property_readonly("timestep", &Batch::timestep)
+      .def_property_readonly("model", [](const Batch& b) { return std::const_pointer_cast<Model>(b.model_ptr()); }, "the Model every world steps")
+      .def_property_readonly("num_worlds", &Batch::size, "number of worlds N")
+      .def_property("num_threads", &Batch::num_threads, &Batch::set_num_threads, "OpenMP threads stepping the worlds (results do not depend on it)")
+      .def_property_readonly("timestep", &Batch::timestep, "the time step h every world runs with (s)")
       .def_property_readonly("options", [](const Batch& b) { return options_dict(b.options()); },
                              "The options every world runs with (resolved: see resolve_options), as a dict.")
       .def(

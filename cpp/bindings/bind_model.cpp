@@ -123,21 +123,21 @@ void bind_model(py::module_& m) {
                         if (t.size() != 1) throw std::invalid_argument("Model pickle: expected one bytes item");
                         return std::make_shared<Model>(deserialize_model(t[0].cast<std::string>()));
                       }))
-      .def_readonly("nbody", &Model::nbody)
-      .def_readonly("njnt", &Model::njnt)
-      .def_readonly("nq", &Model::nq)
-      .def_readonly("nv", &Model::nv)
-      .def_readonly("nu", &Model::nu)
-      .def_readonly("na", &Model::na)
-      .def_readonly("ngeom", &Model::ngeom)
-      .def_readonly("nsite", &Model::nsite)
-      .def_readonly("nmesh", &Model::nmesh)
-      .def_readonly("timestep", &Model::timestep)
+      .def_readonly("nbody", &Model::nbody, "number of bodies, the world (body 0) included")
+      .def_readonly("njnt", &Model::njnt, "number of joints")
+      .def_readonly("nq", &Model::nq, "number of position coordinates (MuJoCo's qpos layout: 7 per free joint, 4 per ball joint)")
+      .def_readonly("nv", &Model::nv, "number of velocity coordinates (dofs)")
+      .def_readonly("nu", &Model::nu, "number of actuators (the length of ctrl)")
+      .def_readonly("na", &Model::na, "number of actuator activations (MuJoCo's act: actuators with activation dynamics)")
+      .def_readonly("ngeom", &Model::ngeom, "number of geoms (a concave mesh split into convex parts counts each part)")
+      .def_readonly("nsite", &Model::nsite, "number of sites")
+      .def_readonly("nmesh", &Model::nmesh, "number of meshes (convex hulls)")
+      .def_readonly("timestep", &Model::timestep, "the model's time step h (s); Simulator/Batch options may override it")
       .def_property_readonly("solver_iterations", [](const Model& m) { return py::make_tuple(m.newton_iterations, m.linear_iterations); },
                              "(newton, linear) iteration counts this model asks for; 0: the solver's defaults")
-      .def_readonly("nparticle", &Model::nparticle)
-      .def_readonly("ndistance", &Model::ndistance)
-      .def_readonly("nattach", &Model::nattach)
+      .def_readonly("nparticle", &Model::nparticle, "number of particles (soft-body nodes, rod nodes and ghosts, shell vertices)")
+      .def_readonly("ndistance", &Model::ndistance, "number of distance constraints between particles")
+      .def_readonly("nattach", &Model::nattach, "number of particle attachments (Builder.add_attachment)")
       .def_readonly("neq", &Model::neq, "equality constraints")
       .def_readonly("nmocap", &Model::nmocap, "mocap bodies")
       .def_property_readonly("body_mocapid", [](const Model& s) { return arr(s.body_mocapid); },
@@ -148,14 +148,18 @@ void bind_model(py::module_& m) {
           out.append(t == EqualityType::Connect ? "connect" : t == EqualityType::Weld ? "weld"
                      : t == EqualityType::Joint ? "joint" : "tendon");
         return out;
-      })
-      .def_property_readonly("eq_obj1", [](const Model& s) { return arr(s.eq_obj1); })
-      .def_property_readonly("eq_obj2", [](const Model& s) { return arr(s.eq_obj2); })
-      .def_property_readonly("eq_active", [](const Model& s) { return py::array_t<uint8_t>(s.eq_active.size(), s.eq_active.data()); })
-      .def_property_readonly("eq_compliance", [](const Model& s) { return arr(s.eq_compliance); })
-      .def_readonly("eq_name", &Model::eq_name)
-      .def_readonly("exclude_pairs", &Model::exclude_pairs)
-      .def_readonly("ntet", &Model::ntet)
+      }, "(neq,) list of each equality's kind: 'connect', 'weld', 'joint' or 'tendon'")
+      .def_property_readonly("eq_obj1", [](const Model& s) { return arr(s.eq_obj1); },
+                             "(neq,) int: first object of each equality (body, joint or tendon id)")
+      .def_property_readonly("eq_obj2", [](const Model& s) { return arr(s.eq_obj2); },
+                             "(neq,) int: second object of each equality (-1: the world / none)")
+      .def_property_readonly("eq_active", [](const Model& s) { return py::array_t<uint8_t>(s.eq_active.size(), s.eq_active.data()); },
+                             "(neq,) uint8: 1 where the equality starts active (Batch.eq_active switches them per world)")
+      .def_property_readonly("eq_compliance", [](const Model& s) { return arr(s.eq_compliance); },
+                             "(neq,) compliance of each equality (0: rigid)")
+      .def_readonly("eq_name", &Model::eq_name, "(neq,) list of equality names")
+      .def_readonly("exclude_pairs", &Model::exclude_pairs, "list of (body1, body2) pairs that never collide (MJCF <exclude>)")
+      .def_readonly("ntet", &Model::ntet, "number of tetrahedra of the soft bodies")
       .def_readonly("nsoft", &Model::nsoft, "soft bodies (connected sets of tetrahedra)")
       .def_property_readonly("surface_triangles", [](const Model& m) {
         py::array_t<int> a({static_cast<py::ssize_t>(m.tri_p.size()), py::ssize_t(3)});
@@ -163,7 +167,7 @@ void bind_model(py::module_& m) {
           for (int k = 0; k < 3; ++k) a.mutable_at(t, k) = m.tri_p[t][k];
         return a;
       }, "[ntri, 3] boundary triangles of the soft bodies (particle ids, outward)")
-      .def_readonly("nactgroup", &Model::nactgroup)
+      .def_readonly("nactgroup", &Model::nactgroup, "number of activation groups (soft active strain, rod curvature, hinge angle, chamber pressure)")
       .def_readonly("nrodedge", &Model::nrodedge, "rod edges (each with a ghost particle)")
       .def_readonly("nrodnode", &Model::nrodnode, "interior rod nodes (bend-twist elements)")
       .def_property_readonly("rod_edges", [](const Model& m) {
@@ -287,80 +291,126 @@ void bind_model(py::module_& m) {
         for (int t = 0; t < m.ntet; ++t) a.mutable_data()[m.particle_soft[m.tet_p[t][0]]] += m.tet_volume[t];
         return a;
       }, "(nsoft,) rest volume of each soft body (the sum of its tetrahedra's)")
-      .def_property_readonly("particle_mass", [](const Model& s) { return arr(s.particle_mass); })
-      .def_property_readonly("particle_pos0", [](const Model& s) { return vec3s(s.particle_pos0); })
-      .def_property_readonly("gravity", [](const Model& s) { return Vec3(s.gravity); })
-      .def_property_readonly("qpos0", [](const Model& s) { return VecX(s.qpos0); })
-      .def_readonly("body_names", &Model::body_name)
-      .def_readonly("joint_names", &Model::jnt_name)
-      .def_readonly("geom_names", &Model::geom_name)
-      .def_readonly("site_names", &Model::site_name)
-      .def_readonly("actuator_names", &Model::act_name)
-      .def_property_readonly("body_parent", [](const Model& s) { return arr(s.body_parent); })
-      .def_property_readonly("body_mass", [](const Model& s) { return arr(s.body_mass); })
+      .def_property_readonly("particle_mass", [](const Model& s) { return arr(s.particle_mass); },
+                             "(nparticle,) particle masses (kg)")
+      .def_property_readonly("particle_pos0", [](const Model& s) { return vec3s(s.particle_pos0); },
+                             "(nparticle, 3) particle rest positions (m, world)")
+      .def_property_readonly("gravity", [](const Model& s) { return Vec3(s.gravity); },
+                             "(3,) gravitational acceleration (m/s^2, world)")
+      .def_property_readonly("qpos0", [](const Model& s) { return VecX(s.qpos0); },
+                             "(nq,) the reference configuration (MuJoCo's qpos0)")
+      .def_readonly("body_names", &Model::body_name, "list of body names ('' where unnamed)")
+      .def_readonly("joint_names", &Model::jnt_name, "list of joint names")
+      .def_readonly("geom_names", &Model::geom_name, "list of geom names")
+      .def_readonly("site_names", &Model::site_name, "list of site names")
+      .def_readonly("actuator_names", &Model::act_name, "list of actuator names")
+      .def_property_readonly("body_parent", [](const Model& s) { return arr(s.body_parent); },
+                             "(nbody,) int: each body's parent body (0 for the world's children; -1 for the world)")
+      .def_property_readonly("body_mass", [](const Model& s) { return arr(s.body_mass); },
+                             "(nbody,) body masses (kg)")
       .def_property_readonly(
           "body_gravcomp",
           [](const Model& s) {
             return s.body_gravcomp.empty() ? arr(std::vector<double>(s.nbody, 0.0)) : arr(s.body_gravcomp);
           },
           "Gravity compensation weight per body (nbody; MJCF body/@gravcomp).")
-      .def_property_readonly("body_pos", [](const Model& s) { return vec3s(s.body_pos); })
-      .def_property_readonly("body_quat", [](const Model& s) { return quats(s.body_quat); })
-      .def_property_readonly("body_com", [](const Model& s) { return vec3s(s.body_com); })
-      .def_property_readonly("body_inertia", [](const Model& s) { return mat3s(s.body_inertia); })
-      .def_property_readonly("body_dofadr", [](const Model& s) { return arr(s.body_dofadr); })
-      .def_property_readonly("body_dofnum", [](const Model& s) { return arr(s.body_dofnum); })
-      .def_property_readonly("jnt_type", [](const Model& s) { return enum_arr(s.jnt_type); })
-      .def_property_readonly("jnt_body", [](const Model& s) { return arr(s.jnt_body); })
-      .def_property_readonly("jnt_qposadr", [](const Model& s) { return arr(s.jnt_qposadr); })
-      .def_property_readonly("jnt_dofadr", [](const Model& s) { return arr(s.jnt_dofadr); })
-      .def_property_readonly("jnt_stiffness", [](const Model& s) { return arr(s.jnt_stiffness); })
-      .def_property_readonly("jnt_limited", [](const Model& s) { return arr(s.jnt_limited); })
+      .def_property_readonly("body_pos", [](const Model& s) { return vec3s(s.body_pos); },
+                             "(nbody, 3) each body's position in its parent's frame (m)")
+      .def_property_readonly("body_quat", [](const Model& s) { return quats(s.body_quat); },
+                             "(nbody, 4) each body's orientation in its parent's frame (w, x, y, z)")
+      .def_property_readonly("body_com", [](const Model& s) { return vec3s(s.body_com); },
+                             "(nbody, 3) each body's centre of mass in its own frame (m)")
+      .def_property_readonly("body_inertia", [](const Model& s) { return mat3s(s.body_inertia); },
+                             "(nbody, 3, 3) each body's inertia about its centre of mass, body frame (kg m^2)")
+      .def_property_readonly("body_dofadr", [](const Model& s) { return arr(s.body_dofadr); },
+                             "(nbody,) int: first dof of each body's joints")
+      .def_property_readonly("body_dofnum", [](const Model& s) { return arr(s.body_dofnum); },
+                             "(nbody,) int: number of dofs of each body's joints")
+      .def_property_readonly("jnt_type", [](const Model& s) { return enum_arr(s.jnt_type); },
+                             "(njnt,) int: joint type (0 free, 1 ball, 2 slide, 3 hinge; MuJoCo's mjtJoint)")
+      .def_property_readonly("jnt_body", [](const Model& s) { return arr(s.jnt_body); },
+                             "(njnt,) int: the body each joint moves")
+      .def_property_readonly("jnt_qposadr", [](const Model& s) { return arr(s.jnt_qposadr); },
+                             "(njnt,) int: each joint's first position coordinate")
+      .def_property_readonly("jnt_dofadr", [](const Model& s) { return arr(s.jnt_dofadr); },
+                             "(njnt,) int: each joint's first dof")
+      .def_property_readonly("jnt_stiffness", [](const Model& s) { return arr(s.jnt_stiffness); },
+                             "(njnt,) joint spring stiffness (N m/rad or N/m)")
+      .def_property_readonly("jnt_limited", [](const Model& s) { return arr(s.jnt_limited); },
+                             "(njnt,) uint8: 1 where the joint has limits")
       .def_property_readonly("jnt_range", [](const Model& s) {
         return py::array_t<double>({s.njnt, 2}, s.jnt_range.data());
-      })
-      .def_property_readonly("jnt_pos", [](const Model& s) { return vec3s(s.jnt_pos); })
-      .def_property_readonly("jnt_axis", [](const Model& s) { return vec3s(s.jnt_axis); })
-      .def_property_readonly("jnt_ref", [](const Model& s) { return arr(s.jnt_ref); })
-      .def_property_readonly("jnt_springref", [](const Model& s) { return arr(s.jnt_springref); })
-      .def_property_readonly("dof_armature", [](const Model& s) { return arr(s.dof_armature); })
-      .def_property_readonly("dof_damping", [](const Model& s) { return arr(s.dof_damping); })
-      .def_property_readonly("dof_frictionloss", [](const Model& s) { return arr(s.dof_frictionloss); })
-      .def_property_readonly("actuator_joint", [](const Model& s) { return arr(s.act_joint); })
-      .def_property_readonly("actuator_tendon", [](const Model& s) { return arr(s.act_tendon); })
-      .def_property_readonly("actuator_gear", [](const Model& s) { return arr(s.act_gear); })
+      }, "(njnt, 2) joint limits (rad or m)")
+      .def_property_readonly("jnt_pos", [](const Model& s) { return vec3s(s.jnt_pos); },
+                             "(njnt, 3) joint anchor in its body's frame (m)")
+      .def_property_readonly("jnt_axis", [](const Model& s) { return vec3s(s.jnt_axis); },
+                             "(njnt, 3) joint axis in its body's frame (unit)")
+      .def_property_readonly("jnt_ref", [](const Model& s) { return arr(s.jnt_ref); },
+                             "(njnt,) joint reference position (rad or m: the coordinate at the body's pose)")
+      .def_property_readonly("jnt_springref", [](const Model& s) { return arr(s.jnt_springref); },
+                             "(njnt,) joint spring rest position (rad or m)")
+      .def_property_readonly("dof_armature", [](const Model& s) { return arr(s.dof_armature); },
+                             "(nv,) armature inertia added to each dof (kg m^2 or kg)")
+      .def_property_readonly("dof_damping", [](const Model& s) { return arr(s.dof_damping); },
+                             "(nv,) viscous damping of each dof (N m s/rad or N s/m)")
+      .def_property_readonly("dof_frictionloss", [](const Model& s) { return arr(s.dof_frictionloss); },
+                             "(nv,) dry friction of each dof (N m or N)")
+      .def_property_readonly("actuator_joint", [](const Model& s) { return arr(s.act_joint); },
+                             "(nu,) int: the joint each actuator drives (-1: a tendon)")
+      .def_property_readonly("actuator_tendon", [](const Model& s) { return arr(s.act_tendon); },
+                             "(nu,) int: the tendon each actuator drives (-1: a joint)")
+      .def_property_readonly("actuator_gear", [](const Model& s) { return arr(s.act_gear); },
+                             "(nu,) gear ratio of each actuator")
       .def_property_readonly("actuator_ctrlrange", [](const Model& s) {
         return py::array_t<double>({s.nu, 2}, s.act_ctrlrange.data());
-      })
+      }, "(nu, 2) control range of each actuator (where actuator_ctrllimited)")
       .def_property_readonly("actuator_type", [](const Model& s) { return enum_arr(s.act_type); },
                              "(nu,) 0 motor (gear x ctrl), 1 position servo (kp, kv)")
-      .def_property_readonly("actuator_kp", [](const Model& s) { return arr(s.act_kp); })
-      .def_property_readonly("actuator_kv", [](const Model& s) { return arr(s.act_kv); })
-      .def_property_readonly("actuator_ctrllimited", [](const Model& s) { return arr(s.act_ctrllimited); })
-      .def_property_readonly("geom_type", [](const Model& s) { return enum_arr(s.geom_type); })
-      .def_property_readonly("geom_body", [](const Model& s) { return arr(s.geom_body); })
-      .def_property_readonly("geom_size", [](const Model& s) { return vec3s(s.geom_size); })
-      .def_property_readonly("geom_pos", [](const Model& s) { return vec3s(s.geom_pos); })
-      .def_property_readonly("geom_quat", [](const Model& s) { return quats(s.geom_quat); })
-      .def_property_readonly("geom_friction", [](const Model& s) { return vec3s(s.geom_friction); })
-      .def_property_readonly("geom_contype", [](const Model& s) { return arr(s.geom_contype); })
-      .def_property_readonly("geom_condim", [](const Model& s) { return arr(s.geom_condim); })
-      .def_property_readonly("geom_priority", [](const Model& s) { return arr(s.geom_priority); })
-      .def_property_readonly("geom_margin", [](const Model& s) { return arr(s.geom_margin); })
-      .def_readonly("npair", &Model::npair)
-      .def_readonly("ntendon", &Model::ntendon)
-      .def_readonly("nsensor", &Model::nsensor)
-      .def_readonly("nsensordata", &Model::nsensordata)
-      .def_readonly("sensor_names", &Model::sensor_name)
-      .def_property_readonly("sensor_adr", [](const Model& s) { return arr(s.sensor_adr); })
-      .def_property_readonly("sensor_dim", [](const Model& s) { return arr(s.sensor_dim); })
-      .def_readonly("tendon_names", &Model::tendon_name)
+      .def_property_readonly("actuator_kp", [](const Model& s) { return arr(s.act_kp); },
+                             "(nu,) position gain of servos (N m/rad or N/m)")
+      .def_property_readonly("actuator_kv", [](const Model& s) { return arr(s.act_kv); },
+                             "(nu,) velocity gain of servos and dampers (N m s/rad or N s/m)")
+      .def_property_readonly("actuator_ctrllimited", [](const Model& s) { return arr(s.act_ctrllimited); },
+                             "(nu,) uint8: 1 where ctrl is clamped to actuator_ctrlrange")
+      .def_property_readonly("geom_type", [](const Model& s) { return enum_arr(s.geom_type); },
+                             "(ngeom,) int: geom type (MuJoCo's mjtGeom: 0 plane, 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box, 7 mesh)")
+      .def_property_readonly("geom_body", [](const Model& s) { return arr(s.geom_body); },
+                             "(ngeom,) int: the body each geom belongs to")
+      .def_property_readonly("geom_size", [](const Model& s) { return vec3s(s.geom_size); },
+                             "(ngeom, 3) geom sizes as MuJoCo defines them (m)")
+      .def_property_readonly("geom_pos", [](const Model& s) { return vec3s(s.geom_pos); },
+                             "(ngeom, 3) geom position in its body's frame (m)")
+      .def_property_readonly("geom_quat", [](const Model& s) { return quats(s.geom_quat); },
+                             "(ngeom, 4) geom orientation in its body's frame (w, x, y, z)")
+      .def_property_readonly("geom_friction", [](const Model& s) { return vec3s(s.geom_friction); },
+                             "(ngeom, 3) sliding, torsional and rolling friction coefficients")
+      .def_property_readonly("geom_contype", [](const Model& s) { return arr(s.geom_contype); },
+                             "(ngeom,) int: contact type bits (MuJoCo's contype)")
+      .def_property_readonly("geom_condim", [](const Model& s) { return arr(s.geom_condim); },
+                             "(ngeom,) int: contact dimensionality (1, 3, 4 or 6)")
+      .def_property_readonly("geom_priority", [](const Model& s) { return arr(s.geom_priority); },
+                             "(ngeom,) int: contact priority (the higher geom's parameters win a pair)")
+      .def_property_readonly("geom_margin", [](const Model& s) { return arr(s.geom_margin); },
+                             "(ngeom,) contact margin (m): contacts are detected within it")
+      .def_readonly("npair", &Model::npair, "number of explicit contact pairs (MJCF <contact><pair>)")
+      .def_readonly("ntendon", &Model::ntendon, "number of tendons (fixed and spatial)")
+      .def_readonly("nsensor", &Model::nsensor, "number of sensors")
+      .def_readonly("nsensordata", &Model::nsensordata, "length of sensordata (MuJoCo's layout)")
+      .def_readonly("sensor_names", &Model::sensor_name, "list of sensor names")
+      .def_property_readonly("sensor_adr", [](const Model& s) { return arr(s.sensor_adr); },
+                             "(nsensor,) int: each sensor's first entry in sensordata")
+      .def_property_readonly("sensor_dim", [](const Model& s) { return arr(s.sensor_dim); },
+                             "(nsensor,) int: number of sensordata entries of each sensor")
+      .def_readonly("tendon_names", &Model::tendon_name, "list of tendon names")
       .def_property_readonly("tendon_range", [](const Model& s) {
         return py::array_t<double>({s.ntendon, 2}, s.tendon_range.data());
-      })
-      .def_property_readonly("geom_conaffinity", [](const Model& s) { return arr(s.geom_conaffinity); })
-      .def_property_readonly("site_pos", [](const Model& s) { return vec3s(s.site_pos); })
-      .def_property_readonly("geom_mesh", [](const Model& s) { return arr(s.geom_mesh); })
+      }, "(ntendon, 2) tendon length limits (m)")
+      .def_property_readonly("geom_conaffinity", [](const Model& s) { return arr(s.geom_conaffinity); },
+                             "(ngeom,) int: contact affinity bits (MuJoCo's conaffinity)")
+      .def_property_readonly("site_pos", [](const Model& s) { return vec3s(s.site_pos); },
+                             "(nsite, 3) site position in its body's frame (m)")
+      .def_property_readonly("geom_mesh", [](const Model& s) { return arr(s.geom_mesh); },
+                             "(ngeom,) int: the mesh of each mesh geom (-1 otherwise)")
       .def("mesh_vertices", [](const Model& s, int i) {
         if (i < 0 || i >= s.nmesh) throw std::out_of_range("unknown mesh id " + std::to_string(i));
         return vec3s(s.mesh_vert[i]);
@@ -380,7 +430,8 @@ void bind_model(py::module_& m) {
       }, py::arg("mesh"),
       "The convex hull a mesh collides as: {'vertices': (v, 3), 'faces': list of vertex-index "
       "loops (counter-clockwise about the outward normal), 'normals': (f, 3)}.")
-      .def_property_readonly("site_body", [](const Model& s) { return arr(s.site_body); })
+      .def_property_readonly("site_body", [](const Model& s) { return arr(s.site_body); },
+                             "(nsite,) int: the body each site belongs to")
       .def("body_id", &Model::body_id, py::arg("name"))
       .def("joint_id", &Model::joint_id, py::arg("name"))
       .def("site_id", &Model::site_id, py::arg("name"))
@@ -545,7 +596,7 @@ void bind_model(py::module_& m) {
            py::arg("radius") = 0.0, py::arg("friction") = 0.5,
            "Add a point mass with a collision radius; returns the particle id.")
       .def("particle_pos", &Builder::particle_pos, py::arg("particle"), "A particle's initial position.")
-      .def_property_readonly("nparticle", &Builder::nparticle)
+      .def_property_readonly("nparticle", &Builder::nparticle, "particles added so far")
       .def("add_distance", &Builder::add_distance, py::arg("p1"), py::arg("p2"),
            py::arg("compliance") = 0.0, py::arg("rest") = -1.0,
            "Distance constraint between particles (rest < 0: the initial distance).")
@@ -612,7 +663,7 @@ void bind_model(py::module_& m) {
           py::arg("density"), py::arg("friction") = 0.5,
           "Discrete elastic shell from a consistently oriented triangle mesh: stretching rows on the edges, "
           "hinge bending rows on interior edges (stress-free at the initial shape). Returns the first particle.")
-      .def_property_readonly("nhinge", &Builder::nhinge)
+      .def_property_readonly("nhinge", &Builder::nhinge, "shell hinges added so far")
       .def("set_medium", &Builder::set_medium, py::arg("density") = 0.0, py::arg("drag_coefficient") = 0.0,
            py::arg("viscosity") = 0.0,
            "The surrounding medium: density (kg/m^3; buoyancy of rods and shells, and drag on shell triangles "
@@ -801,18 +852,18 @@ void bind_model(py::module_& m) {
       .def("set_solver_iterations", &Builder::set_solver_iterations, py::arg("newton") = 0, py::arg("linear") = 0,
            "Newton and linear iteration counts Simulators and Batches of this model use unless given "
            "explicitly (0: the solver's defaults, 8 and 50).")
-      .def_property_readonly("nbody", &Builder::nbody)
+      .def_property_readonly("nbody", &Builder::nbody, "bodies added so far, the world included")
       .def("build", [](const Builder& b) { return std::const_pointer_cast<Model>(b.build()); });
 
   py::class_<State>(m, "State", "Per-world state: q (nq), u (nv), ctrl (nu), writable views.")
       .def(py::init([](const Model& model) { return State(model); }), py::arg("model"))
       .def_property(
           "q", [](py::object self) { return view(self.cast<State&>().q, self); },
-          [](State& s, const VecX& v) { assign_checked(s.q, v, "q"); })
+          [](State& s, const VecX& v) { assign_checked(s.q, v, "q"); }, "(nq,) positions, a writable view")
       .def_property(
           "u", [](py::object self) { return view(self.cast<State&>().u, self); },
-          [](State& s, const VecX& v) { assign_checked(s.u, v, "u"); })
+          [](State& s, const VecX& v) { assign_checked(s.u, v, "u"); }, "(nv,) velocities, a writable view")
       .def_property(
           "ctrl", [](py::object self) { return view(self.cast<State&>().ctrl, self); },
-          [](State& s, const VecX& v) { assign_checked(s.ctrl, v, "ctrl"); });
+          [](State& s, const VecX& v) { assign_checked(s.ctrl, v, "ctrl"); }, "(nu,) controls, a writable view");
 }

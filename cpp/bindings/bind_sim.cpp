@@ -250,7 +250,7 @@ void bind_sim(py::module_& mod) {
              return new Simulator(model, options_from_kwargs(kw));
            }),
            py::arg("model"))
-      .def_property_readonly("model", [](const Simulator& s) { return s.model_; })
+      .def_property_readonly("model", [](const Simulator& s) { return s.model_; }, "the Model this simulator steps")
       .def(
           "geom_distance",
           [](const Simulator& s, int g1, int g2, double distmax) {
@@ -273,7 +273,7 @@ void bind_sim(py::module_& mod) {
           "Signed distance between two geoms' surfaces at the current q (negative: penetration "
           "depth) and fromto = [point on geom1, point on geom2] (world), as mujoco.mj_geomDistance; "
           "distmax (and zeros) when they are farther apart.")
-      .def_property_readonly("timestep", [](const Simulator& s) { return s.stepper.options().timestep; })
+      .def_property_readonly("timestep", [](const Simulator& s) { return s.stepper.options().timestep; }, "the time step h it runs with (s)")
       .def_property_readonly("options", [](const Simulator& s) { return options_dict(s.stepper.options()); },
                              "The options this simulator runs with (resolved: see resolve_options), as a dict.")
       .def(
@@ -299,10 +299,11 @@ void bind_sim(py::module_& mod) {
           py::arg("ctrl") = py::none(), py::arg("nsteps") = 1,
           "Advance nsteps time steps; ctrl (nu,) is kept for later steps.")
       .def_property("q", [](py::object self) { return view(self.cast<Simulator&>().state.q, self); },
-                    [](Simulator& s, const VecX& q) { assign_checked(s.state.q, q, "q"); })
+                    [](Simulator& s, const VecX& q) { assign_checked(s.state.q, q, "q"); }, "(nq,) positions, a writable view")
       .def_property("u", [](py::object self) { return view(self.cast<Simulator&>().state.u, self); },
-                    [](Simulator& s, const VecX& u) { assign_checked(s.state.u, u, "u"); })
-      .def_property_readonly("ctrl", [](py::object self) { return view(self.cast<Simulator&>().state.ctrl, self); })
+                    [](Simulator& s, const VecX& u) { assign_checked(s.state.u, u, "u"); }, "(nv,) velocities, a writable view")
+      .def_property_readonly("ctrl", [](py::object self) { return view(self.cast<Simulator&>().state.ctrl, self); },
+                             "(nu,) controls held by step(), a writable view")
       .def_property(
           "mocap_pos",
           [](py::object self) {

@@ -211,6 +211,7 @@ class SoftInverse:
 
     @property
     def n_effectors(self) -> int:
+        """Number of effectors (particles and sites) the controller places."""
         return len(self.effectors) + len(self.sites)
 
     @staticmethod

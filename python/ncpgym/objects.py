@@ -43,10 +43,12 @@ class MeshObject:
 
     @property
     def volume(self) -> float:
+        """Enclosed volume of the object's mesh (m^3)."""
         return float(sum(volume(v, f) for v, f in self.parts))
 
     @property
     def mass(self) -> float:
+        """Mass at the object's density (kg)."""
         return self.density * self.volume
 
     def extent(self) -> np.ndarray:

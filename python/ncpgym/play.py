@@ -1,4 +1,4 @@
-"""python -m ncpgym.play --policy DIR/final.pt [--episodes N] [--video out.mp4] [--json out.json]
+"""Run a saved policy: ``python -m ncpgym.play --policy DIR/final.pt [--episodes N] [--video out.mp4] [--json out.json]``.
 
 Runs a policy saved by ``python -m ncpgym.train`` (deterministic actions) for N episodes,
 one per world, prints their returns and, for tasks that define ``info["is_success"]``, the
@@ -91,6 +91,7 @@ def rollout(
 
 
 def main(argv=None) -> None:
+    """The command line: ``python -m ncpgym.play --help``."""
     ap = argparse.ArgumentParser(prog="python -m ncpgym.play", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument(

@@ -416,12 +416,14 @@ class WorldRenderer:
         return cam
 
     def set_class_rgba(self, cls: int, rgba: RGBA) -> None:
+        """Set the colour of one soft-body class for the next frames."""
         if not 0 <= cls < len(self._flex):
             raise ValueError(f"soft colour class {cls} out of range [0, {len(self._flex)})")
         self.mj.flex_rgba[self._flex[cls][0]] = rgba
 
     @property
     def scene(self) -> mujoco.MjvScene:
+        """The MuJoCo scene of the last frame (add decorations to it before rendering)."""
         return self._renderer.scene
 
     # -- frames ----------------------------------------------------------------------------
@@ -490,6 +492,7 @@ class WorldRenderer:
             scn.ngeom += 1
 
     def close(self) -> None:
+        """Release the renderer's OpenGL context."""
         r = getattr(self, "_renderer", None)
         if r is not None:
             r.close()
@@ -572,6 +575,7 @@ class EnvRenderer:
         self._r: WorldRenderer | None = None
 
     def renderer(self) -> WorldRenderer:
+        """The world renderer, created on first use."""
         if self._r is None:
             self._r = WorldRenderer(
                 self.model,
@@ -589,6 +593,7 @@ class EnvRenderer:
         return np.stack([r.render(batch, int(w)) for w in self.worlds])
 
     def close(self) -> None:
+        """Release the renderer's OpenGL context."""
         if self._r is not None:
             self._r.close()
             self._r = None

@@ -48,6 +48,7 @@ class Rod:
 
     @property
     def area(self) -> float:
+        """Cross-section area pi r^2 (m^2)."""
         return float(np.pi * self.radius**2)
 
     @property

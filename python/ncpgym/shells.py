@@ -45,6 +45,7 @@ class Shell:
 
     @property
     def particles(self) -> np.ndarray:
+        """Every particle of the shell, (n,) int."""
         return np.arange(self.first, self.first + len(self.vertices))
 
 

@@ -99,5 +99,6 @@ def task_state(task) -> dict[str, Any]:
 
 
 def restore_task(task, state: dict[str, Any]) -> None:
+    """Restore a task's arrays and numbers from task_state()'s dict."""
     for k, v in state.items():
         setattr(task, k, copy.deepcopy(v))

@@ -51,6 +51,7 @@ class Task:
             raise TypeError(f"{type(self).__name__} got unexpected arguments: {sorted(kwargs)}")
 
     def build_model(self) -> _core.Model:
+        """The task's Model, built once (and cached) when its environment is made."""
         raise NotImplementedError
 
     def spaces(self, model: _core.Model) -> tuple[gym.spaces.Box, gym.spaces.Box]:
@@ -98,6 +99,7 @@ class Task:
         return task_state(self)
 
     def set_state(self, state: dict[str, Any]) -> None:
+        """Restore what get_state() returned (the task's arrays and numbers)."""
         from .state import restore_task
 
         restore_task(self, state)
@@ -446,6 +448,7 @@ class NcpVectorEnv(gym.vector.VectorEnv):
 
     @property
     def num_threads(self) -> int:
+        """OpenMP threads stepping the batch (results do not depend on it)."""
         return self._c.batch.num_threads
 
     @num_threads.setter
@@ -628,10 +631,12 @@ class NcpEnv(gym.Env):
 
     @property
     def batch(self) -> _core.Batch:
+        """The C++ Batch holding this environment's one world."""
         return self._c.batch
 
     @property
     def dt(self) -> float:
+        """Seconds of simulated time per env step (frame_skip x the time step)."""
         return self._c.dt
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):

@@ -44,6 +44,7 @@ class VideoWriter:
         )
 
     def append(self, frame: np.ndarray) -> None:
+        """Append one frame, (H, W, 3) uint8, the size of the first."""
         frame = np.asarray(frame)
         if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             raise ValueError(f"frame: expected (H, W, 3) uint8, got {frame.dtype} {frame.shape}")
@@ -58,6 +59,7 @@ class VideoWriter:
         self.frames += 1
 
     def close(self) -> None:
+        """Finish the file (flushes ffmpeg)."""
         if self._w is not None:
             self._w.close()
             self._w = None

@@ -48,6 +48,7 @@ class RewardTerm:
 
 
 class RewardComposition:
+    """A reward as a weighted sum of named terms: ``reward = sum(weight x term(ctx))``, each term's unweighted value reported per world in ``info['reward_terms']``."""
     def __init__(self, terms: Iterable[RewardTerm]):
         self.terms: list[RewardTerm] = []
         for t in terms:
@@ -67,14 +68,17 @@ class RewardComposition:
 
     @property
     def names(self) -> list[str]:
+        """The terms' names, in order."""
         return [t.name for t in self.terms]
 
     def add(self, term: RewardTerm) -> None:
+        """Append a term (its name must be new)."""
         if term.name in self.names:
             raise ValueError(f"reward term {term.name!r} already exists")
         self.terms.append(term)
 
     def reweight(self, weights: Mapping[str, float]) -> None:
+        """Set the weights of named terms (0 drops a term); unknown names raise KeyError."""
         unknown = set(weights) - set(self.names)
         if unknown:
             raise ValueError(f"unknown reward terms {sorted(unknown)}; terms are {self.names}")
@@ -270,6 +274,7 @@ class RecordVectorVideo(gym.vector.VectorWrapper):
 
     @property
     def recording(self) -> bool:
+        """Whether frames are being written right now."""
         return self._writer is not None
 
     def reset(self, *, seed=None, options=None):

@@ -61,6 +61,7 @@ class RunningMeanStd:
         self.count = 1e-4
 
     def update(self, x: np.ndarray) -> None:
+        """Fold a batch of samples [n, *shape] into the running mean and variance."""
         mean, var, n = x.mean(axis=0), x.var(axis=0), x.shape[0]
         delta, total = mean - self.mean, self.count + n
         self.mean = self.mean + delta * n / total
@@ -136,6 +137,7 @@ class PPO:
     # -- observation and action plumbing --------------------------------------------------
 
     def normalize(self, obs: np.ndarray) -> np.ndarray:
+        """Observations standardised by the running mean and std and clipped to +-obs_clip (unchanged when normalize_obs is off)."""
         if not self.cfg.normalize_obs:
             return obs
         z = (obs - self.obs_rms.mean) / np.sqrt(self.obs_rms.var + 1e-8)
@@ -152,6 +154,7 @@ class PPO:
     # -- one update: collect a rollout, then optimise -------------------------------------
 
     def collect(self) -> dict[str, np.ndarray]:
+        """Step every world rollout_steps times with sampled actions; the rollout buffer (observations, actions, log-probabilities, values, rewards, flags)."""
         cfg, T, N = self.cfg, self.cfg.rollout_steps, self.n
         buf = {
             "obs": np.zeros((T, N, self.obs_dim), np.float32),
@@ -226,6 +229,7 @@ class PPO:
         return adv, adv + buf["val"][:T]
 
     def update(self, buf) -> dict[str, float]:
+        """PPO's clipped-surrogate optimisation over a rollout (epochs x minibatches); mean losses, entropy, KL and clip fraction."""
         cfg = self.cfg
         adv, ret = self.advantages(buf)
         valid = buf["valid"].reshape(-1)
@@ -416,6 +420,7 @@ class PPO:
         }
 
     def load(self, path: str | Path) -> None:
+        """Load a policy and its normalisers from a saved file (save() or final.pt)."""
         self._load_policy(torch.load(path, weights_only=False))
 
     def _load_policy(self, ck: dict) -> None:
