@@ -106,3 +106,22 @@ def test_every_public_name_has_a_docstring():
                     if not attr.startswith("_") and (callable(val) or isinstance(val, (property, staticmethod, classmethod))):
                         check(f"ncpgym.{m}.{name}.{attr}", val)
     assert not missing, f"{len(missing)} public names without a docstring: {missing}"
+
+
+def test_benchmark_tables_in_the_pages_are_what_their_scripts_print():
+    """A table between ``<!-- table: SCRIPT ARGS -->`` markers is regenerated from its JSON at
+    every build (docs/hooks.py); the copy kept in the Markdown page equals that output."""
+    sys.path.insert(0, str(DOCS))
+    try:
+        import hooks
+    finally:
+        sys.path.remove(str(DOCS))
+    found = 0
+    for page in DOCS.rglob("*.md"):
+        if "results" in page.parts:
+            continue
+        text = page.read_text()
+        for m in hooks.TABLE.finditer(text):
+            assert m.group(3) == hooks.table(m.group(1), m.group(2).split()), f"{page.name}: {m.group(1)}"
+            found += 1
+    assert found >= 3
