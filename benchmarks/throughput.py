@@ -460,11 +460,39 @@ def _shadow_rollout_bench(num_envs: int, threads: int, physics_dt: float) -> _Be
     return _Bench(loop, row)
 
 
+def _patch_gymnasium_robotics() -> bool:
+    """Gymnasium-Robotics 1.4.2's joint readers test ``jnt_type in (mjJNT_HINGE, mjJNT_SLIDE)``,
+    which is False under MuJoCo 4 (its enums no longer equal NumPy integers from the left), so
+    every Shadow hand env fails its first observation. Replaced here by readers that compare
+    integers (same slices of qpos / qvel); returns whether the patch was needed."""
+    import mujoco
+    from gymnasium_robotics.utils import mujoco_utils as mu
+
+    m = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body><joint/><geom size='.1'/></body></worldbody></mujoco>")
+    if m.jnt_type[0] in (mujoco.mjtJoint.mjJNT_HINGE,):
+        return False
+    width = {int(mujoco.mjtJoint.mjJNT_FREE): (7, 6), int(mujoco.mjtJoint.mjJNT_BALL): (4, 3)}
+
+    def reader(kind):
+        def read(model, data, name):
+            j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+            assert j != -1, f"Joint with name '{name}' is not part of the model!"
+            nq, nv = width.get(int(model.jnt_type[j]), (1, 1))
+            if kind == "qpos":
+                return data.qpos[model.jnt_qposadr[j]:model.jnt_qposadr[j] + nq].copy()
+            return data.qvel[model.jnt_dofadr[j]:model.jnt_dofadr[j] + nv].copy()
+        return read
+
+    mu.get_joint_qpos, mu.get_joint_qvel = reader("qpos"), reader("qvel")
+    return True
+
+
 def _shadow_gymnasium_bench(num_envs: int) -> _Bench:
     """Gymnasium-Robotics' HandManipulateBlockRotateZ-v1 (MuJoCo at 2 ms x 20 inside): one env
     (num_envs = 1) or a SyncVectorEnv of them, random actions."""
     import gymnasium_robotics
 
+    patched = _patch_gymnasium_robotics()
     gym.register_envs(gymnasium_robotics)
     if num_envs == 1:
         env = gym.make("HandManipulateBlockRotateZ-v1")
@@ -481,7 +509,8 @@ def _shadow_gymnasium_bench(num_envs: int) -> _Bench:
         return n * num_envs, None
 
     row = {"engine": engine, "task": "HandManipulateBlockRotateZ-v1", "num_envs": num_envs, "threads": 1,
-           "physics_dt": 0.002, "control_dt": 0.04, "substeps": 20, "python_overhead_frac": None}
+           "physics_dt": 0.002, "control_dt": 0.04, "substeps": 20, "python_overhead_frac": None,
+           "patched_joint_readers": patched}
     return _Bench(loop, row, env.close)
 
 
