@@ -146,9 +146,26 @@ def bench_ncpgym(num_envs: int, threads: int, task: str = "Humanoid-v0") -> _Ben
     return _Bench(loop, row, env.close)
 
 
+def _rollout_bench(m, datas, states, ctrl, horizon: int, row: dict) -> _Bench:
+    """mujoco.rollout over every world's state for `horizon` actions per call (ctrl already
+    repeated over the substeps); row["stable"] turns False if a state goes non-finite."""
+    from mujoco import rollout
+
+    num_envs = len(states)
+
+    def loop(n):
+        done = 0
+        while done < max(1, n // horizon) * horizon * num_envs:
+            st, _ = rollout.rollout(m, datas, states, ctrl)
+            row["stable"] &= bool(np.isfinite(st).all())
+            done += num_envs * horizon
+        return done, None
+
+    return _Bench(loop, row)
+
+
 def bench_mujoco_rollout(num_envs: int, threads: int, physics_dt: float) -> _Bench:
     import mujoco
-    from mujoco import rollout
 
     m = mujoco.MjModel.from_xml_path(humanoid_xml())
     m.opt.timestep = physics_dt
@@ -178,15 +195,7 @@ def bench_mujoco_rollout(num_envs: int, threads: int, physics_dt: float) -> _Ben
         "stable": True,
     }
 
-    def loop(n):
-        done = 0
-        while done < max(1, n // horizon) * horizon * num_envs:
-            st, _ = rollout.rollout(m, datas, states, ctrl)
-            row["stable"] &= bool(np.isfinite(st).all())
-            done += num_envs * horizon
-        return done, None
-
-    return _Bench(loop, row)
+    return _rollout_bench(m, datas, states, ctrl, horizon, row)
 
 
 def _bench_peer_env(env, engine: str, task: str, num_envs: int, threads: int) -> _Bench:
@@ -424,7 +433,6 @@ def _shadow_rollout_bench(num_envs: int, threads: int, physics_dt: float) -> _Be
     theirs, or 5 x 8 ms, ncpgym's), random servo targets in the control ranges, rollouts of 20
     actions from their start (the block above the palm) with the block turned about z."""
     import mujoco
-    from mujoco import rollout
 
     from ncpgym.tasks import shadow_hand_block as sh
 
@@ -449,15 +457,7 @@ def _shadow_rollout_bench(num_envs: int, threads: int, physics_dt: float) -> _Be
            "physics_dt": physics_dt, "control_dt": 0.04, "substeps": substeps, "python_overhead_frac": None,
            "stable": True}
 
-    def loop(n):
-        done = 0
-        while done < max(1, n // horizon) * horizon * num_envs:
-            st, _ = rollout.rollout(m, datas, states, ctrl)
-            row["stable"] &= bool(np.isfinite(st).all())
-            done += num_envs * horizon
-        return done, None
-
-    return _Bench(loop, row)
+    return _rollout_bench(m, datas, states, ctrl, horizon, row)
 
 
 def _patch_gymnasium_robotics() -> bool:
