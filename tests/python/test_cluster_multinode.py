@@ -8,6 +8,9 @@ import pytest
 import ncpgym  # noqa: F401
 
 ray = pytest.importorskip("ray")
+# one pytest-xdist worker runs both Ray modules, one after the other (one Ray instance at a time
+# on the machine: scripts/test.sh runs pytest with --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from ncpgym.cluster import RayVectorEnv  # noqa: E402

@@ -39,3 +39,28 @@ def test_make_builds_a_task_with_or_without_the_prefix():
     assert obs2.shape == (4,) and 0 < np.abs(obs2).max() <= 0.01
     with pytest.raises(ValueError, match="unknown ncpgym task"):
         ncpgym.make("Nope-v0")
+
+
+def test_constraints_pin_every_requirement_of_the_test_and_train_extras():
+    """constraints.txt (scripts/lock.py) pins each requirement of ncpgym, its test and train
+    extras and its build to one version that satisfies pyproject.toml's range, so
+    scripts/install.sh resolves the tested set; a dependency added to pyproject.toml without
+    `python scripts/lock.py` fails here."""
+    import tomllib
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    root = Path(__file__).resolve().parents[2]
+    pins = {}
+    for line in (root / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[name.lower().replace("_", "-")] = version
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    reqs = project["project"]["dependencies"] + [r for e in ("test", "train") for r in project["project"]["optional-dependencies"][e]]
+    reqs += project["build-system"]["requires"]
+    for r in map(Requirement, reqs):
+        name = r.name.lower().replace("_", "-")
+        assert name in pins, f"{r.name} is not pinned in constraints.txt (python scripts/lock.py)"
+        assert r.specifier.contains(pins[name], prereleases=True), f"{r.name}=={pins[name]} outside {r.specifier}"
