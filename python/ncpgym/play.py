@@ -25,8 +25,10 @@ from ._cli import json_object
 __all__ = ["load_policy", "rollout", "main"]
 
 
-def load_policy(path: str | Path, envs) -> Callable[[np.ndarray], np.ndarray]:
-    """Deterministic actions of the PPO policy saved at ``path`` for ``envs``' observations."""
+def load_policy(path: str | Path, envs, deterministic: bool = True) -> Callable[[np.ndarray], np.ndarray]:
+    """Actions of the PPO policy saved at ``path`` for ``envs``' observations: its mean action
+    (``deterministic``, the default) or actions sampled from it. Loading resets ``envs``
+    (with the run's seed): reset them again afterwards for other starts."""
     import torch
 
     from .train.ppo import PPO, PPOConfig
@@ -41,7 +43,7 @@ def load_policy(path: str | Path, envs) -> Callable[[np.ndarray], np.ndarray]:
         )
     agent = PPO(envs, PPOConfig(**ck["config"]))
     agent.load(path)
-    return lambda obs: agent.act(obs, deterministic=True)
+    return lambda obs: agent.act(obs, deterministic=deterministic)
 
 
 def rollout(
