@@ -29,5 +29,6 @@ fi
 # ncpgym with its test extras and the C++ tests, from the build scripts/train.sh shares.
 bash scripts/install.sh test
 ctest --test-dir build/ncpgym --output-on-failure -j2
-# Run pytest from outside the source tree so `import ncpgym` is the installed package.
-(cd tests/python && $PY -m pytest -q -p no:cacheprovider "$@")
+# Run pytest from outside the source tree so `import ncpgym` is the installed package, one
+# worker per core (pytest-xdist; the Ray modules share one worker: --dist loadgroup).
+(cd tests/python && $PY -m pytest -q -p no:cacheprovider -n auto --dist loadgroup "$@")
