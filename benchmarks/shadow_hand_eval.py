@@ -60,20 +60,29 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None) -> dict:
             "turned_0.5rad_closer": float(np.mean(start - best >= 0.5)), "dropped": float(dropped.mean())}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--policy", type=Path, required=True)
-    ap.add_argument("--episodes", type=int, default=64)
-    ap.add_argument("--seed", type=int, default=12345)
-    ap.add_argument("--json", type=Path)
-    args = ap.parse_args()
-    rows = [run(k, args.episodes, args.seed, args.policy)
-            for k in ("trained (mean action)", "trained (sampled)", "random", "zero")]
+def table(rows: list[dict]) -> None:
     print("| controller | success | d at start (rad) | d at end | smallest d | turned >= 0.5 rad closer | dropped |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['controller']} | {100 * r['success']:.0f} % | {r['d_start']:.2f} | {r['d_end']:.2f} | "
               f"{r['d_best']:.2f} | {100 * r['turned_0.5rad_closer']:.0f} % | {100 * r['dropped']:.0f} % |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--table", type=Path, help="print the markdown table of this JSON and stop")
+    ap.add_argument("--policy", type=Path)
+    ap.add_argument("--episodes", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=12345)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    if args.table:
+        return table(json.loads(args.table.read_text())["rows"])
+    if args.policy is None:
+        ap.error("--policy is required (or --table)")
+    rows = [run(k, args.episodes, args.seed, args.policy)
+            for k in ("trained (mean action)", "trained (sampled)", "random", "zero")]
+    table(rows)
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "policy": str(args.policy), "seed": args.seed,
                                          "command": f"python benchmarks/shadow_hand_eval.py --policy {args.policy} "
