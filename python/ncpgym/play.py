@@ -21,6 +21,7 @@ import numpy as np
 import ncpgym
 
 from ._cli import json_object
+from .tasks import evaluation_kwargs
 
 __all__ = ["load_policy", "rollout", "main"]
 
@@ -127,6 +128,11 @@ def main(argv=None) -> None:
         env_kwargs = made.get("env_kwargs", {}) if made.get("env") == args.env else {}
     if args.env not in ncpgym.TASK_IDS:
         ap.error(f"unknown --env {args.env!r}; registered: {', '.join(ncpgym.TASK_IDS)}")
+    judged = evaluation_kwargs(args.env, env_kwargs)
+    if judged != env_kwargs:
+        print(f"{args.env}: playing the task as defined, without the training aids "
+              f"{sorted(set(env_kwargs) - set(judged))}")
+        env_kwargs = judged
     if args.episodes < 1:
         ap.error("--episodes must be >= 1")
     kw = {}

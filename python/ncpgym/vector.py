@@ -39,12 +39,16 @@ class Task:
     """A family of worlds: subclass and fill in the hooks (all vectorised over worlds).
 
     Class attributes: ``frame_skip`` (physics steps per env step), ``solver_options``
-    (keyword arguments of :class:`ncpgym.SolverOptions`), ``max_episode_steps``.
+    (keyword arguments of :class:`ncpgym.SolverOptions`), ``max_episode_steps``,
+    ``training_aids`` (keyword arguments that only change where training episodes start,
+    e.g. FetchTomato's ``demo_starts``: evaluations and ``ncpgym.play`` leave them out, so a
+    policy is always judged on the task as defined).
     """
 
     frame_skip: int = 1
     solver_options: dict[str, Any] = {}
     max_episode_steps: int | None = None
+    training_aids: tuple[str, ...] = ()
 
     def __init__(self, **kwargs: Any):
         if kwargs:

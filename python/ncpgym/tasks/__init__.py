@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import gymnasium as gym
 
 from .allegro_grasp import AllegroGraspEnv, AllegroGraspTask, AllegroGraspVectorEnv
@@ -37,7 +39,7 @@ __all__ = [
     "PneuNetGraspEnv", "PneuNetGraspTask", "PneuNetGraspVectorEnv",
     "ShadowHandBlockEnv", "ShadowHandBlockTask", "ShadowHandBlockVectorEnv",
     "YuMiDrawerEnv", "YuMiDrawerTask", "YuMiDrawerVectorEnv",
-    "register_all", "TASK_IDS",
+    "register_all", "TASK_IDS", "task_class", "evaluation_kwargs",
 ]
 
 # id -> (module, class prefix, max_episode_steps)
@@ -68,3 +70,17 @@ def register_all() -> None:
             vector_entry_point=f"ncpgym.tasks.{module}:{prefix}VectorEnv",
             max_episode_steps=steps,
         )
+
+
+def task_class(env_id: str) -> type:
+    """The Task class behind a registered ncpgym id (KeyError for other ids)."""
+    module, prefix, _ = _TASKS[env_id]
+    return getattr(importlib.import_module(f"ncpgym.tasks.{module}"), f"{prefix}Task")
+
+
+def evaluation_kwargs(env_id: str, kwargs: dict) -> dict:
+    """``kwargs`` without the task's training aids (``Task.training_aids``: options that
+    only change where training episodes start), for judging a policy on the task as
+    defined. Ids that are not ncpgym's keep every keyword."""
+    aids = task_class(env_id).training_aids if env_id in _TASKS else ()
+    return {k: v for k, v in kwargs.items() if k not in aids}

@@ -72,6 +72,17 @@ Reset: arm at ``envs.fetch.home_pose`` (grip site about 0.23 m above the table) 
 noise in [-0.05, 0.05] rad on each arm joint; fingers open; the grip goal at the grip
 site, yaw 0; the tomato at rest in its rest shape, shifted by uniform [-0.03, 0.03] m in x
 and y from (1.25, 0.50); the scale shifted likewise from (1.25, 1.00).
+
+Training aid ``demo_starts`` (default 0, in [0, 1]; a ``training_aids`` option, so
+``ncpgym.train``'s evaluation and ``ncpgym.play`` leave it out): that share of episodes
+starts instead from a state along the scripted pick-and-place below (``scripted_actions``),
+drawn uniformly from DEMO_STAGES (over the tomato, down, closed, lifted, mid-carry, over
+the plate, lowered, opening; env steps into the script) of DEMO_WORLDS scripted episodes
+that succeeded. The whole world is restored (arm, fingers, tomato, scale, servo targets,
+the task's goal, yaw and finger target); the episode then runs its full 300 steps. The
+reward, success test and termination are unchanged: only where exploration starts moves
+(a reverse curriculum: the value of placing and releasing is learned from the late starts
+first, and reaches the early ones through it).
 """
 
 from __future__ import annotations
@@ -106,6 +117,12 @@ REST_SPEED = 0.05
 GRASP_RADIUS = 0.02     # m: grip site to tomato centre for the pads' contacts to count as a grasp
 PLACE_GAP = 0.003       # m: the tomato's lowest particle above the plate's top
 READING_TOLERANCE = 0.05
+DEMO_STAGES = (40, 70, 90, 120, 170, 220, 250, 270)  # env steps into scripted_actions' phases
+DEMO_WORLDS = 8
+# the world's state a demonstration start restores (the per-world physical parameters,
+# gravity and the scales domain randomisation draws, stay the world's own)
+_DEMO_BATCH = ("q", "u", "x", "v", "ctrl", "actuator_act", "activation", "mocap_pos", "mocap_quat")
+_DEMO_TASK = ("targets", "goal", "yaw", "finger", "start_dist")
 
 
 @lru_cache(maxsize=1)
@@ -142,12 +159,17 @@ class FetchTomatoTask(Task):
     solver_options: dict = {"newton_iterations": 10}  # fewer let the soft grasp creep (module docstring)
     max_episode_steps = 300
 
+    training_aids = ("demo_starts",)
+
     def __init__(self, *, mesh: int = 4, reward_weights: dict[str, float] | None = None,
-                 extra_reward_terms: Iterable[RewardTerm] = ()):
+                 extra_reward_terms: Iterable[RewardTerm] = (), demo_starts: float = 0.0):
         super().__init__()
         if isinstance(mesh, bool) or not isinstance(mesh, (int, np.integer)) or not 2 <= mesh <= 6:
             raise ValueError(f"mesh: expected an int in [2, 6] (the tomato's 6 mesh^3 tetrahedra), got {mesh!r}")
+        if isinstance(demo_starts, bool) or not isinstance(demo_starts, (int, float)) or not 0.0 <= demo_starts <= 1.0:
+            raise ValueError(f"demo_starts: expected a share in [0, 1], got {demo_starts!r}")
         self.mesh = int(mesh)
+        self.demo_starts = float(demo_starts)
         self.rewards = RewardComposition.configured(default_terms(), reward_weights, extra_reward_terms)
         self.targets = np.zeros((0, 12))
         self.goal = np.zeros((0, 3))
@@ -231,6 +253,26 @@ class FetchTomatoTask(Task):
         x[worlds, :, :2] += shift[:, None, :]
         self.goal[worlds] = batch.site_xpos[worlds, self.idx.grip_site]
         self.start_dist[worlds] = np.linalg.norm((self.tomato(batch) - self.plate_top(batch))[worlds, :2], axis=1)
+        if self.demo_starts > 0.0:  # (no extra draws without: default episodes stay bitwise)
+            self._demo_start(batch, worlds)
+
+    def _demo_start(self, batch, worlds) -> None:
+        """Move a demo_starts share of ``worlds`` to states of the scripted demonstration."""
+        draw = batch.uniform(worlds, 2, 0.0, 1.0)
+        chosen = draw[:, 0] < self.demo_starts
+        if not chosen.any():
+            return
+        bank = _demo_bank(self.mesh)
+        k = np.minimum((draw[chosen, 1] * len(bank["q"])).astype(np.int64), len(bank["q"]) - 1)
+        w = worlds[chosen]
+        for name in _DEMO_BATCH:
+            arr = getattr(batch, name)
+            arr[w] = bank[name][k]
+        for name in _DEMO_TASK:
+            getattr(self, name)[w] = bank[name][k]
+        mask = np.zeros(batch.num_worlds, np.uint8)
+        mask[w] = 1
+        batch.forward(mask)  # poses and contacts of the restored worlds (their observation)
 
     def apply_action(self, batch, action, dt):
         self._ensure(batch.num_worlds)
@@ -301,6 +343,34 @@ class FetchTomatoTask(Task):
 
 
 FetchTomatoVectorEnv, FetchTomatoEnv = env_classes(FetchTomatoTask, "FetchTomato")
+
+
+@lru_cache(maxsize=2)
+def _demo_bank(mesh: int) -> dict[str, np.ndarray]:
+    """World and task states at DEMO_STAGES of DEMO_WORLDS scripted episodes (seed 0) that
+    succeeded, stacked [k, ...] (with "stage", the script's step): what ``demo_starts``
+    restores. Built once per process."""
+    envs = FetchTomatoVectorEnv(num_envs=DEMO_WORLDS, mesh=mesh)
+    try:
+        envs.reset(seed=0)
+        task, batch = envs.task, envs.batch
+        start, plate = task.tomato(batch).copy(), task.plate_top(batch).copy()
+        snaps: list[dict[str, np.ndarray]] = []
+        ok = np.zeros(DEMO_WORLDS, bool)
+        for k in range(FetchTomatoTask.max_episode_steps):
+            if k in DEMO_STAGES:
+                snaps.append({**{n: np.array(getattr(batch, n)) for n in _DEMO_BATCH},
+                              **{n: np.array(getattr(task, n)) for n in _DEMO_TASK},
+                              "stage": np.full(DEMO_WORLDS, k)})
+            _, _, term, trunc, info = envs.step(scripted_actions(task, batch, k, start, plate).astype(np.float32))
+            ok |= np.asarray(info["is_success"], bool)
+            if (term | trunc).any():
+                break
+    finally:
+        envs.close()
+    if not ok.any():
+        raise RuntimeError("FetchTomato demo_starts: no scripted episode succeeded (the demonstration is broken)")
+    return {n: np.concatenate([s[n][ok] for s in snaps]) for n in snaps[0]}
 
 
 # -- a scripted baseline: pick, carry with a quarter turn of the wrist, place, let go ---------

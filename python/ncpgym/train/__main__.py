@@ -24,6 +24,7 @@ import numpy as np
 import ncpgym
 
 from .._cli import json_object
+from ..tasks import evaluation_kwargs
 from .ppo import PPO, PPOConfig, evaluate, latest_checkpoint
 
 
@@ -173,7 +174,8 @@ def main(argv=None) -> None:
         def film(path: Path, worlds: int, episodes: int) -> None:
             kw = dict(render_mode="rgb_array", render_worlds=list(range(worlds)), width=480,
                       height=360)
-            env = gym.make_vec(args.env, num_envs=episodes, num_threads=args.threads, **kw, **args.env_kwargs)
+            env = gym.make_vec(args.env, num_envs=episodes, num_threads=args.threads, **kw,
+                               **evaluation_kwargs(args.env, args.env_kwargs))
             try:
                 rollout(env, lambda o: agent.act(o, deterministic=True), video=path)
             finally:
@@ -217,7 +219,8 @@ def _evaluate(args, agent, rows, film) -> dict:
     n = min(args.eval_episodes, args.num_envs)
     if args.video:  # the evaluation episodes (same seed as below), the first worlds filmed
         film(args.out / "videos" / "final.mp4", min(args.video_worlds, n), n)
-    ev = gym.make_vec(args.env, num_envs=n, num_threads=args.threads, **args.env_kwargs)
+    # the task as defined: training aids (e.g. FetchTomato's demo_starts) left out
+    ev = gym.make_vec(args.env, num_envs=n, num_threads=args.threads, **evaluation_kwargs(args.env, args.env_kwargs))
     trained, trained_ok = evaluate(ev, lambda o: agent.act(o, deterministic=True), n, with_success=True)
     # the policy as it acts in training (sampled actions): early in training, while the action
     # noise is still large, it can score far from its mean action
