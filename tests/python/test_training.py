@@ -2,6 +2,7 @@
 policy within the CI budget, and Stable-Baselines3 runs on the same vector env."""
 
 import csv
+import math
 from pathlib import Path
 
 import gymnasium as gym
@@ -137,8 +138,10 @@ def test_training_cli_without_ray_writes_its_outputs(tmp_path, capsys):
     # the closing lines (no success rates: the pendulum defines no success)
     assert capsys.readouterr().out.endswith(
         f"256 env steps in {summary['minutes']:.1f} min ({summary['steps_per_s']} steps/s incl. learning)\n"
-        f"evaluation over 2 episodes: trained {summary['eval_return_trained']:.1f} (mean action; sampled actions "
-        f"{summary['eval_return_trained_sampled']:.1f}), random {summary['eval_return_random']:.1f}\n"
+        f"evaluation over 2 episodes: trained {summary['eval_return_trained']:.1f} "
+        f"± {summary['eval_return_trained_sem']:.1f} (mean action; sampled actions "
+        f"{summary['eval_return_trained_sampled']:.1f} ± {summary['eval_return_trained_sampled_sem']:.1f}), "
+        f"random {summary['eval_return_random']:.1f} (± one standard error)\n"
         f"learning curve: {tmp_path / 'learning_curve.png'}; CSV: {tmp_path / 'progress.csv'}\n")
 
 
@@ -242,7 +245,7 @@ def test_training_cli_help_states_what_each_option_does(capsys):
         "--gamma": ["discount", f"(default: {c.gamma})"],
         "--hidden": ["hidden layer widths", f"(default: {list(c.hidden)})"],
         "--init-log-std": ["initial log standard deviation", "Gaussian policy", f"(default: {c.init_log_std})"],
-        "--eval-episodes": ["episodes of the final evaluation", "at most --num-envs", "(default: 16)"],
+        "--eval-episodes": ["episodes of the final evaluation", "at most --num-envs", "(default: --num-envs, at most 256"],
         "--no-progress": ["no progress bar", "every 30 s"],
         "--video": ["film the final evaluation", "DIR/videos/final.mp4"],
         "--video-every": ["also film an episode per filmed world", "every K updates", "0: never)", "(default: 0)"],
@@ -391,6 +394,7 @@ def test_training_cli_survives_ctrl_c_and_reports_success(tmp_path):
           "--rollout-steps", "8", "--hidden", "8", "--eval-episodes", "2", "--no-progress", "--out", str(tmp_path / "y")])
     summary = json.loads((tmp_path / "y" / "summary.json").read_text())
     assert summary["eval_success_trained"] == 0.0 and summary["eval_success_random"] == 0.0
+    assert summary["eval_success_trained_sampled"] == 0.0
 
 
 def test_learning_without_a_progress_bar_prints_log_lines(capsys):
@@ -524,7 +528,8 @@ def test_play_takes_the_task_from_the_run_and_reports_returns_and_success(tmp_pa
            "--steps", "16", "--threads", "1", "--rollout-steps", "8", "--hidden", "8", "--eval-episodes", "2",
            "--no-progress", "--out", str(run)])
     trained = json.loads((run / "summary.json").read_text())  # the CLI's closing line names the success rates
-    assert (f"random {trained['eval_return_random']:.1f}; success rate trained {trained['eval_success_trained']:.2f}, "
+    assert (f"random {trained['eval_return_random']:.1f} (± one standard error); success rate trained "
+            f"{trained['eval_success_trained']:.2f} (sampled {trained['eval_success_trained_sampled']:.2f}), "
             f"random {trained['eval_success_random']:.2f}\n") in capsys.readouterr().out
     play(["--policy", str(run / "final.pt"), "--episodes", "2", "--seed", "5", "--json", str(tmp_path / "p.json")])
     printed = capsys.readouterr().out
@@ -633,4 +638,7 @@ def test_training_cli_passes_every_ppo_option_and_its_summary_is_reproducible(tm
     random = evaluate(ev, lambda o: rng.uniform(ev.action_space.low, ev.action_space.high), 3)
     assert summary["eval_return_trained"] == pytest.approx(float(np.mean(trained)), rel=1e-12)
     assert summary["eval_return_random"] == pytest.approx(float(np.mean(random)), rel=1e-12)
+    # the standard error by hand: the sample standard deviation (n - 1) over sqrt(n)
+    assert summary["eval_return_trained_sem"] == pytest.approx(
+        math.sqrt(sum((r - np.mean(trained)) ** 2 for r in trained) / 2) / math.sqrt(3), rel=1e-9)
     ev.close()

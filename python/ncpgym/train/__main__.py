@@ -90,8 +90,10 @@ def parser() -> argparse.ArgumentParser:
                     help="hidden layer widths of the policy and value networks")
     ap.add_argument("--init-log-std", type=float, default=PPOConfig.init_log_std,
                     help="initial log standard deviation of the Gaussian policy (exploration noise)")
-    ap.add_argument("--eval-episodes", type=_positive(int), default=16,
-                    help="episodes of the final evaluation (trained and random; at most --num-envs)")
+    ap.add_argument("--eval-episodes", type=_positive(int), default=None,
+                    help="episodes of the final evaluation (trained and random; at most --num-envs) "
+                         "(default: --num-envs, at most 256: 16 episodes left the main job's mean "
+                         "and sampled returns 350 apart by chance)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar: a log line every 30 s instead")
     ap.add_argument("--video", action="store_true",
                     help="film the final evaluation (DIR/videos/final.mp4)")
@@ -206,17 +208,22 @@ def main(argv=None) -> None:
     print(f"{agent.env_steps} env steps in {summary['minutes']:.1f} min ({summary['steps_per_s']} steps/s incl. learning)")
     success = ""
     if "eval_success_trained" in summary:
-        success = (f"; success rate trained {summary['eval_success_trained']:.2f}, "
-                   f"random {summary['eval_success_random']:.2f}")
+        success = (f"; success rate trained {summary['eval_success_trained']:.2f} (sampled "
+                   f"{summary['eval_success_trained_sampled']:.2f}), random {summary['eval_success_random']:.2f}")
     print(f"evaluation over {summary['eval_episodes']} episodes: trained {summary['eval_return_trained']:.1f} "
-          f"(mean action; sampled actions {summary['eval_return_trained_sampled']:.1f}), "
-          f"random {summary['eval_return_random']:.1f}{success}")
+          f"± {summary['eval_return_trained_sem']:.1f} (mean action; sampled actions "
+          f"{summary['eval_return_trained_sampled']:.1f} ± {summary['eval_return_trained_sampled_sem']:.1f}), "
+          f"random {summary['eval_return_random']:.1f} (± one standard error){success}")
     print(f"learning curve: {args.out / 'learning_curve.png'}; CSV: {args.out / 'progress.csv'}")
+
+
+def _sem(x: np.ndarray) -> float:
+    return float(np.std(x, ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
 
 
 def _evaluate(args, agent, rows, film) -> dict:
 
-    n = min(args.eval_episodes, args.num_envs)
+    n = min(args.eval_episodes or 256, args.num_envs)
     if args.video:  # the evaluation episodes (same seed as below), the first worlds filmed
         film(args.out / "videos" / "final.mp4", min(args.video_worlds, n), n)
     # the task as defined: training aids (e.g. FetchTomato's demo_starts) left out
@@ -224,7 +231,7 @@ def _evaluate(args, agent, rows, film) -> dict:
     trained, trained_ok = evaluate(ev, lambda o: agent.act(o, deterministic=True), n, with_success=True)
     # the policy as it acts in training (sampled actions): early in training, while the action
     # noise is still large, it can score far from its mean action
-    sampled = evaluate(ev, lambda o: agent.act(o), n)
+    sampled, sampled_ok = evaluate(ev, lambda o: agent.act(o), n, with_success=True)
     rng = np.random.default_rng(args.seed)
     space = ev.action_space
     random, random_ok = evaluate(ev, lambda o: rng.uniform(space.low, space.high), n, with_success=True)
@@ -239,9 +246,14 @@ def _evaluate(args, agent, rows, film) -> dict:
         "eval_return_trained": float(np.mean(trained)),
         "eval_return_trained_sampled": float(np.mean(sampled)),
         "eval_return_random": float(np.mean(random)),
+        # standard errors of the means (the episodes' spread / sqrt(n)): what chance allows
+        "eval_return_trained_sem": _sem(trained),
+        "eval_return_trained_sampled_sem": _sem(sampled),
+        "eval_return_random_sem": _sem(random),
     }
     if not np.isnan(trained_ok).any():  # the task defines success
         summary["eval_success_trained"] = float(np.mean(trained_ok))
+        summary["eval_success_trained_sampled"] = float(np.mean(sampled_ok))
         summary["eval_success_random"] = float(np.mean(random_ok))
     if agent.interrupted:
         summary["interrupted"] = True
