@@ -262,9 +262,14 @@ class FetchTomatoTask(Task):
         chosen = draw[:, 0] < self.demo_starts
         if not chosen.any():
             return
+        n = len(_demo_bank(self.mesh)["q"])
+        self.restore_demo(batch, worlds[chosen], np.minimum((draw[chosen, 1] * n).astype(np.int64), n - 1))
+
+    def restore_demo(self, batch, worlds, entries) -> None:
+        """Put ``worlds`` in the demonstration states ``entries`` (indices into the stored
+        states; ``demo_stages(mesh)`` gives each one's script step)."""
         bank = _demo_bank(self.mesh)
-        k = np.minimum((draw[chosen, 1] * len(bank["q"])).astype(np.int64), len(bank["q"]) - 1)
-        w = worlds[chosen]
+        w, k = np.asarray(worlds), np.asarray(entries)
         for name in _DEMO_BATCH:
             arr = getattr(batch, name)
             arr[w] = bank[name][k]
@@ -371,6 +376,11 @@ def _demo_bank(mesh: int) -> dict[str, np.ndarray]:
     if not ok.any():
         raise RuntimeError("FetchTomato demo_starts: no scripted episode succeeded (the demonstration is broken)")
     return {n: np.concatenate([s[n][ok] for s in snaps]) for n in snaps[0]}
+
+
+def demo_stages(mesh: int = 4) -> np.ndarray:
+    """The script step (one of DEMO_STAGES) of each stored demonstration state."""
+    return _demo_bank(mesh)["stage"].copy()
 
 
 # -- a scripted baseline: pick, carry with a quarter turn of the wrist, place, let go ---------
