@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 
 import ncpgym  # noqa: F401  (registers the tasks)
-from ncpgym.play import load_policy
 from ncpgym.tasks import fetch_tomato as ft
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from policy_eval import policy_or_random, table_options  # noqa: E402
 
 NAMES = dict(zip(ft.DEMO_STAGES, ("over the tomato", "down", "closed", "lifted", "mid-carry", "over the plate",
                                   "lowered", "opening")))
@@ -35,12 +38,7 @@ def run(kind: str, policy: Path | None, mesh: int, seed: int, threads: int) -> l
     n = per * (1 + len(ft.DEMO_STAGES))
     envs = gym.make_vec("ncpgym/FetchTomato-v0", num_envs=n, num_threads=threads, mesh=mesh)
     try:
-        if kind == "trained":
-            act = load_policy(policy, envs)
-        else:
-            rng = np.random.default_rng(seed)
-            space = envs.action_space
-            act = lambda obs: rng.uniform(space.low, space.high).astype(space.dtype)  # noqa: E731
+        act = policy_or_random(kind, envs, policy, seed)
         obs, _ = envs.reset(seed=seed)
         start = np.zeros(n, np.int64)  # 0: the task's reset
         for j, s in enumerate(ft.DEMO_STAGES):
@@ -81,10 +79,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--policy", type=Path)
     ap.add_argument("--mesh", type=int, default=None, help="the tomato's mesh (default: the run's, from config.json)")
-    ap.add_argument("--seed", type=int, default=12345)
-    ap.add_argument("--threads", type=int, default=0)
-    ap.add_argument("--json", type=Path)
-    ap.add_argument("--table", type=Path, help="print the Markdown table of this JSON file and stop")
+    table_options(ap)
     args = ap.parse_args(argv)
     if args.table is not None:
         print(table(args.table))

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 
 import ncpgym  # noqa: F401  (registers the tasks)
-from ncpgym.play import load_policy
 from ncpgym.tasks.flagrun import DT, START_TASKS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from policy_eval import policy_or_random, table_options  # noqa: E402
 
 UP_Z = 0.8
 WITHIN = int(round(3.0 / DT))  # env steps in 3 s
@@ -33,12 +36,7 @@ WITHIN = int(round(3.0 / DT))  # env steps in 3 s
 def run(kind: str, episodes: int, seed: int, policy: Path | None, threads: int) -> list[dict]:
     envs = gym.make_vec("ncpgym/HumanoidFlagrunHarder-v0", num_envs=episodes, num_threads=threads)
     try:
-        if kind == "trained":
-            act = load_policy(policy, envs)
-        else:
-            rng = np.random.default_rng(seed)
-            space = envs.action_space
-            act = lambda obs: rng.uniform(space.low, space.high).astype(space.dtype)  # noqa: E731
+        act = policy_or_random(kind, envs, policy, seed)
         obs, _ = envs.reset(seed=seed)
         n = episodes
         start = envs.task.start.copy()
@@ -93,10 +91,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--policy", type=Path)
     ap.add_argument("--episodes", type=int, default=256)
-    ap.add_argument("--seed", type=int, default=12345)
-    ap.add_argument("--threads", type=int, default=0)
-    ap.add_argument("--json", type=Path)
-    ap.add_argument("--table", type=Path, help="print the Markdown table of this JSON file and stop")
+    table_options(ap)
     args = ap.parse_args(argv)
     if args.table is not None:
         print(table(args.table))

@@ -28,6 +28,34 @@ def controller(kind: str, envs, policy: Path | None, scripted: Callable[[int], n
     return lambda obs, k: np.asarray(scripted(k), np.float32)
 
 
+def uniform_actions(envs, seed: int) -> Callable[[np.ndarray], np.ndarray]:
+    """act(obs): actions drawn uniformly over ``envs``' action space (cast to its dtype) from
+    a generator seeded with ``seed``."""
+    rng = np.random.default_rng(seed)
+    space = envs.action_space
+    return lambda obs: rng.uniform(space.low, space.high).astype(space.dtype)
+
+
+def policy_or_random(kind: str, envs, policy: Path | None, seed: int,
+                     deterministic: bool = True) -> Callable[[np.ndarray], np.ndarray]:
+    """act(obs) of a saved PPO policy (``kind`` "trained": its mean action, or sampled
+    actions with ``deterministic=False``) or of uniform_actions (``kind`` "random")."""
+    if kind == "trained":
+        return load_policy(policy, envs, deterministic=deterministic)
+    if kind == "random":
+        return uniform_actions(envs, seed)
+    raise ValueError(f"kind: 'trained' or 'random', got {kind!r}")
+
+
+def table_options(ap: argparse.ArgumentParser) -> None:
+    """The options the evaluation scripts with a Markdown table share: --seed, --threads,
+    --json (write the rows) and --table (print a JSON file's table and stop)."""
+    ap.add_argument("--seed", type=int, default=12345)
+    ap.add_argument("--threads", type=int, default=0, help="physics threads (0: all cores)")
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--table", type=Path, help="print the Markdown table of this JSON file and stop")
+
+
 def cli(script: str, doc: str, run: Callable[..., dict],
         columns: list[tuple[str, str, str]], argv=None, controllers=CONTROLLERS, options=None) -> None:
     """Parse --policy/--episodes/--seed/--json, evaluate every controller with

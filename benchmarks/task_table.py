@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -22,9 +23,11 @@ import gymnasium as gym
 import numpy as np
 
 import ncpgym
-from ncpgym.play import load_policy
 from ncpgym.tasks import evaluation_kwargs
 from ncpgym.train.ppo import evaluate
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from policy_eval import policy_or_random, table_options  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent / "results" / "training"
 # the README's task table: one committed run per row (a task may have several variants)
@@ -57,11 +60,9 @@ def evaluate_run(name: str, episodes: int, seed: int, threads: int) -> dict:
     try:
         controllers = {}
         if policy.is_file():
-            controllers["mean"] = load_policy(policy, envs, deterministic=True)
-            controllers["sampled"] = load_policy(policy, envs, deterministic=False)
-        rng = np.random.default_rng(seed)
-        space = envs.action_space
-        controllers["random"] = lambda obs: rng.uniform(space.low, space.high).astype(space.dtype)
+            controllers["mean"] = policy_or_random("trained", envs, policy, seed, deterministic=True)
+            controllers["sampled"] = policy_or_random("trained", envs, policy, seed, deterministic=False)
+        controllers["random"] = policy_or_random("random", envs, None, seed)
         for kind, act in controllers.items():
             ret, ok = evaluate(envs, act, episodes, seed=seed, with_success=True)
             row[f"return_{kind}"] = float(np.mean(ret))
@@ -102,11 +103,8 @@ def table(path: Path) -> str:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--episodes", type=int, default=64)
-    ap.add_argument("--seed", type=int, default=12345)
-    ap.add_argument("--threads", type=int, default=0, help="physics threads (0: all cores)")
     ap.add_argument("--only", nargs="+", choices=RUNS, default=None, metavar="RUN")
-    ap.add_argument("--json", type=Path)
-    ap.add_argument("--table", type=Path, help="print the Markdown table of this JSON file and stop")
+    table_options(ap)
     args = ap.parse_args(argv)
     if args.table is not None:
         print(table(args.table))
