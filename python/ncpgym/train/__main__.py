@@ -169,6 +169,9 @@ def main(argv=None) -> None:
     (args.out / "config.json").write_text(json.dumps(run, indent=1, default=str))
     print(f"training PPO on {args.env}: {args.num_envs} worlds, budget {args.minutes} min"
           + (f" / {args.steps} steps" if args.steps else "") + f", output in {args.out}")
+    # evaluations and videos judge the task as defined: training aids (e.g. FetchTomato's
+    # demo_starts) left out
+    judged = evaluation_kwargs(args.env, args.env_kwargs)
     film = None
     if args.video or args.video_every > 0:
         from ..play import rollout
@@ -176,8 +179,7 @@ def main(argv=None) -> None:
         def film(path: Path, worlds: int, episodes: int) -> None:
             kw = dict(render_mode="rgb_array", render_worlds=list(range(worlds)), width=480,
                       height=360)
-            env = gym.make_vec(args.env, num_envs=episodes, num_threads=args.threads, **kw,
-                               **evaluation_kwargs(args.env, args.env_kwargs))
+            env = gym.make_vec(args.env, num_envs=episodes, num_threads=args.threads, **kw, **judged)
             try:
                 rollout(env, lambda o: agent.act(o, deterministic=True), video=path)
             finally:
@@ -197,7 +199,7 @@ def main(argv=None) -> None:
         print(f"interrupted after {agent.env_steps} env steps: {args.out / 'final.pt'} and the curve are written; "
               "evaluating (Ctrl-C again to skip)")
     try:
-        summary = _evaluate(args, agent, rows, film)
+        summary = _evaluate(args, agent, rows, film, judged)
     except KeyboardInterrupt:
         last = rows[-1] if rows else {}
         summary = {"env": args.env, "env_steps": agent.env_steps, "minutes": last.get("time_s", 0) / 60,
@@ -221,13 +223,12 @@ def _sem(x: np.ndarray) -> float:
     return float(np.std(x, ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
 
 
-def _evaluate(args, agent, rows, film) -> dict:
+def _evaluate(args, agent, rows, film, env_kwargs: dict) -> dict:
 
     n = min(args.eval_episodes or 256, args.num_envs)
     if args.video:  # the evaluation episodes (same seed as below), the first worlds filmed
         film(args.out / "videos" / "final.mp4", min(args.video_worlds, n), n)
-    # the task as defined: training aids (e.g. FetchTomato's demo_starts) left out
-    ev = gym.make_vec(args.env, num_envs=n, num_threads=args.threads, **evaluation_kwargs(args.env, args.env_kwargs))
+    ev = gym.make_vec(args.env, num_envs=n, num_threads=args.threads, **env_kwargs)
     trained, trained_ok = evaluate(ev, lambda o: agent.act(o, deterministic=True), n, with_success=True)
     # the policy as it acts in training (sampled actions): early in training, while the action
     # noise is still large, it can score far from its mean action
