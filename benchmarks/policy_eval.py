@@ -79,7 +79,8 @@ def cli(script: str, doc: str, run: Callable[..., dict],
     for r in rows:
         print(f"{r['controller']:<10}" + "".join(f"{r[key]:>{w}{fmt}}" for (_, key, fmt), w in zip(columns, widths)))
     if args.json:
-        flags = "".join(f" --{name} {value}" for name, value in extra.items())
+        flags = "".join((f" --{name}" if value is True else "") if isinstance(value, bool) else f" --{name} {value}"
+                        for name, value in extra.items())
         command = (f"python benchmarks/{script} --policy {args.policy} --episodes {args.episodes}{flags} "
                    f"--json {args.json}")
         args.json.write_text(json.dumps({"rows": rows, "command": command}, indent=1) + "\n")

@@ -32,7 +32,13 @@ def test_reset_observation_and_action_mapping_follow_the_docstring():
     assert 0 < np.abs(batch.v).max() <= 0.05 and batch.v.min() < -0.04 and batch.v.max() > 0.04
     a = np.array([[1, -1, 0.5, 0, 0, 0, 0, -0.25]] * 2, np.float32)
     env.step(a)
-    np.testing.assert_allclose(batch.activation, 2 * np.pi / 3 * a.astype(float), rtol=1e-15)  # in double
+    # from the flat start the motors move at most 66 rad/s x 25 ms = 1.65 rad towards their
+    # commands 2 pi / 3 a (the torque bound, a lead of 14.4 / k_b = 3.12 rad, is not reached)
+    np.testing.assert_allclose(batch.activation, np.clip(2 * np.pi / 3 * a.astype(float), -1.65, 1.65), rtol=1e-15)
+    unlimited = make(max_torque=np.inf, max_speed=np.inf)
+    unlimited.reset(seed=3)
+    unlimited.step(a)
+    np.testing.assert_allclose(unlimited.batch.activation, 2 * np.pi / 3 * a.astype(float), rtol=1e-15)  # in double
     # groups run front to back along the centre line
     hinges = np.asarray(batch.model.hinges)[task.groups]
     x0 = np.asarray(batch.model.particle_pos0)
@@ -51,8 +57,14 @@ def test_reward_terms_and_success_computed_by_hand():
     _, r, term, trunc, info = env.step(a)
     forward = (com()[:, 1] - before[:, 1]) / (5 * 0.005)
     np.testing.assert_allclose(info["reward_terms"]["forward"], forward, rtol=1e-12)
-    np.testing.assert_allclose(info["reward_terms"]["energy"], [0.25, 1.0])
-    np.testing.assert_allclose(r, forward - 0.05 * np.array([0.25, 1.0]), rtol=1e-12)
+    # power: from the flat start (phi = 0, phi_bar 0 -> p) each of the 8 motors does
+    # k_b (p / 2) p over 25 ms, k_b = 2 E h^3 / (12 sqrt 3) with E = 6 GPa, h = 2 mm; p is
+    # pi / 3 for world 0 and, speed-bound, -1.65 rad for world 1
+    kb = 2 * 6e9 * 2e-3 ** 3 / (12 * np.sqrt(3))
+    p = np.array([np.pi / 3, -1.65])
+    power = 8 * kb * p ** 2 / 2 / 0.025
+    np.testing.assert_allclose(info["reward_terms"]["power"], power, rtol=1e-12)
+    np.testing.assert_allclose(r, forward - 0.01 * power, rtol=1e-12)
     assert not term.any() and not trunc.any() and not info["is_success"].any()
     # carry world 1's body 1.2 m forward (past one body length) and world 0's 0.8 m (short of it)
     batch.x[1, :, 1] += 1.2
@@ -75,6 +87,61 @@ def test_the_seeds_gait_swims_forward_and_random_flapping_does_not():
     # random flapping does not reach the success distance (measured 0.27 / 0.50 m; at 30
     # Newton iterations 0.44 / 0.69 m, so 0.5 m is not a bound the physics gives)
     assert (np.abs(info["distance"]) < 1.0).all() and not info["is_success"].any()
+
+
+def test_the_motors_speed_and_torque_bounds_computed_by_hand():
+    """The docstring's motor: from the flat start a command of 2 pi / 3 moves the motor by
+    min(u, omega_max dt, tau_max / k_b): the speed bound with omega_max = 10 rad/s (0.25 rad),
+    the torque bound with tau_max = 2 N m (0.433 rad lead). Then, the body folded by hand so
+    the centre hinges stand at phi = +-1.6 rad, a command to the other side leaves the motor
+    tau_max / k_b = 3.12 rad beyond phi (default limits; the speed bound alone would allow
+    -1.65 rad). The power term uses the lead at the step's start."""
+    from ncpgym.shells import hinge_angles
+
+    kb = 2 * 6e9 * 2e-3 ** 3 / (12 * np.sqrt(3))
+    ones = np.ones((2, 8), np.float32)
+    for kw, moved in (({"max_speed": 10.0}, 0.25), ({"max_torque": 2.0}, 2.0 / kb)):
+        env = make(**kw)
+        env.reset(seed=0)
+        env.step(ones)
+        np.testing.assert_allclose(env.batch.activation, moved, rtol=1e-12)
+    env = make()
+    env.reset(seed=0)
+    batch = env.batch
+    x0 = np.asarray(batch.model.particle_pos0)
+    theta = 0.8  # both wings raised by theta about the centre line: centre hinges at 2 theta
+    fold = x0.copy()
+    for side in (1, -1):
+        w = np.sign(x0[:, 0]) == side
+        fold[w, 0] = x0[w, 0] * np.cos(theta)
+        fold[w, 2] = x0[w, 2] + abs(x0[w, 0]) * np.sin(theta)
+    batch.x[:] = fold
+    batch.v[:] = 0.0
+    phi = hinge_angles(batch.model, fold, env.task.centre_hinges)
+    np.testing.assert_allclose(np.abs(phi), 1.6, atol=1e-9)
+    sign = np.sign(phi[0])
+    _, _, _, _, info = env.step(-sign * ones)
+    after = phi - sign * 14.4 / kb
+    np.testing.assert_allclose(batch.activation, [after] * 2, rtol=1e-12)
+    power = np.abs(kb * (after / 2 - phi) * after).sum() / 0.025
+    np.testing.assert_allclose(info["reward_terms"]["power"], power, rtol=1e-12)
+
+
+def test_stroke_frequency_of_sampled_waves():
+    """A sine of f Hz sampled at 40 Hz for 5 s strokes at f (within the sampling's
+    resolution); a square wave at its own rate; noise at 1 % of the wave does not add
+    strokes; a motor that only jitters about its mean counts no stroke in a still world."""
+    t = np.arange(200) * 0.025
+    rng = np.random.default_rng(0)
+    for f in (0.7, 3.4, 6.0, 11.0):
+        wave = np.sin(2 * np.pi * f * t - np.linspace(0, np.pi, 8)[:, None]).T
+        x = np.stack([wave, np.sign(wave)], axis=1) + 0.01 * rng.normal(size=(200, 2, 8))
+        np.testing.assert_allclose(ms.stroke_frequency(x, 0.025), f, rtol=0.03)
+    still = np.zeros((200, 1, 8))
+    still[::2] = 1e-3
+    assert ms.stroke_frequency(still, 0.025)[0] > 15  # alternate samples are strokes too
+    still[:] = 0.0
+    assert ms.stroke_frequency(still, 0.025)[0] == 0.0
 
 
 def test_manta_swim_is_a_gymnasium_env_and_deterministic():
@@ -102,6 +169,9 @@ def test_manta_swim_refuses_bad_arguments():
     assert e.single_action_space.shape == (10,) and e.reset(seed=0)[0].shape == (2, 35)
     with pytest.raises(ValueError, match="unknown reward terms"):
         make(reward_weights={"lift": 1.0})
+    for bad in ({"max_torque": 0.0}, {"max_speed": -1.0}, {"max_torque": True}, {"max_speed": "fast"}):
+        with pytest.raises(ValueError, match="max_"):
+            make(**bad)
 
 
 def test_forward_is_measured_from_the_steps_start_and_the_clock_counts_env_steps():

@@ -132,3 +132,54 @@ def test_observation_reward_and_success_follow_the_docstring(target):
         d0 = d
     if target == "z":  # (a block turned about another axis tips over in the palm within the step)
         assert info["is_success"][1]
+
+
+def _heading(q):
+    """Heading (rad) of the x axis of each orientation's rotation matrix in the world's xy."""
+    import mujoco
+
+    out = []
+    for a in q:
+        R = np.zeros(9)
+        mujoco.mju_quat2Mat(R, a / np.linalg.norm(a))
+        out.append(np.arctan2(R[3], R[0]))
+    return np.array(out)
+
+
+def test_near_goals_training_aid_follows_the_docstring():
+    """near_goals = 1: every goal is a rotation about z whose x axis heads within pi/4 of the
+    block's start heading (matrices, not the task's quaternions); with target "full" every
+    goal is within pi/4 of the block's start orientation. near_goals = 0.5 leaves the starts
+    and the other worlds' goals bitwise those of the task without the aid, and changes about
+    half of the goals; evaluations leave the aid out."""
+    from ncpgym.tasks import evaluation_kwargs
+
+    n = 16
+    runs = {}
+    for share in (0.0, 0.5, 1.0):
+        envs = gym.make_vec("ncpgym/ShadowHandBlock-v0", num_envs=n, num_threads=1, near_goals=share)
+        obs, info = envs.reset(seed=11)
+        runs[share] = (envs.unwrapped.batch.q.copy(), obs[:, 64:68].copy(), info["rotation_error"])
+        envs.close()
+    q1, goal1, _ = runs[1.0]
+    task = gym.make_vec("ncpgym/ShadowHandBlock-v0", num_envs=1, num_threads=1).unwrapped.task
+    task_q = task.object_q
+    block = q1[:, task_q + 3:task_q + 7]
+    np.testing.assert_allclose(goal1[:, 1:3], 0.0, atol=1e-15)
+    turn = (_heading(goal1) - _heading(block) + np.pi) % (2 * np.pi) - np.pi
+    assert np.all(np.abs(turn) <= np.pi / 4 + 1e-9) and np.ptp(turn) > 0.5
+    q0, goal0, _ = runs[0.0]
+    qh, goalh, _ = runs[0.5]
+    ghost = np.r_[task.target_q:task.target_q + 7]  # the goal's ghost block shows the goal
+    np.testing.assert_array_equal(np.delete(qh, ghost, axis=1), np.delete(q0, ghost, axis=1))
+    np.testing.assert_array_equal(np.delete(q1, ghost, axis=1), np.delete(q0, ghost, axis=1))
+    same = np.all(goalh == goal0, axis=1)
+    assert 3 <= np.count_nonzero(~same) <= 13
+    np.testing.assert_array_equal(goalh[~same], goal1[~same])
+    full = gym.make_vec("ncpgym/ShadowHandBlock-v0", num_envs=8, num_threads=1, target="full", near_goals=1.0)
+    obs, _ = full.reset(seed=3)
+    d = _angle_from_matrices(full.unwrapped.batch.q[:, task_q + 3:task_q + 7], obs[:, 64:68])
+    assert np.all(d <= np.pi / 4 + 1e-9) and d.max() > 0.2
+    assert evaluation_kwargs("ncpgym/ShadowHandBlock-v0", {"near_goals": 0.5, "target": "full"}) == {"target": "full"}
+    with pytest.raises(ValueError, match="near_goals"):
+        gym.make_vec("ncpgym/ShadowHandBlock-v0", num_envs=1, near_goals=1.5)

@@ -45,6 +45,14 @@ Reset: the hand at the pose its servos hold at mid-range with the block resting 
 (settled once at build: 0.6 s from their start), the block turned about its own z by an
 angle uniform in [-pi, pi] (``target="full"``: about a random axis, lifted clear of the palm
 by 1 cm) and moved by N(0, 5 mm) in x and y; at rest.
+
+Training aid ``near_goals`` (default 0, in [0, 1]; a ``training_aids`` option, so
+evaluations and ``ncpgym.play`` leave it out): that share of episodes draws its goal near
+where the block starts, a rotation by delta uniform in [-pi/4, pi/4] away from it: for
+``target="z"`` q* = Rz(psi + delta) with psi the block's start yaw (the heading of its x
+axis in the world's xy plane), so the goal stays one of RotateZ's; for ``"full"`` q* = q0
+R(axis, delta) about an axis uniform in [-1, 1]^3. Drawn after the reset's own numbers
+(choice, delta, then the axis), so with 0 every episode is bitwise the task's.
 """
 
 from __future__ import annotations
@@ -64,6 +72,7 @@ FRAME_SKIP = 5             # 0.04 s per env step: Gymnasium-Robotics' 20 x 2 ms
 ROTATION_THRESHOLD = 0.1   # rad, theirs
 POSITION_NOISE = 0.005     # m, theirs (x and y here: z would push the block into the palm)
 DROP_HEIGHT = 0.05         # m below the resting height
+NEAR_GOAL_ANGLE = np.pi / 4  # the near_goals training aid's largest rotation
 TARGET_OFFSET = np.array([0.15, 0.0, 0.0])  # the ghost beside the block (theirs for position "ignore")
 SETTLE_SECONDS = 0.6
 TIPS = ["robot0:S_fftip", "robot0:S_mftip", "robot0:S_rftip", "robot0:S_lftip", "robot0:S_thtip"]
@@ -130,10 +139,15 @@ class ShadowHandBlockTask(Task):
     frame_skip = FRAME_SKIP
     solver_options = {"timestep": H, "newton_iterations": 8, "start_from_motion": 0.05}
     max_episode_steps = 100
+    training_aids = ("near_goals",)
 
     def __init__(self, *, target: str = "z", control: str = "absolute",
-                 reward_weights: dict[str, float] | None = None, extra_reward_terms: Iterable[RewardTerm] = ()):
+                 reward_weights: dict[str, float] | None = None, extra_reward_terms: Iterable[RewardTerm] = (),
+                 near_goals: float = 0.0):
         super().__init__()
+        if isinstance(near_goals, bool) or not isinstance(near_goals, (int, float)) or not 0.0 <= near_goals <= 1.0:
+            raise ValueError(f"near_goals: expected a share in [0, 1], got {near_goals!r}")
+        self.near_goals = float(near_goals)
         if target not in ("z", "full"):
             raise ValueError(f"target: expected 'z' (rotate about z) or 'full' (any rotation), got {target!r}")
         if control not in ("relative", "absolute"):
@@ -192,10 +206,26 @@ class ShadowHandBlockTask(Task):
         if self.target == "full":
             q[:, o + 2] += 0.01  # a turned cube's corners reach below its resting face
         self.goal[worlds] = canonical(self._random_rotation(batch, worlds))
+        if self.near_goals > 0.0:  # (no extra draws without: default episodes stay bitwise)
+            self._near_goals(batch, worlds, q[:, o + 3:o + 7])
         q[:, self.target_q:self.target_q + 3] = q[:, o:o + 3] + TARGET_OFFSET
         q[:, self.target_q + 3:self.target_q + 7] = self.goal[worlds]
         self.distance[worlds] = rotation_angle(q[:, o + 3:o + 7], self.goal[worlds])
         return q, np.zeros((n, batch.model.nv))
+
+    def _near_goals(self, batch, worlds, start) -> None:
+        """Give a near_goals share of ``worlds`` a goal within NEAR_GOAL_ANGLE of the block's
+        start orientation ``start`` [n, 4] (the docstring's training aid)."""
+        draw = batch.uniform(worlds, 2, 0.0, 1.0)
+        chosen = draw[:, 0] < self.near_goals
+        delta = (2.0 * draw[:, 1] - 1.0) * NEAR_GOAL_ANGLE
+        if self.target == "z":
+            w, x, y, z = start.T  # the block's x axis in the world: first column of R(start)
+            yaw = np.arctan2(2 * (x * y + w * z), 1 - 2 * (y * y + z * z))
+            near = axis_angle_quat(np.tile([0.0, 0.0, 1.0], (len(worlds), 1)), yaw + delta)
+        else:
+            near = quat_mul(start, axis_angle_quat(batch.uniform(worlds, 3, -1.0, 1.0), delta))
+        self.goal[worlds[chosen]] = canonical(near[chosen])
 
     def apply_action(self, batch, action, dt):
         self._ensure(batch.num_worlds)
