@@ -42,7 +42,7 @@ M = [
  ("tasks/flagrun.py", "move = (after < 1.0) | (self.timer <= 0)", "move = (after < 1.0)", "no flag timeout"),
  ("tasks/flagrun.py", "        if first:", "        if False:", "no first flag ahead"),
  ("tasks/flagrun.py", "np.where((c.z >= 0.8) & (c.z_before >= 0.8),", "np.where((c.z >= 0.8),", "progress gate one-sided"),
- ("tasks/flagrun.py", "p = 0.1 + self.failure", "p = 0.1 + 0 * self.failure", "curriculum removed"),
+ ("tasks/curriculum.py", "p = self.floor + self.failure", "p = self.floor + 0 * self.failure", "curriculum removed"),
  ("tasks/flagrun.py", "self.ground >= 170", "self.ground > 170", "ground counter off by one"),
  ("tasks/flagrun.py", "np.maximum(self.ground - 1, 0)", "self.ground", "ground counter no decrease"),
  ("tasks/flagrun.py", "self.z0[worlds] = 0.8", "pass", "harder z0"),

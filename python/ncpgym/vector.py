@@ -40,8 +40,9 @@ class Task:
 
     Class attributes: ``frame_skip`` (physics steps per env step), ``solver_options``
     (keyword arguments of :class:`ncpgym.SolverOptions`), ``max_episode_steps``,
-    ``training_aids`` (keyword arguments that only change where training episodes start,
-    e.g. FetchTomato's ``demo_starts``: evaluations and ``ncpgym.play`` leave them out, so a
+    ``training_aids`` (keyword arguments that only change where training episodes start
+    or which goals they draw, e.g. FetchTomato's ``demo_starts``, ShadowHandBlock's
+    ``near_goals``: evaluations and ``ncpgym.play`` leave them out, so a
     policy is always judged on the task as defined).
     """
 

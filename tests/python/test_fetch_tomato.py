@@ -501,6 +501,30 @@ def test_demo_starts_restore_states_of_the_script_which_then_succeeds_from_there
     match = [[i for i, x in enumerate(bank["x"]) if np.array_equal(env.batch.x[w], x)] for w in range(8)]
     assert all(match), match
     assert len({int(bank["stage"][m[0]]) for m in match}) >= 3  # the draws spread over the stages
+    task = env.task
+    np.testing.assert_array_equal([ft.DEMO_STAGES[s] for s in task.demo_stage], [bank["stage"][m[0]] for m in match])
+    # the stages' failure rates (EMA, factor 0.05 per episode): world 0 succeeds once, world 1
+    # never; both reset together with distinct stages or as two steps of one stage's mean
+    stages, f0 = task.demo_stage[:2].copy(), task.curriculum.failure.copy()
+    task.succeeded[:2] = [True, False]
+    task.reset_states(env.batch, np.array([0, 1]))
+    expect = f0.copy()
+    if stages[0] != stages[1]:
+        expect[stages[0]] += 0.05 * (0.0 - f0[stages[0]])
+        expect[stages[1]] += 0.05 * (1.0 - f0[stages[1]])
+    else:
+        expect[stages[0]] += (1 - 0.95 ** 2) * (0.5 - f0[stages[0]])
+    np.testing.assert_allclose(task.curriculum.failure, expect, rtol=1e-12)
+    assert np.all(task.demo_stage[:2] == -1) and not task.succeeded[:2].any()
+    # stages drawn as 0.1 + failure: all on the last stage when only it fails
+    task.curriculum.failure[:] = 0.0
+    task.curriculum.failure[-1] = 1.0
+    task.curriculum.floor = 0.0
+    task.demo_stage[:] = -1  # (no episode's end to record at this reset)
+    env.reset(seed=4)
+    assert np.all(task.demo_stage == len(ft.DEMO_STAGES) - 1)
+    assert np.all(bank["stage"][[next(i for i, x in enumerate(bank["x"]) if np.array_equal(env.batch.x[w], x))
+                                 for w in range(8)]] == ft.DEMO_STAGES[-1])
     env.close()
     env = gym.make_vec("ncpgym/FetchTomato-v0", num_envs=4, num_threads=1, mesh=3)
     env.reset(seed=3)

@@ -76,9 +76,17 @@ and y from (1.25, 0.50); the scale shifted likewise from (1.25, 1.00).
 Training aid ``demo_starts`` (default 0, in [0, 1]; a ``training_aids`` option, so
 ``ncpgym.train``'s evaluation and ``ncpgym.play`` leave it out): that share of episodes
 starts instead from a state along the scripted pick-and-place below (``scripted_actions``),
-drawn uniformly from DEMO_STAGES (over the tomato, down, closed, lifted, mid-carry, over
-the plate, lowered, opening; env steps into the script) of DEMO_WORLDS scripted episodes
-that succeeded. The whole world is restored (arm, fingers, tomato, scale, servo targets,
+at one of DEMO_STAGES (over the tomato, down, closed, lifted, mid-carry, over the plate,
+lowered, opening; env steps into the script) of DEMO_WORLDS scripted episodes that
+succeeded. The stage is drawn with probability proportional to 0.1 + its recent failure
+rate, as HumanoidFlagrunHarder draws its start tasks (``curriculum.FailureWeightedDraw``:
+an exponential moving average, factor 0.05, of whether an episode started there never
+succeeded; initial rates 0.5), so the stage the policy fails from most is practised most;
+then one of the stage's stored episodes uniformly. Three numbers from the world's stream
+after the reset's own (share, stage, episode). The rates depend on how other worlds'
+episodes ended, so with demo_starts > 0 trajectories depend on the batch, not only on the
+seed (as Harder's). (The session-41 run, fetch_tomato_demo_starts_85min, drew the 64 stored
+states uniformly: commit 4d1fe80.) The whole world is restored (arm, fingers, tomato, scale, servo targets,
 the task's goal, yaw and finger target); the episode then runs its full 300 steps. The
 reward, success test and termination are unchanged: only where exploration starts moves
 (a reverse curriculum: the value of placing and releasing is learned from the late starts
@@ -100,6 +108,7 @@ from ..models import built, mujoco_builder
 from ..soft import tet_volumes
 from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
+from .curriculum import FailureWeightedDraw
 
 H = 0.0083
 STEP_POS = 0.01
@@ -170,6 +179,9 @@ class FetchTomatoTask(Task):
             raise ValueError(f"demo_starts: expected a share in [0, 1], got {demo_starts!r}")
         self.mesh = int(mesh)
         self.demo_starts = float(demo_starts)
+        self.curriculum = FailureWeightedDraw(len(DEMO_STAGES))
+        self.demo_stage = np.zeros(0, np.int64)  # index into DEMO_STAGES, -1: the task's own start
+        self.succeeded = np.zeros(0, bool)
         self.rewards = RewardComposition.configured(default_terms(), reward_weights, extra_reward_terms)
         self.targets = np.zeros((0, 12))
         self.goal = np.zeros((0, 3))
@@ -205,6 +217,8 @@ class FetchTomatoTask(Task):
             self.yaw = np.zeros(n)
             self.finger = np.full(n, FINGER_OPEN)
             self.start_dist = np.full(n, 0.5)
+            self.demo_stage = np.full(n, -1, np.int64)
+            self.succeeded = np.zeros(n, bool)
 
     # -- state of the scene ---------------------------------------------------------------
 
@@ -240,6 +254,10 @@ class FetchTomatoTask(Task):
     def reset_states(self, batch, worlds):
         self._ensure(batch.num_worlds)
         n = len(worlds)
+        done = worlds[self.demo_stage[worlds] >= 0]  # demonstration-started episodes that ended
+        self.curriculum.record(self.demo_stage[done], ~self.succeeded[done])
+        self.demo_stage[worlds] = -1
+        self.succeeded[worlds] = False
         q = fetch.noisy_home(self.home, self.idx, batch, worlds, ARM_NOISE)
         batch.mocap_pos[worlds, 0, :2] = np.array(fetch.SCALE_POS) + batch.uniform(worlds, 2, -PLACE_NOISE, PLACE_NOISE)
         self.targets[worlds] = q[:, self.idx.act_q]
@@ -258,12 +276,17 @@ class FetchTomatoTask(Task):
 
     def _demo_start(self, batch, worlds) -> None:
         """Move a demo_starts share of ``worlds`` to states of the scripted demonstration."""
-        draw = batch.uniform(worlds, 2, 0.0, 1.0)
+        draw = batch.uniform(worlds, 3, 0.0, 1.0)
         chosen = draw[:, 0] < self.demo_starts
         if not chosen.any():
             return
-        n = len(_demo_bank(self.mesh)["q"])
-        self.restore_demo(batch, worlds[chosen], np.minimum((draw[chosen, 1] * n).astype(np.int64), n - 1))
+        stage = self.curriculum.draw(draw[chosen, 1])
+        stored = _demo_bank(self.mesh)["stage"]
+        per_stage = np.count_nonzero(stored == DEMO_STAGES[0])  # the same episodes at every stage
+        # the bank is stacked stage by stage (DEMO_STAGES order), per_stage episodes each
+        entries = stage * per_stage + np.minimum((draw[chosen, 2] * per_stage).astype(np.int64), per_stage - 1)
+        self.restore_demo(batch, worlds[chosen], entries)
+        self.demo_stage[worlds[chosen]] = stage
 
     def restore_demo(self, batch, worlds, entries) -> None:
         """Put ``worlds`` in the demonstration states ``entries`` (indices into the stored
@@ -332,6 +355,7 @@ class FetchTomatoTask(Task):
         reward, terms = self.rewards(ctx)
         success = (released & (np.linalg.norm(vT, axis=1) < REST_SPEED)
                    & (np.abs(reading - self.mass) <= READING_TOLERANCE * self.mass))
+        self.succeeded |= success
         info = {"reward_terms": terms, "is_success": success, "compression": c, "squeeze": squeeze, "reading": reading,
                 "tomato_mass": np.full(batch.num_worlds, self.mass), "crushed": crushed, "dropped": dropped}
         return reward, failed, info
@@ -373,8 +397,9 @@ def _demo_bank(mesh: int) -> dict[str, np.ndarray]:
                 break
     finally:
         envs.close()
-    if not ok.any():
-        raise RuntimeError("FetchTomato demo_starts: no scripted episode succeeded (the demonstration is broken)")
+    if not ok.any() or len(snaps) != len(DEMO_STAGES):
+        raise RuntimeError("FetchTomato demo_starts: no scripted episode succeeded, or they ended before the last "
+                           "stage (the demonstration is broken)")
     return {n: np.concatenate([s[n][ok] for s in snaps]) for n in snaps[0]}
 
 

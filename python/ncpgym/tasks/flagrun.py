@@ -52,6 +52,7 @@ from .. import _core
 from ..models import load_model
 from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
+from .curriculum import FailureWeightedDraw
 
 DT = 0.0165
 HALF_X, HALF_Y = 0.5 * 105 * 0.25, 0.5 * 50 * 0.25
@@ -273,9 +274,14 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
                 t.fn = lambda c: 0.5 + 1.5 * np.clip(c.z, 0.0, 0.7) / 0.7
             if t.name == "progress":
                 t.fn = lambda c: np.where((c.z >= 0.8) & (c.z_before >= 0.8), (c.dist_before - c.dist_after) / c.dt, 0.0)
-        self.failure = np.full(len(START_TASKS), 0.5)
+        self.curriculum = FailureWeightedDraw(len(START_TASKS))
 
     model_file = "humanoid_flagrun_harder.xml"
+
+    @property
+    def failure(self) -> np.ndarray:
+        """The start tasks' recent failure rates (the curriculum's, not a copy)."""
+        return self.curriculum.failure
 
     def build_model(self):
         m = super().build_model()
@@ -299,20 +305,10 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
     def reset_states(self, batch, worlds):
         self._ensure_state(batch.num_worlds)
         worlds = np.asarray(worlds)
-        # the episodes ending here update the failure rates of their start tasks
-        done = worlds[self.started[worlds]]
-        if done.size:
-            for k in range(len(START_TASKS)):
-                sel = done[self.start[done] == k]
-                if sel.size:
-                    # n episodes ending together: n EMA steps of their mean, weight 1 - 0.95^n
-                    # (0.05 n overshot the mean from n = 20 worlds on)
-                    w = 1.0 - 0.95 ** sel.size
-                    self.failure[k] += w * (self.ended_by_fall[sel].mean() - self.failure[k])
+        done = worlds[self.started[worlds]]  # their episodes update the failure rates
+        self.curriculum.record(self.start[done], self.ended_by_fall[done])
         q, u = super().reset_states(batch, worlds)
-        r = batch.uniform(worlds.astype(np.int32), 1, 0.0, 1.0)[:, 0]
-        p = 0.1 + self.failure
-        task = np.searchsorted(np.cumsum(p / p.sum()), r, side="right").clip(0, len(START_TASKS) - 1)
+        task = self.curriculum.draw(batch.uniform(worlds.astype(np.int32), 1, 0.0, 1.0)[:, 0])
         yaw = 2 * np.arctan2(q[:, 6], q[:, 3])
         lying = task > 0
         pitch = np.where(task == 1, -np.pi / 2, np.pi / 2)  # on the back / face down
