@@ -33,7 +33,9 @@ ROOT = Path(__file__).resolve().parent / "results" / "training"
 # the README's task table: one committed run per row (a task may have several variants)
 RUNS = (
     "flagrun_35min",
-    "flagrun_10min_seed0",
+    "flagrun_10min_session41_seed0",
+    "flagrun_10min_session41_seed1",
+    "flagrun_10min_session41_seed2",
     "flagrun_harder_20min",
     "pneunet_grasp_30min",
     "pneunet_grasp_pressure",
@@ -41,8 +43,9 @@ RUNS = (
     "allegro_squeeze_60min",
     "allegro_grasp_60min",
     "fetch_tomato_60min",
+    "fetch_tomato_demo_starts_85min",
     "fetch_beam_insert_50min",
-    "manta_swim_60min",
+    "manta_swim_motor_60min",
     "shadow_hand_block_95min",
 )
 
@@ -72,8 +75,10 @@ def evaluate_run(name: str, episodes: int, seed: int, threads: int) -> dict:
         envs.close()
     if not policy.is_file():
         row["note"] = "no final.pt committed: its summary.json's evaluation only"
-        row["return_mean"] = summary.get("eval_return_trained")
-        row["success_mean"] = summary.get("eval_success_trained")
+        row["summary_episodes"] = summary.get("eval_episodes")
+        for kind, key in (("mean", "trained"), ("sampled", "trained_sampled")):
+            row[f"return_{kind}"] = summary.get(f"eval_return_{key}")
+            row[f"success_{kind}"] = summary.get(f"eval_success_{key}")
     row["eval_seconds"] = round(time.perf_counter() - t0, 1)
     return row
 
@@ -92,11 +97,15 @@ def table(path: Path) -> str:
         kw = "".join(f" `{k}={v}`" for k, v in r["env_kwargs"].items())
         rets = " / ".join(_fmt(r.get(f"return_{k}")) for k in ("mean", "sampled", "random"))
         succ = " / ".join(_fmt(r.get(f"success_{k}"), pct=True) for k in ("mean", "sampled", "random"))
-        lines.append(f"| `{r['env'].split('/')[1]}`{kw} ({r['run']}) | {r['train_minutes']:.0f} min, "
+        mark = " *" if r.get("note") else ""
+        lines.append(f"| `{r['env'].split('/')[1]}`{kw} ({r['run']}{mark}) | {r['train_minutes']:.0f} min, "
                      f"{r['train_env_steps'] / 1e6:.2f} M | {rets} | {succ} |")
     lines.append("")
     lines.append(f"{data['rows'][0]['episodes']} episodes per controller, the same starts for each "
                  f"(`{data['command']}`).")
+    if any(r.get("note") for r in data["rows"]):
+        lines.append("\n\\* no final.pt committed (the main job's runs): the trained figures are the run's own "
+                     "evaluation at its end (summary.json, its own episodes); random as above.")
     return "\n".join(lines)
 
 

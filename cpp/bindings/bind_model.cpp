@@ -262,6 +262,7 @@ void bind_model(py::module_& m) {
       .def_readonly("medium_density", &Model::medium_density, "density of the surrounding medium (kg/m^3)")
       .def_readonly("drag_coefficient", &Model::drag_coefficient, "drag coefficient C_D of shell triangles")
       .def_readonly("viscosity", &Model::viscosity, "viscosity of the medium (Pa s)")
+      .def_readonly("skin_friction", &Model::skin_friction, "skin friction coefficient C_f of shell triangles (ncpgym's, not the seed's)")
       .def_property_readonly("particle_radius", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nparticle), m.particle_radius.data()); },
                              "(nparticle,) collision radius of each particle (m)")
       .def_property_readonly("particle_density", [](const Model& m) { return py::array_t<double>(py::ssize_t(m.nparticle), m.particle_density.data()); },
@@ -665,9 +666,10 @@ void bind_model(py::module_& m) {
           "hinge bending rows on interior edges (stress-free at the initial shape). Returns the first particle.")
       .def_property_readonly("nhinge", &Builder::nhinge, "shell hinges added so far")
       .def("set_medium", &Builder::set_medium, py::arg("density") = 0.0, py::arg("drag_coefficient") = 0.0,
-           py::arg("viscosity") = 0.0,
+           py::arg("viscosity") = 0.0, py::arg("skin_friction") = 0.0,
            "The surrounding medium: density (kg/m^3; buoyancy of rods and shells, and drag on shell triangles "
-           "with drag_coefficient C_D) and viscosity (Pa s, on rod and shell nodes). Per world: Batch.medium.")
+           "with drag_coefficient C_D) and viscosity (Pa s, on rod and shell nodes). Per world: Batch.medium. "
+           "skin_friction: C_f of the tangential drag on shell triangles (not in the seed; per model).")
       .def("hinge_particles", &Builder::hinge_particles, py::arg("hinge"),
            "The particles of a hinge: edge x0 -> x1, then the two tips.")
       .def("set_hinge_group", &Builder::set_hinge_group, py::arg("hinge"), py::arg("group"),

@@ -387,20 +387,21 @@ def rocks(n=30, seed=0, mu=0.5, density=1000.0, half_width=0.6, timestep=1 / 120
     return from_mujoco(mjm, source="scenes.rocks", convex_decomposition="hull"), mjm.qpos0.copy()
 
 
-def manta_ray(n=10, thickness=2e-3, timestep=5e-3, span=1.0, length=1.0, depth=1.5):
+def manta_ray(n=10, thickness=2e-3, timestep=5e-3, span=1.0, length=1.0, depth=1.5, skin_friction=0.0):
     """The seed's manta ray (dismech-rods-shells.txt §7): a hinge shell of 1 m span and
     length (a rhombus, shells.diamond_mesh), E = 6 GPa, nu = 0.3, rho = 1057 kg/m^3, in
     water (rho_med = 1000, C_D = 0.5) under gravity, buoyancy and drag. The hinges on the
     centre line (x = 0) form activation groups 0, 1, ... from the front (+y) to the back:
     each group's value is its hinge's natural angle (rad). The thickness is not in the seed;
     2 mm here. The body starts flat at height ``depth`` above the origin (nothing to touch:
-    the floor a picture shows is a seabed drawn for scale). Returns (model, hinge ids of the
-    groups)."""
+    the floor a picture shows is a seabed drawn for scale). ``skin_friction``: the medium's
+    skin friction coefficient C_f (not in the seed: 0 is the seed's normal drag only).
+    Returns (model, hinge ids of the groups)."""
     from . import shells
 
     b = Builder()
     b.set_timestep(timestep)
-    b.set_medium(1000.0, 0.5, 0.0)
+    b.set_medium(1000.0, 0.5, 0.0, skin_friction)
     v, t = shells.diamond_mesh(span, length, n)
     v[:, 2] = depth
     shell = shells.add_shell(b, v, t, thickness=thickness, young=6e9, poisson=0.3, density=1057.0)

@@ -3,6 +3,8 @@
 // folded by a known angle, the stiffnesses of the rows, and mesh validation.
 #include <gtest/gtest.h>
 
+#include <Eigen/Eigenvalues>
+
 #include <cmath>
 #include <random>
 
@@ -139,6 +141,46 @@ TEST(Shell, DragForceAndItsVelocityJacobian) {
   drag_forces(*m, x, v2, f, D);
   EXPECT_NEAR(f[3 * 2 + 2], -0.5 * 1000.0 * 0.5 * (0.004 / 3) * 4.0, 1e-12);
   EXPECT_NEAR(f.segment<2>(3 * 2).norm(), 0.0, 1e-15);
+}
+
+TEST(Shell, SkinFrictionAndItsVelocityJacobian) {
+  // skin friction (ncpgym's, not the seed's) with the seed's drag on the same two triangles:
+  // -dF/dv against central differences; vertex 2 sliding in its triangle's plane at 2 m/s
+  // along x feels -rho C_f A / 3 |v_t| v_t along x and nothing along the normal
+  Builder b;
+  b.add_shell({Vec3(0, 0, 0), Vec3(0.1, 0, 0), Vec3(0.05, 0.08, 0), Vec3(0.05, -0.08, 0.02)},
+              {{0, 1, 2}, {1, 0, 3}}, 1e-3, 1e9, 0.3, 1000.0);
+  b.set_medium(1000.0, 0.5, 0.0, 0.004);
+  const auto m = b.build();
+  ASSERT_TRUE(has_drag(*m));
+  EXPECT_EQ(m->skin_friction, 0.004);
+  const VecX x = positions(*m);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> N(0.0, 1.0);
+  VecX v(x.size());
+  for (int k = 0; k < v.size(); ++k) v[k] = N(rng);
+  VecX f, fp, fm;
+  std::vector<Mat3> D, Dx;
+  drag_forces(*m, x, v, f, D);
+  for (int p = 0; p < m->nparticle; ++p) {
+    EXPECT_NEAR((D[p] - D[p].transpose()).norm(), 0.0, 1e-12);
+    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Mat3>(D[p]).eigenvalues().minCoeff(), -1e-12);
+    for (int j = 0; j < 3; ++j) {
+      VecX vp = v, vm = v;
+      vp[3 * p + j] += 1e-6;
+      vm[3 * p + j] -= 1e-6;
+      drag_forces(*m, x, vp, fp, Dx);
+      drag_forces(*m, x, vm, fm, Dx);
+      const VecX col = -(fp - fm) / 2e-6;
+      for (int i = 0; i < 3; ++i) EXPECT_NEAR(D[p](i, j), col[3 * p + i], 1e-6 * (1 + D[p].norm()));
+    }
+  }
+  VecX v2 = VecX::Zero(x.size());
+  v2[3 * 2 + 0] = 2.0;
+  drag_forces(*m, x, v2, f, D);
+  EXPECT_NEAR(f[3 * 2 + 0], -1000.0 * 0.004 * (0.004 / 3) * 4.0, 1e-12);
+  EXPECT_NEAR(f[3 * 2 + 1], 0.0, 1e-15);
+  EXPECT_NEAR(f[3 * 2 + 2], 0.0, 1e-15);
 }
 
 }  // namespace

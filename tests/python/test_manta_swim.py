@@ -64,7 +64,7 @@ def test_reward_terms_and_success_computed_by_hand():
     p = np.array([np.pi / 3, -1.65])
     power = 8 * kb * p ** 2 / 2 / 0.025
     np.testing.assert_allclose(info["reward_terms"]["power"], power, rtol=1e-12)
-    np.testing.assert_allclose(r, forward - 0.01 * power, rtol=1e-12)
+    np.testing.assert_allclose(r, forward - 0.002 * power, rtol=1e-12)
     assert not term.any() and not trunc.any() and not info["is_success"].any()
     # carry world 1's body 1.2 m forward (past one body length) and world 0's 0.8 m (short of it)
     batch.x[1, :, 1] += 1.2

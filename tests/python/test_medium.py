@@ -77,6 +77,34 @@ def test_flat_plate_falls_at_the_terminal_speed_of_its_drag():
     np.testing.assert_allclose(sim.x[:, 2], sim.x[0, 2], atol=1e-9)  # stays flat
 
 
+def test_a_plate_sliding_in_its_plane_reaches_the_terminal_speed_of_its_skin_friction():
+    """Skin friction (ncpgym's, not the seed's): a flat plate with gravity in its own plane
+    feels no normal drag and slides at the speed where its weight less buoyancy equals
+    rho_med C_f A v^2 (both faces of area A at 1/2 rho C_f v^2); with C_f = 0 it keeps
+    accelerating at g (1 - rho_med / rho)."""
+    b = ncpgym.Builder()
+    b.set_timestep(5e-3)
+    b.set_gravity([9.81, 0.0, 0.0])
+    b.set_medium(density=1000.0, drag_coefficient=10.0, skin_friction=0.02)
+    v, t = shells.hexagon_mesh(1.0, 4)
+    shells.add_shell(b, v, t, thickness=1e-3, young=1e9, poisson=0.3, density=1500.0)
+    model = b.build()
+    assert model.skin_friction == 0.02
+    assert ncpgym.Model.from_bytes(model.to_bytes()).skin_friction == 0.02  # (format 8 bytes: the goldens)
+    sim = ncpgym.Simulator(model, newton_iterations=30)
+    sim.step(nsteps=400)  # 2 s; the time constant v_t / g (1 - rho_med / rho) is 0.15 s
+    mass, area = model.particle_mass.sum(), 3 * np.sqrt(3) / 2
+    vt = np.sqrt(mass * 9.81 * (1 - 1000.0 / 1500.0) / (1000.0 * 0.02 * area))  # 0.49 m/s
+    np.testing.assert_allclose(sim.v[:, 0], vt, rtol=1e-5)
+    np.testing.assert_allclose(sim.v[:, 1:], 0.0, atol=1e-9)
+    b.set_medium(density=1000.0, drag_coefficient=10.0)
+    free = ncpgym.Simulator(b.build(), newton_iterations=30)
+    free.step(nsteps=200)
+    np.testing.assert_allclose(free.v[:, 0], 9.81 * (1 - 1000.0 / 1500.0) * 1.0, rtol=1e-7)  # (regularisation)
+    with pytest.raises(ValueError, match="skin friction"):
+        b.set_medium(density=1.0, skin_friction=-0.1)
+
+
 def test_the_seeds_parachute_descends_at_the_speed_of_its_canopys_drag():
     # dismech-rods-shells.txt §7: hexagonal canopy (side 1 m, 1 mm, E 1 GPa, nu 0.3), six rope
     # rods (E 10 MPa, nu 0.5) from its corners to a 0.13 kg payload, rho 1500, rho_med 1, C_D 10

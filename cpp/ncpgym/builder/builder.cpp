@@ -390,8 +390,10 @@ void Builder::set_tet_group(int tet, int group) {
   count_activation_groups();
 }
 
-void Builder::set_medium(double density, double drag_coefficient, double viscosity) {
+void Builder::set_medium(double density, double drag_coefficient, double viscosity, double skin_friction) {
   require(std::isfinite(density) && density >= 0, "medium: density must be >= 0");
+  require(std::isfinite(skin_friction) && skin_friction >= 0, "medium: skin friction coefficient must be >= 0");
+  m_.skin_friction = skin_friction;
   require(std::isfinite(drag_coefficient) && drag_coefficient >= 0, "medium: drag coefficient must be >= 0");
   require(std::isfinite(viscosity) && viscosity >= 0, "medium: viscosity must be >= 0");
   m_.medium_density = density;

@@ -197,8 +197,9 @@ class Builder {
   void set_gravity(const Vec3& g) { m_.gravity = g; }
   // The medium (soft/medium.hpp): density (kg/m^3; buoyancy of rods and shells, and with a
   // drag coefficient C_D the drag on shell triangles) and viscosity (Pa s, on rod and shell
-  // nodes). All >= 0; zero is vacuum.
-  void set_medium(double density, double drag_coefficient, double viscosity);
+  // nodes), and skin_friction C_f (tangential drag on shell triangles, ncpgym's addition).
+  // All >= 0; zero is vacuum.
+  void set_medium(double density, double drag_coefficient, double viscosity, double skin_friction = 0.0);
   void set_timestep(double h);
   // Newton / linear iteration counts for this model (0: the solver's defaults).
   void set_solver_iterations(int newton, int linear);

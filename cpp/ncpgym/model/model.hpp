@@ -322,6 +322,9 @@ struct Model {
   // shell triangles with drag_coefficient C_D) and viscosity eta (Pa s) on particles with a
   // viscous length. Zero: vacuum.
   double medium_density = 0.0, drag_coefficient = 0.0, viscosity = 0.0;
+  // Skin friction coefficient C_f of shell triangles in the medium (ncpgym's, not the seed's:
+  // soft/medium.hpp). Zero: none. Per model, not per world.
+  double skin_friction = 0.0;
   // MuJoCo's fluid forces on rigid bodies (its option density, viscosity, wind; the
   // inertia-box model, dynamics/fluid.hpp): passive forces, explicit. Zero: none.
   double fluid_density = 0.0, fluid_viscosity = 0.0;

@@ -10,10 +10,11 @@ namespace ncpgym {
 namespace {
 
 constexpr char kMagic[8] = {'n', 'c', 'p', 'g', 'y', 'm', 'M', '\0'};
-constexpr std::uint32_t kVersion = 8;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
+constexpr std::uint32_t kVersion = 9;  // 2: rods, shells, the medium; 3: particle components, chambers; 4: gravcomp;
                                         // 5: geom rotations and listed geom pairs; 6: contact parameters, pairs, dry friction,
                                         // force ranges, fixed tendons; 7: spatial tendons, activation dynamics;
-                                        // 8: MuJoCo's ellipsoid fluid model
+                                        // 8: MuJoCo's ellipsoid fluid model; 9: skin friction (8 still read:
+                                        // without it, as none)
 
 // Writing: values appended to a string.
 struct Out {
@@ -54,6 +55,7 @@ struct Out {
 struct In {
   const std::string& buf;
   size_t at = 0;
+  std::uint32_t version = kVersion;  // of the bytes read
   void raw(void* p, size_t n) {
     if (n > buf.size() - at) throw std::invalid_argument("model bytes truncated (" + std::to_string(buf.size()) + " bytes)");
     std::memcpy(p, buf.data() + at, n);
@@ -173,11 +175,16 @@ void model_fields(Ar& ar, M& m) {
   ar(m.fluid_density), ar(m.fluid_viscosity), ar(m.fluid_wind);
   ar(m.fluid_geom), ar(m.fluid_axes), ar(m.fluid_added_mass), ar(m.fluid_added_inertia), ar(m.fluid_coef);
   ar(m.body_fluid_ellipsoid);
+  if constexpr (std::is_same_v<Ar, In>) {
+    if (ar.version >= 9) ar(m.skin_friction);
+  } else {
+    ar(m.skin_friction);
+  }
 }
 
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && !defined(NCPGYM_NATIVE_BUILD)
 // Model's size on the platform CI builds on: it changes when a field is added or removed.
-static_assert(sizeof(Model) == 4488,
+static_assert(sizeof(Model) == 4496,
               "Model changed: list the new field in model_fields (model/serialize.cpp), then update this size");
 #endif
 
@@ -362,9 +369,10 @@ Model deserialize_model(const std::string& bytes) {
     throw std::invalid_argument("not an ncpgym Model's bytes (no 'ncpgymM' header)");
   in.raw(magic, sizeof magic);
   in.get(version);
-  if (version != kVersion)
+  if (version != kVersion && version != 8)
     throw std::invalid_argument("ncpgym Model bytes of format version " + std::to_string(version) +
-                                "; this ncpgym reads version " + std::to_string(kVersion));
+                                "; this ncpgym reads versions 8 and " + std::to_string(kVersion));
+  in.version = version;
   in.get(n);
   if (n != bytes.size())
     throw std::invalid_argument("model bytes truncated or padded: " + std::to_string(bytes.size()) +

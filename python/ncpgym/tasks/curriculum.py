@@ -32,6 +32,7 @@ class FailureWeightedDraw:
 
     @property
     def probabilities(self) -> np.ndarray:
+        """Each option's probability of being drawn now."""
         p = self.floor + self.failure
         return p / p.sum()
 

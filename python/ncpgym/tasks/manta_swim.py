@@ -6,9 +6,10 @@ The seed's manta ray (``dismech-rods-shells.txt`` §7, Fig. 5), built by
 span and length, a rhombus meshed by the equilateral triangles of 0.1 m that fit inside it
 (57 nodes, 86 triangles, 116 hinges; tip to tip 0.87 m across and 0.8 m along) starting
 1.5 m above the origin, E = 6 GPa, nu = 0.3, rho = 1057 kg/m^3, 2 mm thick, in water
-(rho_med = 1000 kg/m^3, C_D = 0.5): gravity with buoyancy (it sinks at 5 % of g) and the
-seed's aerodynamic drag on every triangle, solved implicitly. h = 5 ms, 5 physics steps per
-env step (40 Hz control).
+(rho_med = 1000 kg/m^3, C_D = 0.5): gravity with buoyancy (it sinks at 5 % of g), the
+seed's aerodynamic drag on every triangle and, not in the seed, skin friction (C_f = 0.0047,
+the ITTC-1957 flat-plate line at Re = 1e6; soft/medium.hpp), solved implicitly. h = 5 ms,
+5 physics steps per env step (40 Hz control).
 
 Action (8, float32 in [-1, 1], clipped; mesh - 2 for other ``mesh`` values): the commands of
 the 8 motors that fold the centre line, front (+y) to back, u_k = 2 pi / 3 x a_k (rad; the
@@ -40,9 +41,9 @@ Reward ``forward + power`` (named terms in ``info["reward_terms"]``; reweight wi
     power    the motors' mean mechanical power over the env step (W), summed over the 8:
              sum_k |tau_k (phi_bar_k' - phi_bar_k)| / dt with tau_k at the move's midpoint
              and phi_k at the step's start (``motor_power``); work absorbed costs as work
-             done (a motor does not recover it)                                (weight -0.01)
-The weight makes 1 W cost as much as 1 cm/s: a gait pays only where it swims more than 10 mm
-per joule (the seed's gait at its amplitude makes 0.25 mm/J, at half of it 10 mm/J).
+             done (a motor does not recover it)                               (weight -0.002)
+The weight makes 1 W cost as much as 2 mm/s: a gait pays only where it swims more than 2 mm
+per joule (the seed's gait makes 0.9 mm/J at its amplitude, 3.9 mm/J at half of it).
 ``info["is_success"]``: the centre of mass has moved >= 1 m (one body length) along +y since
 the reset; ``info["distance"]`` that displacement (m).
 No termination; truncation at 200 env steps (5 s).
@@ -57,13 +58,14 @@ Picture: the body in blue-grey (0.62, 0.66, 0.74), seen from 2 m at azimuth 215 
 18 degrees down, looking at its centre of mass and following it; a seabed of 0.5 m squares
 on z = 0 is drawn for scale (the body cannot touch it).
 
-What the model allows: the seed's drag is quasi-steady and normal to each triangle (no added
-mass, no skin friction). Through an unlimited position drive with a small energy term (this
-task before the motors, benchmarks/results/training/manta_swim_60min) PPO found bang-bang
-flapping near 6 Hz at the full amplitude, 7.4 m/s (about 5 kW). With the motors' limits and
-the power term, ``python benchmarks/manta_gaits.py`` sweeps sine and square gaits: the
-bang-bang costs far more than it gains and the best gaits flap at a few Hz with a fraction
-of the amplitude.
+What the model allows: the seed's drag is quasi-steady and normal to each triangle (no
+added mass). Through an unlimited position drive with a small energy term (this task before
+its motors, benchmarks/results/training/manta_swim_60min) PPO found bang-bang flapping near
+6 Hz at the full amplitude, 7.4 m/s (about 1.5 kW). With the motors and a power term but
+without skin friction (manta_swim_glide_60min) it learned to flap for a second and then
+glide, folded and streamlined, losing 4 % of its energy in 2 s: 2.8 m/s at 127 W. With skin
+friction a glide stops within a second. ``python benchmarks/manta_gaits.py`` sweeps sine
+and square gaits under the task's reward: bang-bang costs far more than it gains.
 """
 
 from __future__ import annotations
@@ -84,9 +86,14 @@ FRAME_SKIP = 5
 AMPLITUDE = 2 * np.pi / 3     # the seed's flapping amplitude (rad)
 FREQUENCY = 3.4               # the seed's gait (Hz), the observation's clock
 EPISODE_STEPS = 200           # 5 s
-POWER_WEIGHT = 0.01            # reward per W
+POWER_WEIGHT = 0.002           # reward per W
 SUCCESS_DISTANCE = 1.0        # m: one body length
 VELOCITY_NOISE = 0.05
+# Skin friction, not in the seed (its drag is normal to each triangle): the ITTC-1957
+# flat-plate line 0.075 / (log10 Re - 2)^2 at Re = 1e6 (1 m at 1 m/s in water). Without it a
+# folded, streamlined body coasted 4 s losing 4 % of its energy, and PPO learned to burst
+# and glide.
+SKIN_FRICTION = 0.0047
 # The hinge motors' limits (see the docstring): 1.5 x the peaks of the seed's gait through
 # an unlimited motor (lead 2.08 rad x k_b 4.62 N m/rad = 9.6 N m; 44 rad/s), so that gait
 # stays feasible with a margin and the unlimited optimum (a 6 Hz bang-bang, lead 5.2 rad,
@@ -97,7 +104,7 @@ MAX_SPEED = 66.0              # rad/s
 
 @lru_cache(maxsize=2)
 def _world(n: int):
-    return scenes.manta_ray(n=n, timestep=H)
+    return scenes.manta_ray(n=n, timestep=H, skin_friction=SKIN_FRICTION)
 
 
 def default_terms() -> list[RewardTerm]:
