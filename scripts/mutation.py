@@ -645,6 +645,11 @@ def main() -> None:
     ap.add_argument("--rerun-undecided", action="store_true",
                     help="rerun only the mutants the last run in --work did not kill, with this checkout's tests")
     args = ap.parse_args()
+    if not args.report_only:
+        import importlib.util
+
+        if importlib.util.find_spec("mutmut") is None:  # else every module reads "0 mutants" into the JSON
+            raise SystemExit("scripts/mutation.py: mutmut is not installed (pip install mutmut)")
     # mutmut forks a child per mutant from a process that ran every test: batches there
     # run on one thread (ncpgym/batch/threads.hpp), and Mesa's llvmpipe must draw on the
     # calling thread (its drawing threads do not survive fork; render.py refuses otherwise)
