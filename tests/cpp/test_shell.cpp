@@ -31,6 +31,35 @@ VecX positions(const Model& m) {
   return x;
 }
 
+// The medium's -dF/dv blocks (drag_forces' D) against central differences of F in a random
+// velocity (normal entries, seeded): only particle p's force moves with v_p, and each block is
+// symmetric positive semi-definite.
+void expect_medium_jacobian_matches_differences(const Model& m, unsigned seed) {
+  const VecX x = positions(m);
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> N(0.0, 1.0);
+  VecX v(x.size());
+  for (int k = 0; k < v.size(); ++k) v[k] = N(rng);
+  VecX f, fp, fm;
+  std::vector<Mat3> D, Dx;
+  drag_forces(m, x, v, f, D);
+  for (int p = 0; p < m.nparticle; ++p) {
+    EXPECT_NEAR((D[p] - D[p].transpose()).norm(), 0.0, 1e-12);
+    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Mat3>(D[p]).eigenvalues().minCoeff(), -1e-12);
+    for (int j = 0; j < 3; ++j) {
+      VecX vp = v, vm = v;
+      vp[3 * p + j] += 1e-6;
+      vm[3 * p + j] -= 1e-6;
+      drag_forces(m, x, vp, fp, Dx);
+      drag_forces(m, x, vm, fm, Dx);
+      const VecX col = -(fp - fm) / 2e-6;  // -dF/dv_{p,j}
+      for (int q = 0; q < m.nparticle; ++q)
+        for (int i = 0; i < 3; ++i)
+          EXPECT_NEAR(q == p ? D[p](i, j) : 0.0, col[3 * q + i], 1e-6 * (1 + D[p].norm()));
+    }
+  }
+}
+
 Rows evaluate(const Model& m, const VecX& x, const VecX& act) {
   Rows rows;
   rows.C.setZero(m.nhinge);
@@ -115,26 +144,10 @@ TEST(Shell, DragForceAndItsVelocityJacobian) {
   b.set_medium(1000.0, 0.5, 0.0);
   const auto m = b.build();
   ASSERT_TRUE(has_drag(*m));
+  expect_medium_jacobian_matches_differences(*m, 2);
   const VecX x = positions(*m);
-  std::mt19937 rng(2);
-  std::normal_distribution<double> N(0.0, 1.0);
-  VecX v(x.size());
-  for (int k = 0; k < v.size(); ++k) v[k] = N(rng);
-  VecX f, fp, fm;
-  std::vector<Mat3> D, Dx;
-  drag_forces(*m, x, v, f, D);
-  for (int p = 0; p < m->nparticle; ++p)
-    for (int j = 0; j < 3; ++j) {
-      VecX vp = v, vm = v;
-      vp[3 * p + j] += 1e-6;
-      vm[3 * p + j] -= 1e-6;
-      drag_forces(*m, x, vp, fp, Dx);
-      drag_forces(*m, x, vm, fm, Dx);
-      const VecX col = -(fp - fm) / 2e-6;  // -dF/dv_{p,j}: only particle p's force moves
-      for (int q = 0; q < m->nparticle; ++q)
-        for (int i = 0; i < 3; ++i)
-          EXPECT_NEAR(q == p ? D[p](i, j) : 0.0, col[3 * q + i], 1e-6 * (1 + D[p].norm()));
-    }
+  VecX f;
+  std::vector<Mat3> D;
   // vertex 2 belongs to triangle (0, 1, 2) only (normal +z, area 0.004): moving at w along +z
   VecX v2 = VecX::Zero(x.size());
   v2[3 * 2 + 2] = 2.0;
@@ -154,27 +167,10 @@ TEST(Shell, SkinFrictionAndItsVelocityJacobian) {
   const auto m = b.build();
   ASSERT_TRUE(has_drag(*m));
   EXPECT_EQ(m->skin_friction, 0.004);
+  expect_medium_jacobian_matches_differences(*m, 3);
   const VecX x = positions(*m);
-  std::mt19937 rng(3);
-  std::normal_distribution<double> N(0.0, 1.0);
-  VecX v(x.size());
-  for (int k = 0; k < v.size(); ++k) v[k] = N(rng);
-  VecX f, fp, fm;
-  std::vector<Mat3> D, Dx;
-  drag_forces(*m, x, v, f, D);
-  for (int p = 0; p < m->nparticle; ++p) {
-    EXPECT_NEAR((D[p] - D[p].transpose()).norm(), 0.0, 1e-12);
-    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Mat3>(D[p]).eigenvalues().minCoeff(), -1e-12);
-    for (int j = 0; j < 3; ++j) {
-      VecX vp = v, vm = v;
-      vp[3 * p + j] += 1e-6;
-      vm[3 * p + j] -= 1e-6;
-      drag_forces(*m, x, vp, fp, Dx);
-      drag_forces(*m, x, vm, fm, Dx);
-      const VecX col = -(fp - fm) / 2e-6;
-      for (int i = 0; i < 3; ++i) EXPECT_NEAR(D[p](i, j), col[3 * p + i], 1e-6 * (1 + D[p].norm()));
-    }
-  }
+  VecX f;
+  std::vector<Mat3> D;
   VecX v2 = VecX::Zero(x.size());
   v2[3 * 2 + 0] = 2.0;
   drag_forces(*m, x, v2, f, D);

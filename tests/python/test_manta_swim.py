@@ -15,6 +15,17 @@ def make(n=2, threads=1, **kw):
     return ms.MantaSwimVectorEnv(num_envs=n, num_threads=threads, **kw)
 
 
+def folded(x0, theta):
+    """The flat body ``x0`` with both wings raised by theta about the centre line (the y axis,
+    x = 0): its centre hinges stand at 2 theta."""
+    fold = x0.copy()
+    for side in (1, -1):
+        w = np.sign(x0[:, 0]) == side
+        fold[w, 0] = x0[w, 0] * np.cos(theta)
+        fold[w, 2] = x0[w, 2] + abs(x0[w, 0]) * np.sin(theta)
+    return fold
+
+
 def test_reset_observation_and_action_mapping_follow_the_docstring():
     env = make()
     obs, _ = env.reset(seed=3)
@@ -109,12 +120,7 @@ def test_the_motors_speed_and_torque_bounds_computed_by_hand():
     env.reset(seed=0)
     batch = env.batch
     x0 = np.asarray(batch.model.particle_pos0)
-    theta = 0.8  # both wings raised by theta about the centre line: centre hinges at 2 theta
-    fold = x0.copy()
-    for side in (1, -1):
-        w = np.sign(x0[:, 0]) == side
-        fold[w, 0] = x0[w, 0] * np.cos(theta)
-        fold[w, 2] = x0[w, 2] + abs(x0[w, 0]) * np.sin(theta)
+    fold = folded(x0, 0.8)  # centre hinges at 1.6 rad
     batch.x[:] = fold
     batch.v[:] = 0.0
     phi = hinge_angles(batch.model, fold, env.task.centre_hinges)
@@ -223,11 +229,7 @@ def test_observation_of_a_turned_and_of_a_folded_body_computed_by_hand():
     batch.x[0] = (x0 - com0) @ R.T + com0 + [0.4, -0.2, 0.3]
     batch.v[:] = 0.0
     theta = 0.25
-    fold = x0.copy()
-    for side in (1, -1):  # a wing raised by theta about the centre line (the y axis, x = 0)
-        w = np.sign(x0[:, 0]) == side
-        fold[w, 0] = x0[w, 0] * np.cos(theta)
-        fold[w, 2] = x0[w, 2] + abs(x0[w, 0]) * np.sin(theta)
+    fold = folded(x0, theta)
     batch.x[1] = fold
     obs = env.task.observe(batch)
     np.testing.assert_allclose(obs[0, 3:6], R @ [0, 1, 0], atol=1e-12)
