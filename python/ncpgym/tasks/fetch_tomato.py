@@ -86,8 +86,9 @@ then one of the stage's stored episodes uniformly. Three numbers from the world'
 after the reset's own (share, stage, episode). The rates depend on how other worlds'
 episodes ended, so with demo_starts > 0 trajectories depend on the batch, not only on the
 seed (as Harder's). (The session-41 run, fetch_tomato_demo_starts_85min, drew the 64 stored
-states uniformly: commit 4d1fe80.) The whole world is restored (arm, fingers, tomato, scale, servo targets,
-the task's goal, yaw and finger target); the episode then runs its full 300 steps. The
+states uniformly: commit 4d1fe80.) The whole world is restored (arm, fingers, tomato,
+scale, servo targets, the task's goal, yaw and finger target); the episode then runs its
+full 300 steps. The
 reward, success test and termination are unchanged: only where exploration starts moves
 (a reverse curriculum: the value of placing and releasing is learned from the late starts
 first, and reaches the early ones through it).
