@@ -15,11 +15,12 @@ about an axis uniform in [-1, 1]^3 (normalised), their RotateXYZ. The block's po
 not part of the goal (theirs "ignore"). Distance d = the angle of q q*^-1, 2 arccos |w| in
 [0, pi] (theirs takes w without the absolute value, so the same orientation can read 2 pi).
 
-Action (20, float32 in [-1, 1], clipped): servo targets relative to where the joints are
-(theirs ``relative_control=True``): target_i = x_i + a_i (hi_i - lo_i) / 2 clipped to the
-servo's range [lo_i, hi_i], x_i the actuated joint's position (J1 + J0 for the coupled
-fingers). ``control="absolute"``: target_i = (lo_i + hi_i) / 2 + a_i (hi_i - lo_i) / 2 (their
-default).
+Action (20, float32 in [-1, 1], clipped): servo targets. ``control="absolute"`` (the
+default, theirs too): target_i = (lo_i + hi_i) / 2 + a_i (hi_i - lo_i) / 2 over the servo's
+range [lo_i, hi_i]. ``control="relative"`` (theirs ``relative_control=True``): target_i =
+x_i + a_i (hi_i - lo_i) / 2 clipped to [lo_i, hi_i], x_i the actuated joint's position
+(J1 + J0 for the coupled fingers); a zero action then lets the hand sag under gravity step
+by step.
 
 Observation (88, float64), as theirs plus three helpers: the 24 joint positions (rad) and
 velocities (rad/s), the block's velocity (6: linear m/s, angular rad/s, world), its pose (7:
