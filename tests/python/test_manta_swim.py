@@ -180,6 +180,26 @@ def test_manta_swim_refuses_bad_arguments():
             make(**bad)
 
 
+def test_manta_swim_argument_bounds_are_the_documented_ones():
+    """The constructor's own checks at their edges (no world is built): mesh in [4, 30],
+    limits any number > 0 (NumPy scalars and np.inf too); 0, a negative, NaN, -inf, a bool
+    or a string refused; the limits stored as the floats given."""
+    for mesh in (4, 30, np.int64(17)):
+        assert ms.MantaSwimTask(mesh=mesh).mesh == int(mesh)
+    for mesh in (3, 31, 10.0, True):
+        with pytest.raises(ValueError, match="mesh"):
+            ms.MantaSwimTask(mesh=mesh)
+    task = ms.MantaSwimTask(max_torque=0.5, max_speed=np.float32(2.5))
+    assert (task.max_torque, task.max_speed) == (0.5, 2.5) and type(task.max_speed) is float
+    task = ms.MantaSwimTask(max_torque=np.inf, max_speed=7)
+    assert (task.max_torque, task.max_speed) == (np.inf, 7.0)
+    assert (ms.MantaSwimTask().max_torque, ms.MantaSwimTask().max_speed) == (ms.MAX_TORQUE, ms.MAX_SPEED)
+    for name in ("max_torque", "max_speed"):
+        for bad in (0, -0.1, np.nan, -np.inf, False, "1"):
+            with pytest.raises(ValueError, match=name):
+                ms.MantaSwimTask(**{name: bad})
+
+
 def test_forward_is_measured_from_the_steps_start_and_the_clock_counts_env_steps():
     """forward = (com_y after - com_y before the step) / dt also when the body is away from
     the origin (a sign error there is invisible at y = 0); extra reward terms see the
