@@ -83,6 +83,9 @@ MODULES = {
     "tasks.fetch_beam_insert": ("tasks/fetch_beam_insert.py", ["test_fetch_beam.py", "test_render_hooks.py", "test_render.py"]),
     "tasks.fetch_tomato": ("tasks/fetch_tomato.py", ["test_fetch_tomato.py", "test_scale.py", "test_render_hooks.py"]),
     "tasks.yumi_drawer": ("tasks/yumi_drawer.py", ["test_yumi.py", "test_render_hooks.py", "test_render.py"]),
+    "tasks.shadow_hand_block": ("tasks/shadow_hand_block.py", ["test_shadow_hand.py", "test_render_hooks.py"]),
+    # the start draw on its own, and through HumanoidFlagrunHarder's episodes
+    "tasks.curriculum": ("tasks/curriculum.py", ["test_curriculum.py", "test_task_definitions.py"]),
 }
 # tests left out of a module's runs (pytest -k): the parametrisations over every task take
 # minutes per mutant; the module's score is then a lower bound
