@@ -150,6 +150,20 @@ def test_stroke_frequency_of_sampled_waves():
     assert ms.stroke_frequency(still, 0.025)[0] == 0.0
 
 
+def test_stroke_frequency_by_hand_on_short_sequences():
+    """Crossings counted by hand (dt = 0.5 s). A = 0 1 1 0 -1 -1 0 1 1 0 -1 -1 0 (mean 0,
+    band 0.25 sd = 0.196; the zeros sit inside it): crossings complete at samples 4, 7 and
+    10, so (3 - 1) / (2 x 6 x 0.5) = 1/3 Hz. B = 0 0 0 1 -1 -1 0 0 1 0 0 0 0: crossings at 4
+    and 8, two are enough: 1 / (2 x 4 x 0.5) = 1/4 Hz. A constant motor crosses nothing (0),
+    and counts in its world's mean; 3 + 0.01 A (its own mean and spread) strokes as A does."""
+    A = np.array([0, 1, 1, 0, -1, -1, 0, 1, 1, 0, -1, -1, 0], float)
+    B = np.array([0, 0, 0, 1, -1, -1, 0, 0, 1, 0, 0, 0, 0], float)
+    x = np.stack([np.stack([A, np.full(13, 5.0)], axis=1), np.stack([3 + 0.01 * A, B], axis=1)], axis=1)
+    np.testing.assert_allclose(ms.stroke_frequency(x, 0.5), [1 / 6, (1 / 3 + 1 / 4) / 2], rtol=1e-12)
+    one = np.array([1.0, 1.0, -1.0, -1.0])[:, None, None]  # one crossing: no stroke timed
+    assert ms.stroke_frequency(one, 0.5).tolist() == [0.0]
+
+
 def test_manta_swim_is_a_gymnasium_env_and_deterministic():
     from gymnasium.utils.env_checker import check_env
 
