@@ -47,6 +47,7 @@ RUNS = (
     "fetch_beam_insert_50min",
     "manta_swim_motor_60min",
     "shadow_hand_block_95min",
+    "shadow_hand_block_near_goals_105min",
 )
 
 
