@@ -134,6 +134,49 @@ def test_observation_reward_and_success_follow_the_docstring(target):
         assert info["is_success"][1]
 
 
+@pytest.mark.parametrize("control", ["absolute", "relative"])
+def test_actions_map_to_servo_targets_and_the_ghost_shows_the_goal(control):
+    """The docstring's action mapping, from MuJoCo's own model: absolute targets
+    (lo + hi) / 2 + a (hi - lo) / 2, relative ones x + a (hi - lo) / 2 with x the actuator's
+    joint (plus J0 for the four coupled J1s), both clipped to the actuator's ctrlrange. The
+    ghost block sits 0.15 m beside the block (+x) at the goal's orientation, held still;
+    no other velocity is touched."""
+    import mujoco
+
+    mj = mujoco.MjModel.from_xml_path(sh.model_path())
+    envs = gym.make_vec("ncpgym/ShadowHandBlock-v0", num_envs=2, num_threads=1, control=control)
+    envs.reset(seed=3)
+    task, batch = envs.unwrapped.task, envs.unwrapped.batch
+    rng = np.random.default_rng(1)
+    batch.q[:, :24] += rng.normal(0.0, 0.3, (2, 24))  # the hand's joints away from the settled pose
+    ghost_v = mj.jnt_dofadr[mj.joint("target:joint").id]
+    batch.u[:] = rng.normal(0.0, 1.0, batch.u.shape)
+    u_before = batch.u.copy()
+    a = rng.uniform(-1.0, 1.0, (2, 20))
+    a[0, :4], a[1, :4] = 1.0, -1.0  # full scale, to reach the clip on either side
+    targets = task.apply_action(batch, a, 0.04)
+    lo, hi = mj.actuator_ctrlrange[:, 0], mj.actuator_ctrlrange[:, 1]
+    if control == "absolute":
+        expected = (lo + hi) / 2 + a * (hi - lo) / 2
+    else:
+        x = np.zeros((2, 20))
+        for i in range(20):
+            name = mj.joint(mj.actuator_trnid[i, 0]).name
+            x[:, i] = batch.q[:, mj.jnt_qposadr[mj.actuator_trnid[i, 0]]]
+            if name[-4:-2] in ("FF", "MF", "RF", "LF") and name.endswith("J1"):
+                x[:, i] += batch.q[:, mj.jnt_qposadr[mj.joint(name[:-1] + "0").id]]
+        expected = x + a * (hi - lo) / 2
+        assert np.any(expected > hi) and np.any(expected < lo)  # the clip is exercised
+    np.testing.assert_allclose(targets, np.clip(expected, lo, hi), rtol=1e-12, atol=1e-15)
+    obj, ghost = (mj.jnt_qposadr[mj.joint(n).id] for n in ("object:joint", "target:joint"))
+    np.testing.assert_array_equal(batch.q[:, ghost:ghost + 3], batch.q[:, obj:obj + 3] + [0.15, 0.0, 0.0])
+    np.testing.assert_array_equal(batch.q[:, ghost + 3:ghost + 7], task.goal)
+    np.testing.assert_array_equal(batch.u[:, ghost_v:ghost_v + 6], 0.0)
+    keep = np.r_[0:ghost_v, ghost_v + 6:batch.u.shape[1]]
+    np.testing.assert_array_equal(batch.u[:, keep], u_before[:, keep])
+    envs.close()
+
+
 def _heading(q):
     """Heading (rad) of the x axis of each orientation's rotation matrix in the world's xy."""
     import mujoco
