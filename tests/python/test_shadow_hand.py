@@ -177,6 +177,50 @@ def test_actions_map_to_servo_targets_and_the_ghost_shows_the_goal(control):
     envs.close()
 
 
+def test_reward_terms_are_named_and_weighted_as_documented():
+    """info["reward_terms"] holds each term's raw value under its docstring name, and the
+    reward is their sum with the documented weights (success reweighted to 3 here, an extra
+    term added): world 0's goal put where its block rests (success 1), world 1's dropped 0.3 m below its
+    rest (dropped 1, -20, terminated)."""
+    from ncpgym.wrappers import RewardTerm
+
+    envs = gym.make_vec("ncpgym/ShadowHandBlock-v0", num_envs=2, num_threads=1, reward_weights={"success": 3.0},
+                        extra_reward_terms=[RewardTerm("bonus", lambda c: np.ones(2), 0.5)])
+    envs.reset(seed=2)
+    task, batch = envs.unwrapped.task, envs.unwrapped.batch
+    o = task.object_q
+    task.goal[0] = sh.canonical(batch.q[0, o + 3:o + 7])  # world 0's goal: where its block is
+    batch.q[1, o + 2] = task.rest_height - 0.3
+    batch.u[:] = 0.0
+    d_before = sh.rotation_angle(batch.q[:, o + 3:o + 7], task.goal)
+    a = np.full((2, 20), 0.5, np.float32)
+    a[0] = 0.0  # (servos at mid-range: the pose the block settled in, so it stays at its goal)
+    _, r, term, _, info = envs.step(a)
+    terms, d = info["reward_terms"], info["rotation_error"]
+    assert {k for k in terms if not k.startswith("_")} == {"rotation", "progress", "success", "dropped", "action",
+                                                           "bonus"}  # ("_name": Gymnasium's vector masks)
+    np.testing.assert_allclose(terms["rotation"], 1.0 - d / np.pi, rtol=1e-12)
+    np.testing.assert_allclose(terms["progress"], d_before - d, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(terms["success"], [1.0, 0.0])
+    np.testing.assert_array_equal(terms["dropped"], [0.0, 1.0])
+    np.testing.assert_allclose(terms["action"], [0.0, 0.25], rtol=1e-12)
+    assert not term[0] and term[1]
+    expected = (terms["rotation"] + 5 * terms["progress"] + 3 * terms["success"] - 20 * terms["dropped"]
+                - 0.01 * terms["action"] + 0.5)
+    np.testing.assert_allclose(r, expected, rtol=1e-12)
+    envs.close()
+
+
+def test_arguments_default_and_refuse_as_documented():
+    t = sh.ShadowHandBlockTask()
+    assert (t.target, t.control, t.near_goals) == ("z", "absolute", 0.0)
+    assert sh.ShadowHandBlockTask(near_goals=1).near_goals == 1.0
+    for bad in ({"target": "xyz"}, {"control": "torque"}, {"near_goals": True}, {"near_goals": -0.1},
+                {"near_goals": "half"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            sh.ShadowHandBlockTask(**bad)
+
+
 def _heading(q):
     """Heading (rad) of the x axis of each orientation's rotation matrix in the world's xy."""
     import mujoco
