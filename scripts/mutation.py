@@ -125,7 +125,13 @@ _HU = "ncpgym.models.hull.x_"
 _LD = "ncpgym.models.loader.x_"
 _PP = "ncpgym.train.ppo.xǁPPOǁ"
 _VE, _NE, _CO = "ncpgym.vector.xǁNcpVectorEnvǁ", "ncpgym.vector.xǁNcpEnvǁ", "ncpgym.vector.xǁ_Coreǁ"
+_CU = "ncpgym.tasks.curriculum.xǁFailureWeightedDrawǁ"
 EQUIVALENT = {
+    "tasks.curriculum": {
+        _CU + "draw__mutmut_1": "clip(None, k - 1): searchsorted never returns a negative index",
+        _CU + "record__mutmut_4": "asarray(failed) without float: the mean of a bool array is the failure share either way",
+        _CU + "record__mutmut_6": "asarray(failed) without float: the mean of a bool array is the failure share either way",
+    },
     "wrappers": {
         _RT + "step__mutmut_24": "asarray without float64: np.clip with the float64 bounds returns float64 either way",
         _RT + "step__mutmut_26": "asarray without float64: np.clip with the float64 bounds returns float64 either way",

@@ -203,6 +203,7 @@ def test_reward_terms_are_named_and_weighted_as_documented():
     np.testing.assert_allclose(terms["progress"], d_before - d, rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(terms["success"], [1.0, 0.0])
     np.testing.assert_array_equal(terms["dropped"], [0.0, 1.0])
+    np.testing.assert_array_equal(info["dropped"], [False, True])
     np.testing.assert_allclose(terms["action"], [0.0, 0.25], rtol=1e-12)
     assert not term[0] and term[1]
     expected = (terms["rotation"] + 5 * terms["progress"] + 3 * terms["success"] - 20 * terms["dropped"]
@@ -219,6 +220,60 @@ def test_arguments_default_and_refuse_as_documented():
                 {"near_goals": "half"}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             sh.ShadowHandBlockTask(**bad)
+
+
+def test_quaternion_helpers_are_mujocos_on_any_leading_shape():
+    """quat_mul, quat_conj, axis_angle_quat, canonical and rotation_angle on [2, 3, 4] arrays
+    (the last axis is the quaternion, the docstring's convention) against MuJoCo's mju_mulQuat
+    and mju_axisAngle2Quat one by one; canonical flips w < 0 only; a rotation's angle to itself
+    is 0 (to rounding) and finite also where |w| rounds above 1."""
+    import mujoco
+
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 3, 4))
+    a /= np.linalg.norm(a, axis=-1, keepdims=True)
+    b /= np.linalg.norm(b, axis=-1, keepdims=True)
+    axis, angle = rng.normal(size=(2, 3, 3)) * 3.0, rng.uniform(-np.pi, np.pi, (2, 3))
+    ab, aa, conj = sh.quat_mul(a, b), sh.axis_angle_quat(axis, angle), sh.quat_conj(a)
+    for i in np.ndindex(2, 3):
+        ref = np.zeros(4)
+        mujoco.mju_mulQuat(ref, a[i], b[i])
+        np.testing.assert_allclose(ab[i], ref, atol=1e-15)
+        mujoco.mju_axisAngle2Quat(ref, axis[i] / np.linalg.norm(axis[i]), angle[i])
+        np.testing.assert_allclose(aa[i], ref, atol=1e-15)
+        mujoco.mju_negQuat(ref, a[i])
+        np.testing.assert_allclose(conj[i], ref, atol=1e-15)
+    c = sh.canonical(a)
+    assert np.all(c[..., 0] >= 0)
+    np.testing.assert_array_equal(c, np.where(a[..., :1] < 0, -a, a))
+    assert np.any(a[..., 0] < 0) and np.any(a[..., 0] > 0)
+    q = rng.normal(size=(4000, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    w = np.abs(sh.quat_mul(q, sh.quat_conj(q))[:, 0])
+    assert np.any(w > 1.0)  # rounding: the clip to [0, 1] is what keeps arccos finite
+    self_angle = sh.rotation_angle(q, q)
+    assert np.all(np.isfinite(self_angle)) and self_angle.max() < 1e-7
+    np.testing.assert_allclose(sh.rotation_angle(a, b)[0, 0], 2 * np.arccos(abs(np.dot(a[0, 0], b[0, 0]))), rtol=1e-12)
+
+
+@pytest.mark.parametrize("target", ["z", "full"])
+def test_reset_places_the_block_and_the_ghost_as_documented(target):
+    """The block starts within 3 cm (6 sigma of N(0, 5 mm)) of its rest in x and y, at its rest
+    height (+1 cm for target="full"), the ghost 0.15 m beside it (+x) at the goal, everything
+    at rest; the action space is float32 [-1, 1]^20."""
+    envs = gym.make_vec("ncpgym/ShadowHandBlock-v0", num_envs=16, num_threads=1, target=target)
+    _, info = envs.reset(seed=9)
+    task, batch = envs.unwrapped.task, envs.unwrapped.batch
+    assert envs.single_action_space == gym.spaces.Box(-1.0, 1.0, (20,), np.float32)
+    o, t = task.object_q, task.target_q
+    off = batch.q[:, o:o + 2] - task.q_rest[o:o + 2]
+    assert np.all(np.abs(off) < 0.03) and np.std(off) > 0.002
+    np.testing.assert_allclose(batch.q[:, o + 2], task.q_rest[o + 2] + (0.01 if target == "full" else 0.0), atol=1e-12)
+    np.testing.assert_array_equal(batch.q[:, t:t + 3], batch.q[:, o:o + 3] + [0.15, 0.0, 0.0])
+    np.testing.assert_array_equal(batch.q[:, t + 3:t + 7], task.goal)
+    np.testing.assert_array_equal(batch.u, 0.0)
+    np.testing.assert_allclose(info["rotation_error"], sh.rotation_angle(batch.q[:, o + 3:o + 7], task.goal), rtol=1e-12)
+    envs.close()
 
 
 def _heading(q):
