@@ -18,6 +18,7 @@ import argparse
 import csv
 import json
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -26,17 +27,23 @@ import numpy as np
 
 import ncpgym
 from ncpgym.play import load_policy
-from ncpgym.tasks import evaluation_kwargs
 from ncpgym.train.ppo import evaluate
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from policy_eval import judged_task  # noqa: E402
 
-def checkpoints(run: Path) -> list[tuple[int, Path]]:
-    """(update, path) of the run's checkpoints in update order, final.pt last (its update
-    is the last row of progress.csv)."""
+
+def env_steps(run: Path) -> dict[int, int]:
+    """The env steps at the end of each update, from the run's progress.csv."""
+    with open(run / "progress.csv", newline="") as fh:
+        return {int(r["update"]): int(r["env_steps"]) for r in csv.DictReader(fh)}
+
+
+def checkpoints(run: Path, last: int) -> list[tuple[int, Path]]:
+    """(update, path) of the run's checkpoints in update order, final.pt last as update
+    ``last`` (the run's last update)."""
     found = sorted((int(re.search(r"(\d+)", p.stem).group(1)), p) for p in run.glob("checkpoint_*.pt"))
     if (run / "final.pt").is_file():
-        rows = list(csv.DictReader(open(run / "progress.csv")))
-        last = int(rows[-1]["update"])
         found = [(u, p) for u, p in found if u != last] + [(last, run / "final.pt")]
     if not found:
         raise FileNotFoundError(f"{run}: no checkpoint_*.pt or final.pt (checkpoints stay on the machine that trained)")
@@ -44,15 +51,14 @@ def checkpoints(run: Path) -> list[tuple[int, Path]]:
 
 
 def curve(run: Path, episodes: int, seed: int, threads: int) -> dict:
-    made = json.loads((run / "config.json").read_text())
-    env_id, kwargs = made["env"], evaluation_kwargs(made["env"], made.get("env_kwargs") or {})
-    steps = {int(r["update"]): int(r["env_steps"]) for r in csv.DictReader(open(run / "progress.csv"))}
+    env_id, kwargs = judged_task(run)
+    steps = env_steps(run)
+    todo = checkpoints(run, max(steps))
     envs = gym.make_vec(env_id, num_envs=episodes, num_threads=threads, **kwargs)
     rows = []
     try:
         from tqdm import tqdm
 
-        todo = checkpoints(run)
         for update, path in tqdm(todo, desc=run.name, unit="checkpoint"):
             t0 = time.perf_counter()
             ret, ok = evaluate(envs, load_policy(path, envs, deterministic=True), episodes, seed=seed,

@@ -1,6 +1,7 @@
-"""What the task evaluation scripts (yumi_drawer_eval.py, allegro_squeeze_eval.py) share:
-the three controllers compared (a trained policy, random actions, the task's scripted
-baseline) and the command line that runs them and writes the table and JSON."""
+"""What the task evaluation scripts (yumi_drawer_eval.py, allegro_squeeze_eval.py,
+task_table.py, checkpoint_curve.py) share: the three controllers compared (a trained policy,
+random actions, the task's scripted baseline), a run's task as defined, and the command line
+that runs them and writes the table and JSON."""
 
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ def controller(kind: str, envs, policy: Path | None, scripted: Callable[[int], n
         envs.action_space.seed(seed)
         return lambda obs, k: envs.action_space.sample()
     return lambda obs, k: np.asarray(scripted(k), np.float32)
+
+
+def judged_task(run: Path) -> tuple[str, dict]:
+    """A training run's task id and keyword arguments (its config.json) with the training
+    aids left out: the task as defined, which evaluations judge."""
+    from ncpgym.tasks import evaluation_kwargs
+
+    made = json.loads((Path(run) / "config.json").read_text())
+    return made["env"], evaluation_kwargs(made["env"], made.get("env_kwargs") or {})
 
 
 def uniform_actions(envs, seed: int) -> Callable[[np.ndarray], np.ndarray]:

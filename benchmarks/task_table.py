@@ -23,11 +23,10 @@ import gymnasium as gym
 import numpy as np
 
 import ncpgym
-from ncpgym.tasks import evaluation_kwargs
 from ncpgym.train.ppo import evaluate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from policy_eval import policy_or_random, table_options  # noqa: E402
+from policy_eval import judged_task, policy_or_random, table_options  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent / "results" / "training"
 # the README's task table: one committed run per row (a task may have several variants)
@@ -53,9 +52,8 @@ RUNS = (
 
 def evaluate_run(name: str, episodes: int, seed: int, threads: int) -> dict:
     run = ROOT / name
-    made = json.loads((run / "config.json").read_text())
     summary = json.loads((run / "summary.json").read_text())
-    env_id, kwargs = made["env"], evaluation_kwargs(made["env"], made.get("env_kwargs") or {})
+    env_id, kwargs = judged_task(run)
     row = {"run": name, "env": env_id, "env_kwargs": kwargs, "episodes": episodes,
            "train_minutes": round(float(summary["minutes"]), 1), "train_env_steps": int(summary["env_steps"])}
     policy = run / "final.pt"
