@@ -157,13 +157,16 @@ def test_reset_places_the_tomato_and_the_scale_and_the_terms_follow_the_docstrin
     T = np.einsum("p,npk->nk", w, b.x)
     g = b.site_xpos[:, task.idx.grip_site]
     terms = info["reward_terms"]
-    np.testing.assert_allclose(terms["reach"], -np.linalg.norm(g - T, axis=1), rtol=1e-12)
+    d = np.linalg.norm(g - T, axis=1)
+    assert np.all((d > 0.1) & (d < 0.4))  # the grip starts well above the tomato
+    np.testing.assert_allclose(terms["reach"], 1.0 - np.tanh(d / 0.1), rtol=1e-12)
     assert np.all(terms["grasp"] == 0) and np.all(terms["place"] == 0) and np.all(terms["release"] == 0)
     assert np.all(terms["action"] == 0) and not term.any() and not info["is_success"].any()
     weights = {"reach": 1, "grasp": 0.5, "lift": 1, "carry": 2, "place": 2, "release": 2, "crush": -5,
                "action": -0.01, "failed": -10}  # the docstring's
     assert {k for k in terms if not k.startswith("_")} == set(weights)
     np.testing.assert_allclose(reward, sum(w * terms[k] for k, w in weights.items()), rtol=1e-12)
+    assert np.all(reward > 0.0)  # living on pays more than failing (the docstring)
     assert np.all(info["reading"] == pytest.approx(0.0, abs=1e-6))
     env.close()
 
@@ -481,7 +484,7 @@ def test_the_reward_is_the_docstrings_weighted_sum_at_the_edges_and_extra_terms_
     reach = np.linalg.norm(b.site_xpos[:, task.idx.grip_site] - T, axis=1)
     lift = np.clip((T[:, 2] - task.rest_z) / 0.15, 0, 1)
     carry = lift * (1 - np.minimum(np.linalg.norm(T[:, :2] - P[:, :2], axis=1) / task.start_dist, 1))
-    want = (-reach + 0.5 * (reach < 0.02) + lift + 2 * carry + 2 * 1.0 + 2 * np.array([0, 1, 1, 1])
+    want = (1.0 - np.tanh(reach / 0.1) + 0.5 * (reach < 0.02) + lift + 2 * carry + 2 * 1.0 + 2 * np.array([0, 1, 1, 1])
             - 5 * np.array([1.0, 0, 0, 0]) - 0.01 * np.array([0.2, 0.1, 0.0, 1.0]) - 10 * np.array([0, 1, 0, 0]))
     np.testing.assert_allclose(reward, want, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(t["action"], [0.2, 0.1, 0.0, 1.0], rtol=1e-12)
