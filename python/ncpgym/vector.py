@@ -135,6 +135,14 @@ class Task:
         """Per-frame decorations of ``world`` (``frame.add_geom``, ``frame.set_class_rgba``);
         reads the batch and task state only. Default: none."""
 
+    @classmethod
+    def demonstrations(cls, episodes: int, *, seed: int = 0, num_threads: int = 0,
+                       **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(observations [M, obs_dim], actions [M, act_dim]) along ``episodes`` episodes of a
+        scripted controller that succeed, from the task's own reset (``kwargs``: the task's
+        options): what ``ncpgym.train --demo-bc`` imitates. Default: the task has none."""
+        raise NotImplementedError(f"{cls.__name__} has no scripted demonstration (--demo-bc needs one)")
+
 
 def _check_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
     a = np.asarray(actions)

@@ -535,6 +535,67 @@ def test_one_update_steps_adam_along_the_gradient_of_the_papers_loss():
         torch.testing.assert_close(p.detach(), want, rtol=0, atol=2e-6)
 
 
+def test_demonstrations_add_a_weighted_behaviour_cloning_term_to_the_update():
+    """set_demonstrations with one pair (so every minibatch draws it): the update's bc_loss is
+    |mu(normalised s_d) - clip(a_d)|^2 by hand (the observation standardised by the running
+    moments, the action clipped to the box), its weight bc_coef * bc_decay**updates, and the
+    first Adam step follows the gradient of PPO's loss plus that weight times the term."""
+    import copy
+
+    T, N = 6, 3
+    ppo = agent(rollout_steps=T, epochs=1, minibatches=1, gamma=0.9, gae_lambda=0.8, lr=1e-3, bc_coef=0.8,
+                bc_decay=0.5)
+    ppo.updates = 2  # weight 0.8 * 0.5^2
+    ppo.obs_rms.mean, ppo.obs_rms.var = np.array([0.1, -0.2, 0.3, 0.0]), np.array([4.0, 0.25, 1.0, 9.0])
+    s_d, a_d = np.array([[0.5, 0.1, -0.4, 2.0]]), np.array([[50.0]])  # beyond the box: clipped
+    ppo.set_demonstrations(s_d, a_d)
+    buf = hand_buffer(T, N)
+    rng = np.random.default_rng(9)
+    buf["obs"] = rng.normal(size=(T, N, 4)).astype(np.float32)
+    buf["act"] = rng.normal(size=(T, N, 1)).astype(np.float32)
+    with torch.no_grad():
+        logp_now = ppo.policy.dist(torch.as_tensor(buf["obs"])).log_prob(torch.as_tensor(buf["act"])).sum(-1).numpy()
+    buf["logp"] = (logp_now + rng.uniform(-0.4, 0.4, (T, N))).astype(np.float32)
+    ref = copy.deepcopy(ppo.policy)
+    mu, _, _ = numpy_policy(ppo)
+    z = (s_d - ppo.obs_rms.mean) / np.sqrt(ppo.obs_rms.var + 1e-8)
+    bc_hand = float(np.sum((mu(z) - ppo.high) ** 2))
+    v = buf["valid"].reshape(-1)
+    A = gae_by_definition(buf["rew"].astype(float), buf["val"].astype(float), buf["term"], buf["done"],
+                          buf["valid"], 0.9, 0.8)
+    R = torch.as_tensor((A + buf["val"][:T]).reshape(-1)[v], dtype=torch.float32)
+    A = torch.as_tensor(A.reshape(-1)[v], dtype=torch.float32)
+    A = (A - A.mean()) / (A.std() + 1e-8)
+    obs = torch.as_tensor(buf["obs"].reshape(-1, 4)[v])
+    act = torch.as_tensor(buf["act"].reshape(-1, 1)[v])
+    d = ref.dist(obs)
+    rho = (d.log_prob(act).sum(-1) - torch.as_tensor(buf["logp"].reshape(-1)[v])).exp()
+    pg = -torch.min(rho * A, rho.clamp(0.8, 1.2) * A).mean()
+    bc = (ref.actor(torch.as_tensor(z, dtype=torch.float32)) - float(ppo.high[0])).pow(2).sum()
+    loss = pg + 0.5 * 0.5 * (ref.value(obs) - R).pow(2).mean() + 0.2 * bc
+    loss.backward()
+    grads = [p.grad.clone() for p in ref.parameters()]
+    norm = torch.sqrt(sum((g**2).sum() for g in grads))
+    scale = min(1.0, 0.5 / (float(norm) + 1e-6))
+    before = [p.detach().clone() for p in ppo.policy.parameters()]
+    stats = ppo.update(buf)
+    assert stats["bc_weight"] == pytest.approx(0.2, rel=1e-12) and ppo.bc_weight() == pytest.approx(0.1)
+    assert stats["bc_loss"] == pytest.approx(bc_hand, rel=1e-5)
+    for b, p, g in zip(before, ppo.policy.parameters(), grads):
+        want = b - 1e-3 * (scale * g) / ((scale * g).abs() + 1e-5)
+        torch.testing.assert_close(p.detach(), want, rtol=0, atol=2e-6)
+
+
+def test_demonstrations_are_checked_and_absent_by_default():
+    ppo = agent(bc_coef=1.0)
+    assert ppo.bc_weight() == 0.0  # no demonstrations: no term, no column
+    assert "bc_loss" not in ppo.update(ppo.collect())
+    for obs, act in ((np.zeros((2, 3)), np.zeros((2, 1))), (np.zeros((2, 4)), np.zeros((3, 1))),
+                     (np.zeros((0, 4)), np.zeros((0, 1))), (np.full((1, 4), np.nan), np.zeros((1, 1)))):
+        with pytest.raises(ValueError, match="set_demonstrations"):
+            ppo.set_demonstrations(obs, act)
+
+
 def test_actions_beyond_the_box_reach_the_env_clipped():
     T, N = 4, 2
     envs, seen = recorded(N)

@@ -189,11 +189,18 @@ def test_training_cli_validates_its_arguments(capsys, tmp_path):
                            "--video-every: expected an int, got 'x'"),
                           (["--env", "ncpgym/Nope-v0"], "error: unknown --env 'ncpgym/Nope-v0'; registered: "
                                                         "ncpgym/Humanoid-v0, ncpgym/HumanoidFlagrun-v0, "),
-                          (["--env", "ncpgym/InvertedPendulum-v0", "--gamma", "1.5"], "--gamma must be in")):
+                          (["--env", "ncpgym/InvertedPendulum-v0", "--gamma", "1.5"], "--gamma must be in"),
+                          (["--env", "ncpgym/InvertedPendulum-v0", "--demo-bc", "-1"], "--demo-bc must be >= 0"),
+                          (["--env", "ncpgym/InvertedPendulum-v0", "--demo-bc", "1", "--demo-bc-decay", "1.5"],
+                           "--demo-bc-decay in (0, 1], got 1.0 and 1.5")):
         with pytest.raises(SystemExit) as e:
             main(tiny + argv if argv else argv)
         assert e.value.code == 2
         assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # a task without a scripted demonstration: refused before training
+        main(tiny + ["--env", "ncpgym/InvertedPendulum-v0", "--demo-bc", "0.5"])
+    assert str(e.value.code) == "--demo-bc: InvertedPendulumTask has no scripted demonstration (--demo-bc needs one)"
+    assert not (tmp_path / "progress.csv").exists()
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "(default: 256)" in capsys.readouterr().out  # every option shows its default
@@ -245,6 +252,10 @@ def test_training_cli_help_states_what_each_option_does(capsys):
         "--gamma": ["discount", f"(default: {c.gamma})"],
         "--hidden": ["hidden layer widths", f"(default: {list(c.hidden)})"],
         "--init-log-std": ["initial log standard deviation", "Gaussian policy", f"(default: {c.init_log_std})"],
+        "--demo-bc": ["behaviour-cloning term", "scripted demonstrations", "Task.demonstrations", "DAPG-style",
+                      "0: none", "(default: 0.0)"],
+        "--demo-bc-decay": ["COEF * F**update", "(default: 1.0)"],
+        "--demo-episodes": ["scripted episodes recorded for --demo-bc", "successful ones are kept", "(default: 64)"],
         "--eval-episodes": ["episodes of the final evaluation", "at most --num-envs", "(default: --num-envs, at most 256"],
         "--no-progress": ["no progress bar", "every 30 s"],
         "--video": ["film the final evaluation", "DIR/videos/final.mp4"],

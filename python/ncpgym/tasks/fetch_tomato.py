@@ -369,6 +369,12 @@ class FetchTomatoTask(Task):
                 "tomato_mass": np.full(batch.num_worlds, self.mass), "crushed": crushed, "dropped": dropped}
         return reward, failed, info
 
+    @classmethod
+    def demonstrations(cls, episodes: int, *, seed: int = 0, num_threads: int = 0, **kwargs):
+        """Every step of the ``scripted_actions`` episodes from the task's reset (one world
+        each, seed ``seed``) that end in success: (observations [M, 42], actions [M, 5])."""
+        return scripted_demonstrations(episodes, seed=seed, num_threads=num_threads, **kwargs)
+
     # -- pictures -------------------------------------------------------------------------
 
     def render_scene(self, model):
@@ -415,6 +421,41 @@ def _demo_bank(mesh: int) -> dict[str, np.ndarray]:
 def demo_stages(mesh: int = 4) -> np.ndarray:
     """The script step (one of DEMO_STAGES) of each stored demonstration state."""
     return _demo_bank(mesh)["stage"].copy()
+
+
+def scripted_demonstrations(episodes: int, *, seed: int = 0, num_threads: int = 0,
+                            **kwargs) -> tuple[np.ndarray, np.ndarray]:
+    """(observations [M, 42], actions [M, 5]) of ``scripted_actions`` over ``episodes``
+    episodes from the task's own reset (``episodes`` worlds, seed ``seed``; ``kwargs``: the
+    task's options, training aids left out), every step of the episodes whose last step
+    succeeds (the observation each action was chosen from)."""
+    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 1:
+        raise ValueError(f"episodes: expected a positive int, got {episodes!r}")
+    kwargs = {k: v for k, v in kwargs.items() if k not in FetchTomatoTask.training_aids}
+    envs = FetchTomatoVectorEnv(num_envs=int(episodes), num_threads=num_threads, **kwargs)
+    obs_seen, act_seen = [], []
+    try:
+        obs, _ = envs.reset(seed=seed)
+        task, batch = envs.task, envs.batch
+        start, plate = task.tomato(batch).copy(), task.plate_top(batch).copy()
+        failed = np.zeros(envs.num_envs, bool)  # (a failed world's later steps are a new episode's)
+        for k in range(FetchTomatoTask.max_episode_steps):
+            a = scripted_actions(task, batch, k, start, plate).astype(np.float32)
+            obs_seen.append(obs)
+            act_seen.append(a)
+            obs, _, term, trunc, info = envs.step(a)
+            failed |= term
+            if trunc.any():  # every world's time limit, together
+                break
+        ok = np.asarray(info["is_success"], bool) & ~failed
+    finally:
+        envs.close()
+    steps = len(obs_seen)
+    if not ok.any():
+        raise RuntimeError("FetchTomato scripted_demonstrations: no scripted episode succeeded (the script is broken)")
+    obs_all = np.stack(obs_seen)[:, ok].reshape(steps * int(ok.sum()), -1)
+    act_all = np.stack(act_seen)[:, ok].reshape(steps * int(ok.sum()), -1)
+    return obs_all, act_all
 
 
 # -- a scripted baseline: pick, carry with a quarter turn of the wrist, place, let go ---------

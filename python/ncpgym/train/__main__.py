@@ -90,6 +90,13 @@ def parser() -> argparse.ArgumentParser:
                     help="hidden layer widths of the policy and value networks")
     ap.add_argument("--init-log-std", type=float, default=PPOConfig.init_log_std,
                     help="initial log standard deviation of the Gaussian policy (exploration noise)")
+    ap.add_argument("--demo-bc", type=float, default=0.0, metavar="COEF",
+                    help="weight of a behaviour-cloning term on the task's scripted demonstrations "
+                         "(Task.demonstrations; demonstration-augmented PPO, DAPG-style); 0: none")
+    ap.add_argument("--demo-bc-decay", type=_positive(float), default=1.0, metavar="F",
+                    help="the term's weight is COEF * F**update")
+    ap.add_argument("--demo-episodes", type=_positive(int), default=64,
+                    help="scripted episodes recorded for --demo-bc (the successful ones are kept)")
     ap.add_argument("--eval-episodes", type=_positive(int), default=None,
                     help="episodes of the final evaluation (trained and random; at most --num-envs) "
                          "(default: --num-envs, at most 256: 16 episodes left the main job's mean "
@@ -110,7 +117,8 @@ def parser() -> argparse.ArgumentParser:
 
 # options --resume takes from the run's config.json (a run continues as it was made)
 _RUN_FIELDS = ("env", "env_kwargs", "num_envs", "seed", "threads", "ray_workers", "ray_address", "rollout_steps",
-               "epochs", "minibatches", "lr", "gamma", "hidden", "init_log_std", "checkpoint_every")
+               "epochs", "minibatches", "lr", "gamma", "hidden", "init_log_std", "checkpoint_every", "demo_bc",
+               "demo_bc_decay", "demo_episodes")
 
 
 def _resumed_args(ap: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
@@ -147,6 +155,8 @@ def main(argv=None) -> None:
         ap.error(f"unknown --env {args.env!r}; registered: {', '.join(ncpgym.TASK_IDS)}")
     if args.gamma > 1:
         ap.error(f"--gamma must be in (0, 1], got {args.gamma}")
+    if args.demo_bc < 0 or args.demo_bc_decay > 1:
+        ap.error(f"--demo-bc must be >= 0 and --demo-bc-decay in (0, 1], got {args.demo_bc} and {args.demo_bc_decay}")
 
     if args.ray_workers > 0:
         from ..cluster import RayVectorEnv
@@ -157,8 +167,9 @@ def main(argv=None) -> None:
         envs = gym.make_vec(args.env, num_envs=args.num_envs, num_threads=args.threads, **args.env_kwargs)
     cfg = PPOConfig(rollout_steps=args.rollout_steps, epochs=args.epochs, minibatches=args.minibatches,
                     lr=args.lr, gamma=args.gamma, hidden=tuple(args.hidden), seed=args.seed,
-                    init_log_std=args.init_log_std)
+                    init_log_std=args.init_log_std, bc_coef=args.demo_bc, bc_decay=args.demo_bc_decay)
     agent = PPO(envs, cfg)
+    demo_s = _demonstrations(args, agent) if args.demo_bc > 0 else 0.0
     args.out.mkdir(parents=True, exist_ok=True)
     if args.resume is not None:
         ck = latest_checkpoint(args.resume)
@@ -200,6 +211,9 @@ def main(argv=None) -> None:
               "evaluating (Ctrl-C again to skip)")
     try:
         summary = _evaluate(args, agent, rows, film, judged)
+        if demo_s:
+            summary["demonstration_minutes"] = round(demo_s / 60, 2)
+            (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
     except KeyboardInterrupt:
         last = rows[-1] if rows else {}
         summary = {"env": args.env, "env_steps": agent.env_steps, "minutes": last.get("time_s", 0) / 60,
@@ -217,6 +231,23 @@ def main(argv=None) -> None:
           f"{summary['eval_return_trained_sampled']:.1f} ± {summary['eval_return_trained_sampled_sem']:.1f}), "
           f"random {summary['eval_return_random']:.1f} (± one standard error){success}")
     print(f"learning curve: {args.out / 'learning_curve.png'}; CSV: {args.out / 'progress.csv'}")
+
+
+def _demonstrations(args, agent) -> float:
+    """Record the task's scripted demonstrations into ``agent`` (--demo-bc); the seconds taken."""
+    from ..tasks import task_class
+
+    t0 = time.perf_counter()
+    try:
+        obs, act = task_class(args.env).demonstrations(args.demo_episodes, seed=args.seed, num_threads=args.threads,
+                                                       **args.env_kwargs)
+    except NotImplementedError as e:
+        raise SystemExit(f"--demo-bc: {e}") from None
+    agent.set_demonstrations(obs, act)
+    took = time.perf_counter() - t0
+    print(f"demonstrations: {len(obs)} steps of {args.env}'s scripted episodes recorded in {took:.0f} s "
+          f"(behaviour-cloning weight {args.demo_bc} x {args.demo_bc_decay}**update)", flush=True)
+    return took
 
 
 def _sem(x: np.ndarray) -> float:

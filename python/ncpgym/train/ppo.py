@@ -49,6 +49,10 @@ class PPOConfig:
     obs_clip: float = 10.0
     seed: int = 0
     torch_threads: int = 0           # 0: torch's default
+    # demonstration-augmented PPO (Rajeswaran et al. 2018, DAPG, with a squared-error
+    # behaviour-cloning term on the policy's mean): bc_coef * bc_decay**update weighs it
+    bc_coef: float = 0.0
+    bc_decay: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -133,6 +137,26 @@ class PPO:
         self.elapsed_before = 0.0  # training seconds of earlier legs of a resumed run
         self.interrupted = False
         self._between_updates = True  # the trainer's state is that of a finished update
+        self._demo: tuple[np.ndarray, torch.Tensor] | None = None  # (raw observations, actions)
+
+    def set_demonstrations(self, obs: np.ndarray, actions: np.ndarray) -> None:
+        """Observation-action pairs [M, obs_dim], [M, act_dim] the policy's mean is pulled
+        towards while ``bc_coef * bc_decay**update`` > 0 (a behaviour-cloning term added to
+        PPO's loss, as DAPG adds one to the policy gradient: the value of what the
+        demonstration does is then learned from states PPO would take long to reach)."""
+        obs, actions = np.asarray(obs, np.float64), np.asarray(actions, np.float64)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_dim or actions.shape != (len(obs), self.act_dim) or not len(obs):
+            raise ValueError(f"set_demonstrations: expected observations [M, {self.obs_dim}] and actions "
+                             f"[M, {self.act_dim}] with M > 0, got {obs.shape} and {actions.shape}")
+        if not (np.isfinite(obs).all() and np.isfinite(actions).all()):
+            raise ValueError("set_demonstrations: observations and actions must be finite")
+        self._demo = (obs, torch.as_tensor(np.clip(actions, self.low, self.high), dtype=torch.float32))
+
+    def bc_weight(self) -> float:
+        """The behaviour-cloning term's weight at this update (0 without demonstrations)."""
+        if self._demo is None:
+            return 0.0
+        return self.cfg.bc_coef * self.cfg.bc_decay ** self.updates
 
     # -- observation and action plumbing --------------------------------------------------
 
@@ -242,6 +266,11 @@ class PPO:
         n = len(idx_all)
         mb = max(1, n // cfg.minibatches)
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_frac": 0.0}
+        bc_w = self.bc_weight()
+        if self._demo is not None:
+            stats["bc_loss"] = 0.0
+            # the demonstrations seen as the rollout's observations are (today's statistics)
+            demo_x = torch.as_tensor(self.normalize(self._demo[0]), dtype=torch.float32)
         count = 0
         for _ in range(cfg.epochs):
             perm = torch.randperm(n)
@@ -257,6 +286,11 @@ class PPO:
                 v_loss = 0.5 * (self.policy.value(obs[i]) - ret_t[i]).pow(2).mean()
                 ent = d.entropy().sum(-1).mean()
                 loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+                if self._demo is not None:
+                    j = torch.randint(len(demo_x), (len(i),))
+                    bc = (self.policy.actor(demo_x[j]) - self._demo[1][j]).pow(2).sum(-1).mean()
+                    loss = loss + bc_w * bc
+                    stats["bc_loss"] += bc.item()
                 self.opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
@@ -271,6 +305,8 @@ class PPO:
         self.updates += 1
         var = ret.reshape(-1)[idx_all].var()
         stats = {k: v / max(count, 1) for k, v in stats.items()}
+        if self._demo is not None:
+            stats["bc_weight"] = bc_w
         stats["explained_var"] = float(1 - np.var(ret.reshape(-1)[idx_all] - buf["val"][:-1].reshape(-1)[idx_all]) / (var + 1e-8))
         return stats
 
