@@ -586,6 +586,35 @@ def test_demonstrations_add_a_weighted_behaviour_cloning_term_to_the_update():
         torch.testing.assert_close(p.detach(), want, rtol=0, atol=2e-6)
 
 
+def test_pretraining_clones_the_demonstrations_under_statistics_that_took_them_in():
+    """pretrain_bc: the running moments become the pooled moments of the prior and the
+    demonstration observations, and the policy's mean then fits a demonstrated linear map of
+    the observation (squared error down 20-fold from the untrained policy's); only the
+    actor moves: the critic's weights and the exploration noise (log std) stay."""
+    ppo = agent(bc_coef=1.0, lr=3e-3)
+    rng = np.random.default_rng(5)
+    s_d = rng.normal([1.0, -2.0, 0.5, 3.0], [0.5, 2.0, 1.0, 0.1], size=(400, 4))
+    a_d = np.tanh(s_d @ [0.3, 0.2, -0.5, 1.0] - 3.0)[:, None]
+    ppo.set_demonstrations(s_d, a_d)
+    mu, _, _ = numpy_policy(ppo)
+    z0 = (s_d - s_d.mean(axis=0)) / s_d.std(axis=0)
+    before = float(np.mean(np.sum((mu(z0) - a_d) ** 2, axis=1)))
+    critic = [p.detach().clone() for p in ppo.policy.critic.parameters()] + [ppo.policy.log_std.detach().clone()]
+    loss = ppo.pretrain_bc(600, batch=64)
+    mean, var, count = pooled([s_d], (4,))
+    np.testing.assert_allclose(ppo.obs_rms.mean, mean, rtol=1e-9)
+    np.testing.assert_allclose(ppo.obs_rms.var, var, rtol=1e-6)
+    mu, _, _ = numpy_policy(ppo)
+    after = float(np.mean(np.sum((mu(ppo.normalize(s_d)) - a_d) ** 2, axis=1)))
+    assert after < before / 20 and loss == pytest.approx(after, rel=0.5), (before, after, loss)
+    assert all(torch.equal(b, p) for b, p in zip(critic, [*ppo.policy.critic.parameters(), ppo.policy.log_std]))
+    ppo.update(ppo.collect())
+    with pytest.raises(ValueError, match="only before the first update"):
+        ppo.pretrain_bc(1)
+    with pytest.raises(ValueError, match="set_demonstrations first"):
+        agent().pretrain_bc(1)
+
+
 def test_demonstrations_are_checked_and_absent_by_default():
     ppo = agent(bc_coef=1.0)
     assert ppo.bc_weight() == 0.0  # no demonstrations: no term, no column

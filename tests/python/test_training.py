@@ -255,6 +255,8 @@ def test_training_cli_help_states_what_each_option_does(capsys):
         "--demo-bc": ["behaviour-cloning term", "scripted demonstrations", "Task.demonstrations", "DAPG-style",
                       "0: none", "(default: 0.0)"],
         "--demo-bc-decay": ["COEF * F**update", "(default: 1.0)"],
+        "--demo-bc-pretrain": ["Adam steps of behaviour cloning alone", "before the first rollout", "PPO.pretrain_bc",
+                               "not when resuming", "(default: 0)"],
         "--demo-episodes": ["scripted episodes recorded for --demo-bc", "successful ones are kept", "(default: 64)"],
         "--eval-episodes": ["episodes of the final evaluation", "at most --num-envs", "(default: --num-envs, at most 256"],
         "--no-progress": ["no progress bar", "every 30 s"],

@@ -95,6 +95,9 @@ def parser() -> argparse.ArgumentParser:
                          "(Task.demonstrations; demonstration-augmented PPO, DAPG-style); 0: none")
     ap.add_argument("--demo-bc-decay", type=_positive(float), default=1.0, metavar="F",
                     help="the term's weight is COEF * F**update")
+    ap.add_argument("--demo-bc-pretrain", type=_non_negative_int, default=0, metavar="STEPS",
+                    help="Adam steps of behaviour cloning alone on the demonstrations before the first rollout "
+                         "(PPO.pretrain_bc; not when resuming)")
     ap.add_argument("--demo-episodes", type=_positive(int), default=64,
                     help="scripted episodes recorded for --demo-bc (the successful ones are kept)")
     ap.add_argument("--eval-episodes", type=_positive(int), default=None,
@@ -118,7 +121,7 @@ def parser() -> argparse.ArgumentParser:
 # options --resume takes from the run's config.json (a run continues as it was made)
 _RUN_FIELDS = ("env", "env_kwargs", "num_envs", "seed", "threads", "ray_workers", "ray_address", "rollout_steps",
                "epochs", "minibatches", "lr", "gamma", "hidden", "init_log_std", "checkpoint_every", "demo_bc",
-               "demo_bc_decay", "demo_episodes")
+               "demo_bc_decay", "demo_bc_pretrain", "demo_episodes")
 
 
 def _resumed_args(ap: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
@@ -211,7 +214,7 @@ def main(argv=None) -> None:
               "evaluating (Ctrl-C again to skip)")
     try:
         summary = _evaluate(args, agent, rows, film, judged)
-        if demo_s:
+        if demo_s:  # recording the demonstrations (and cloning them), before the training clock
             summary["demonstration_minutes"] = round(demo_s / 60, 2)
             (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
     except KeyboardInterrupt:
@@ -244,10 +247,13 @@ def _demonstrations(args, agent) -> float:
     except NotImplementedError as e:
         raise SystemExit(f"--demo-bc: {e}") from None
     agent.set_demonstrations(obs, act)
-    took = time.perf_counter() - t0
-    print(f"demonstrations: {len(obs)} steps of {args.env}'s scripted episodes recorded in {took:.0f} s "
-          f"(behaviour-cloning weight {args.demo_bc} x {args.demo_bc_decay}**update)", flush=True)
-    return took
+    print(f"demonstrations: {len(obs)} steps of {args.env}'s scripted episodes recorded in "
+          f"{time.perf_counter() - t0:.0f} s (behaviour-cloning weight {args.demo_bc} x {args.demo_bc_decay}**update)",
+          flush=True)
+    if args.demo_bc_pretrain and args.resume is None:
+        loss = agent.pretrain_bc(args.demo_bc_pretrain)
+        print(f"behaviour cloning: {args.demo_bc_pretrain} steps, squared error {loss:.4f}", flush=True)
+    return time.perf_counter() - t0
 
 
 def _sem(x: np.ndarray) -> float:

@@ -152,6 +152,31 @@ class PPO:
             raise ValueError("set_demonstrations: observations and actions must be finite")
         self._demo = (obs, torch.as_tensor(np.clip(actions, self.low, self.high), dtype=torch.float32))
 
+    def pretrain_bc(self, steps: int, batch: int = 256) -> float:
+        """Behaviour cloning alone before the first rollout (DAPG's first phase): the
+        observation statistics take in the demonstrations (the standardisation the cloned
+        mapping is learned under stays close to the one training then sees), then ``steps``
+        Adam steps on the squared error of the policy's mean over ``batch`` demonstration
+        pairs each. Returns the mean loss of the last (up to) 100 steps."""
+        if self._demo is None:
+            raise ValueError("pretrain_bc: set_demonstrations first")
+        if self.updates:
+            raise ValueError("pretrain_bc: only before the first update")
+        if self.cfg.normalize_obs:
+            self.obs_rms.update(self._demo[0])
+        x = torch.as_tensor(self.normalize(self._demo[0]), dtype=torch.float32)
+        y = self._demo[1]
+        losses: list[float] = []
+        for _ in range(int(steps)):
+            j = torch.randint(len(x), (min(batch, len(x)),))
+            bc = (self.policy.actor(x[j]) - y[j]).pow(2).sum(-1).mean()
+            self.opt.zero_grad()
+            bc.backward()
+            nn.utils.clip_grad_norm_(self.policy.parameters(), self.cfg.max_grad_norm)
+            self.opt.step()
+            losses.append(bc.item())
+        return float(np.mean(losses[-100:])) if losses else float("nan")
+
     def bc_weight(self) -> float:
         """The behaviour-cloning term's weight at this update (0 without demonstrations)."""
         if self._demo is None:
