@@ -559,19 +559,32 @@ def test_demo_starts_is_a_training_aid_left_out_of_evaluations():
 def test_demonstrations_are_the_scripted_episodes_that_succeed_replayable_from_the_reset(monkeypatch):
     """Task.demonstrations (what ``ncpgym.train --demo-bc`` imitates): every step of the
     scripted episodes from the task's own reset (demo_starts, a training aid, left out) that
-    end in success; the pairs replayed on a fresh env from the same seed give back each
-    observation bitwise. A script that never succeeds is refused, not recorded."""
-    obs, act = ft.FetchTomatoTask.demonstrations(2, seed=3, num_threads=2, mesh=3, demo_starts=1.0)
+    end in success. Three worlds, the middle one's script made to hold still (its episode
+    fails, the others run on): worlds 0 and 2 are kept, step-major, and the pairs replayed
+    on a fresh env from the same seed give back each observation bitwise. A script that
+    never succeeds is refused, not recorded."""
+    real = ft.scripted_actions
+
+    def world_1_idles(task, b, k, start, plate):
+        a = real(task, b, k, start, plate)
+        a[1] = 0.0
+        return a
+
+    monkeypatch.setattr(ft, "scripted_actions", world_1_idles)
+    obs, act = ft.FetchTomatoTask.demonstrations(3, seed=3, num_threads=2, mesh=3, demo_starts=1.0)
+    monkeypatch.setattr(ft, "scripted_actions", real)
     assert obs.shape == (600, 42) and act.shape == (600, 5)
-    env = ft.FetchTomatoVectorEnv(num_envs=2, num_threads=2, mesh=3)
+    env = ft.FetchTomatoVectorEnv(num_envs=3, num_threads=2, mesh=3)
     o, _ = env.reset(seed=3)
     task, b = env.task, env.batch
     start, plate = task.tomato(b).copy(), task.plate_top(b).copy()
-    for k in range(300):  # rows: step-major, the worlds of a step side by side
-        np.testing.assert_array_equal(obs[2 * k:2 * k + 2], o)
-        np.testing.assert_array_equal(act[2 * k:2 * k + 2], ft.scripted_actions(task, b, k, start, plate).astype(np.float32))
-        o, _, _, _, info = env.step(act[2 * k:2 * k + 2].astype(np.float32))
-    assert info["is_success"].all()
+    kept = [0, 2]
+    for k in range(300):  # rows: step-major, the kept worlds of a step side by side
+        np.testing.assert_array_equal(obs[2 * k:2 * k + 2], o[kept])
+        a = world_1_idles(task, b, k, start, plate).astype(np.float32)
+        np.testing.assert_array_equal(act[2 * k:2 * k + 2], a[kept])
+        o, _, _, _, info = env.step(a)
+    np.testing.assert_array_equal(info["is_success"], [True, False, True])
     env.close()
     monkeypatch.setattr(ft, "scripted_actions", lambda task, b, *a: np.zeros((b.num_worlds, 5)))
     with pytest.raises(RuntimeError, match="no scripted episode succeeded"):

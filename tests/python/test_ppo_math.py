@@ -586,6 +586,43 @@ def test_demonstrations_add_a_weighted_behaviour_cloning_term_to_the_update():
         torch.testing.assert_close(p.detach(), want, rtol=0, atol=2e-6)
 
 
+class _Plane(gym.Env):
+    """A point in the plane pushed by a 2-D action in [-1, 2] x [-0.5, 0.5] (actions of more
+    than one dimension with asymmetric bounds, which the pendulum's cannot show)."""
+
+    observation_space = gym.spaces.Box(-np.inf, np.inf, (3,), np.float64)
+    action_space = gym.spaces.Box(np.array([-1.0, -0.5], np.float32), np.array([2.0, 0.5], np.float32))
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.x = self.np_random.normal(size=3)
+        return self.x.copy(), {}
+
+    def step(self, a):
+        self.x[:2] += 0.1 * np.asarray(a, float)
+        return self.x.copy(), -float(np.sum(self.x**2)), False, False, {}
+
+
+def test_the_cloning_term_sums_over_action_dimensions_and_clips_each_to_its_bounds():
+    """A 2-D action box [-1, 2] x [-0.5, 0.5], one demonstration pair repeated (every draw
+    is the same pair), its action beyond the lower bound in one dimension and the upper in
+    the other: bc_loss is the sum over dimensions (not the mean) of the squared distance
+    from the policy's mean to the clipped action (-1, 0.5), the same for pretrain_bc."""
+    envs = gym.vector.SyncVectorEnv([_Plane for _ in range(2)])
+    ppo = PPO(envs, PPOConfig(hidden=(8,), seed=0, torch_threads=1, rollout_steps=4, epochs=1, minibatches=2,
+                              bc_coef=1.0, lr=1e-9))
+    s_d = np.array([[0.6, 0.0, -0.3]] * 3)
+    ppo.set_demonstrations(s_d, np.array([[-7.0, 3.0]] * 3))
+    buf = ppo.collect()  # (its observations move the running moments the term standardises by)
+    mu, _, _ = numpy_policy(ppo)
+    z = np.clip((s_d[:1] - ppo.obs_rms.mean) / np.sqrt(ppo.obs_rms.var + 1e-8), -10, 10)
+    bc_hand = float(np.sum((mu(z) - [-1.0, 0.5]) ** 2))
+    stats = ppo.update(buf)
+    # lr 1e-9: the two minibatches see the same policy to ~1e-9; the stat is their mean
+    assert stats["bc_loss"] == pytest.approx(bc_hand, rel=1e-5)
+    envs.close()
+
+
 def test_pretraining_clones_the_demonstrations_under_statistics_that_took_them_in():
     """pretrain_bc: the running moments become the pooled moments of the prior and the
     demonstration observations, and the policy's mean then fits a demonstrated linear map of
@@ -616,11 +653,17 @@ def test_pretraining_clones_the_demonstrations_under_statistics_that_took_them_i
 
 
 def test_demonstrations_are_checked_and_absent_by_default():
+    for bad in ({"bc_coef": -0.1}, {"bc_coef": float("nan")}, {"bc_decay": 0.0}, {"bc_decay": 1.01}):
+        with pytest.raises(ValueError, match=f"PPOConfig.{next(iter(bad))}"):
+            PPOConfig(**bad)
+    PPOConfig(bc_coef=0.0, bc_decay=1.0)  # the edges themselves are allowed
     ppo = agent(bc_coef=1.0)
     assert ppo.bc_weight() == 0.0  # no demonstrations: no term, no column
     assert "bc_loss" not in ppo.update(ppo.collect())
     for obs, act in ((np.zeros((2, 3)), np.zeros((2, 1))), (np.zeros((2, 4)), np.zeros((3, 1))),
-                     (np.zeros((0, 4)), np.zeros((0, 1))), (np.full((1, 4), np.nan), np.zeros((1, 1)))):
+                     (np.zeros((0, 4)), np.zeros((0, 1))), (np.full((1, 4), np.nan), np.zeros((1, 1))),
+                     (np.zeros((1, 4)), np.full((1, 1), np.inf)), (np.zeros(4), np.zeros(1)),
+                     (np.zeros((2, 4)), np.zeros((2, 2)))):
         with pytest.raises(ValueError, match="set_demonstrations"):
             ppo.set_demonstrations(obs, act)
 

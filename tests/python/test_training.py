@@ -200,7 +200,7 @@ def test_training_cli_validates_its_arguments(capsys, tmp_path):
     with pytest.raises(SystemExit) as e:  # a task without a scripted demonstration: refused before training
         main(tiny + ["--env", "ncpgym/InvertedPendulum-v0", "--demo-bc", "0.5"])
     assert str(e.value.code) == "--demo-bc: InvertedPendulumTask has no scripted demonstration (--demo-bc needs one)"
-    assert not (tmp_path / "progress.csv").exists()
+    assert not (tmp_path / "progress.csv").exists() and not (tmp_path / "config.json").exists()
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "(default: 256)" in capsys.readouterr().out  # every option shows its default
@@ -524,6 +524,56 @@ def test_training_cli_resumes_a_run_and_keeps_checkpoints_as_asked(tmp_path, cap
             main(argv)
         assert e.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_training_cli_trains_with_demonstrations_and_resumes_with_the_options_it_was_made_with(
+        tmp_path, capsys, monkeypatch):
+    """--demo-bc on a task whose Task.demonstrations is given here (the pendulum's, 5 pairs):
+    the hook is asked for --demo-episodes episodes with the run's seed, threads and env
+    kwargs; pretraining runs once (not on --resume); progress.csv carries bc_weight =
+    COEF * F**(update - 1) and summary.json the recording's minutes. A resumed run takes the
+    demonstration options from config.json, and an option its config.json predates takes
+    its default (not the command line's), the CSV keeping every leg's columns."""
+    import json
+
+    from ncpgym.tasks.inverted_pendulum import InvertedPendulumTask
+    from ncpgym.train.__main__ import main
+    from ncpgym.train.ppo import PPO
+
+    asked, pretrained = [], []
+
+    def demonstrations(cls, episodes, *, seed, num_threads, **kwargs):
+        asked.append((cls.__name__, episodes, seed, num_threads, kwargs))
+        return np.zeros((5, 4)), np.full((5, 1), 0.5)
+
+    real_pretrain = PPO.pretrain_bc
+    monkeypatch.setattr(InvertedPendulumTask, "demonstrations", classmethod(demonstrations), raising=False)
+    monkeypatch.setattr(PPO, "pretrain_bc", lambda self, steps, **kw: pretrained.append(steps) or
+                        real_pretrain(self, steps, **kw))
+    common = ["--threads", "1", "--eval-episodes", "2", "--no-progress"]
+    main(["--env", "ncpgym/InvertedPendulum-v0", "--env-kwargs", '{"max_episode_steps": 50}', "--num-envs", "2",
+          "--steps", "64", "--rollout-steps", "16", "--hidden", "8", "--seed", "3", "--demo-bc", "0.5",
+          "--demo-bc-decay", "0.8", "--demo-bc-pretrain", "7", "--demo-episodes", "4", "--out", str(tmp_path), *common])
+    assert asked == [("InvertedPendulumTask", 4, 3, 1, {"max_episode_steps": 50})] and pretrained == [7]
+    assert "demonstrations: 5 steps" in capsys.readouterr().out
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert (config["demo_bc"], config["demo_bc_decay"], config["ppo"]["bc_coef"]) == (0.5, 0.8, 0.5)
+    rows = progress_rows(tmp_path)
+    assert [float(r["bc_weight"]) for r in rows] == pytest.approx([0.5, 0.4])
+    assert all(float(r["bc_loss"]) > 0 for r in rows)
+    assert json.loads((tmp_path / "summary.json").read_text())["demonstration_minutes"] >= 0
+    main(["--resume", str(tmp_path), "--steps", "96", "--demo-bc", "9", *common])  # the run's 0.5 stays
+    assert len(asked) == 2 and pretrained == [7]  # recorded again, not pretrained again
+    assert [float(r["bc_weight"]) for r in progress_rows(tmp_path)] == pytest.approx([0.5, 0.4, 0.32])
+    # a run made before --demo-bc existed: its default (0, no demonstrations), not the 9 given
+    del config["demo_bc"]
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    main(["--resume", str(tmp_path), "--steps", "128", "--demo-bc", "9", *common])
+    assert len(asked) == 2
+    rows = progress_rows(tmp_path)
+    assert [int(r["update"]) for r in rows] == [1, 2, 3, 4]
+    assert [r["bc_weight"] for r in rows] == ["0.5", "0.4", "0.32", ""]  # the last leg has no such column
+    assert json.loads((tmp_path / "config.json").read_text())["demo_bc"] == 0.0
 
 
 def test_play_takes_the_task_from_the_run_and_reports_returns_and_success(tmp_path, capsys):

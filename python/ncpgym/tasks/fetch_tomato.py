@@ -439,14 +439,15 @@ def scripted_demonstrations(episodes: int, *, seed: int = 0, num_threads: int = 
         task, batch = envs.task, envs.batch
         start, plate = task.tomato(batch).copy(), task.plate_top(batch).copy()
         failed = np.zeros(envs.num_envs, bool)  # (a failed world's later steps are a new episode's)
-        for k in range(FetchTomatoTask.max_episode_steps):
+        last = FetchTomatoTask.max_episode_steps - 1
+        for k in range(last + 1):
             a = scripted_actions(task, batch, k, start, plate).astype(np.float32)
             obs_seen.append(obs)
             act_seen.append(a)
             obs, _, term, trunc, info = envs.step(a)
-            failed |= term
-            if trunc.any():  # every world's time limit, together
-                break
+            # ended early: terminated, or truncated before the time limit (a diverged world,
+            # reported and reset); the time limit truncates every world at the last step
+            failed |= term | (trunc & (k < last))
         ok = np.asarray(info["is_success"], bool) & ~failed
     finally:
         envs.close()

@@ -8,6 +8,8 @@ side by side); --video-every K also films the current policy every K updates.
 --resume DIR continues the run in DIR from its newest checkpoint (same task, worlds and
 PPO settings, read from DIR/config.json) until its budget: the original one, or the
 --minutes / --steps given now (both count the whole run).
+--demo-bc COEF adds a behaviour-cloning term on the task's scripted demonstrations
+(demonstration-augmented PPO; tasks that define Task.demonstrations, e.g. FetchTomato).
 """
 
 from __future__ import annotations
@@ -132,8 +134,9 @@ def _resumed_args(ap: argparse.ArgumentParser, args: argparse.Namespace) -> argp
     if args.env is not None and args.env != made["env"]:
         ap.error(f"--resume {args.resume}: that run trains {made['env']}, not {args.env}")
     for k in _RUN_FIELDS:
-        if k in made:  # (runs made before an option existed keep today's default)
-            setattr(args, k, made[k])
+        # a run made before an option existed continues with the option's default, not
+        # with what this command line says (the run was made without it)
+        setattr(args, k, made[k] if k in made else ap.get_default(k))
     if args.minutes is None and args.steps is None:
         args.minutes, args.steps = made["minutes"], made["steps"]
     args.out = args.resume

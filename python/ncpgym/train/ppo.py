@@ -55,6 +55,13 @@ class PPOConfig:
     bc_decay: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self):
+        # the demonstration term's weight must stay a non-negative, non-growing number
+        if not (np.isfinite(self.bc_coef) and self.bc_coef >= 0):
+            raise ValueError(f"PPOConfig.bc_coef: expected a finite number >= 0, got {self.bc_coef!r}")
+        if not (0 < self.bc_decay <= 1):
+            raise ValueError(f"PPOConfig.bc_decay: expected a number in (0, 1], got {self.bc_decay!r}")
+
 
 class RunningMeanStd:
     """Running mean and variance over batches (Chan et al.'s parallel update)."""
@@ -414,7 +421,10 @@ class PPO:
                 if out is not None:
                     if writer is None:  # earlier legs' rows first (a resumed run)
                         fh = open(out / "progress.csv", "w", newline="")
-                        writer = csv.DictWriter(fh, fieldnames=list(row))
+                        # columns of every leg (a resumed run may add or drop one, e.g. bc_loss);
+                        # a row without a column leaves it empty
+                        names = list(dict.fromkeys(k for r in rows for k in r))
+                        writer = csv.DictWriter(fh, fieldnames=names, restval="")
                         writer.writeheader()
                         writer.writerows(rows[:-1])
                     writer.writerow(row)
@@ -548,7 +558,9 @@ def _previous_rows(path: Path, upto: int) -> list[dict]:
     if upto == 0 or not path.exists():
         return []
     with open(path, newline="") as fh:
-        rows = [{k: float(v) if k != "update" else int(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+        # an empty cell is a column that leg did not have
+        rows = [{k: int(v) if k == "update" else float(v) if v != "" else float("nan") for k, v in r.items()}
+                for r in csv.DictReader(fh)]
     for r in rows:
         for k in ("env_steps", "episodes"):
             r[k] = int(r[k])
