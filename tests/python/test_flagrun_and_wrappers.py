@@ -246,6 +246,55 @@ def test_harder_throws_the_cube_at_the_robot_and_ends_long_falls():
     assert hit
 
 
+def test_harder_weak_gravity_draws_a_level_per_episode_from_the_stream_and_learns_from_falls():
+    """weak_gravity (a training aid): from the two numbers after the start task's (replayed
+    here on an env without the aid, same seed), r0 < share picks a weaker gravity, r1 the
+    level (equal shares at first: floor(3 r1)); the world's gravity is the model's times
+    GRAVITY_LEVELS[level], the state is that of the task without the aid. A fall under a
+    weak gravity moves that level's failure rate (by (1 - 0.95)(1 - 0.5)), not the start
+    task's; a full-gravity fall moves its start task's. The evaluation leaves the aid out."""
+    from ncpgym.tasks import evaluation_kwargs
+    from ncpgym.tasks.flagrun import GRAVITY_LEVELS
+
+    n = 32
+    aided = gym.make_vec(HARDER, num_envs=n, num_threads=1, weak_gravity=0.4)
+    plain = gym.make_vec(HARDER, num_envs=n, num_threads=1)
+    aided.reset(seed=5)
+    plain.reset(seed=5)
+    task, b = aided.unwrapped._c.task, aided.unwrapped.batch
+    pb = plain.unwrapped.batch
+    np.testing.assert_array_equal(b.q, pb.q)
+    r = pb.uniform(np.arange(n, dtype=np.int32), 2, 0.0, 1.0)
+    level = np.where(r[:, 0] < 0.4, np.floor(3 * r[:, 1]).astype(int), -1)
+    np.testing.assert_array_equal(task.gravity_level, level)
+    assert set(level) == {-1, 0, 1, 2}
+    scale = np.where(level >= 0, np.take(GRAVITY_LEVELS, level.clip(0)), 1.0)
+    np.testing.assert_array_equal(b.gravity, scale[:, None] * [0.0, 0.0, -9.81])
+    np.testing.assert_array_equal(pb.gravity, np.tile([0.0, 0.0, -9.81], (n, 1)))
+    # one weak-gravity world and one full-gravity world fall for good on this step
+    weak, full = int(np.flatnonzero(level == 1)[0]), int(np.flatnonzero(level == -1)[0])
+    rates, start_rates = task.gravity_curriculum.failure.copy(), task.curriculum.failure.copy()
+    started = task.start[full]  # the full-gravity episode's start task (redrawn at its reset)
+    task.ground[[weak, full]] = 169
+    b.q[[weak, full], 2] = 0.3
+    b.forward()
+    _, _, term, _, _ = aided.step(np.zeros((n, 17)))
+    assert term[weak] and term[full] and term.sum() == 2
+    aided.step(np.zeros((n, 17)))  # their next step resets them: the rates learn
+    want = rates.copy()
+    want[1] += 0.05 * (1.0 - rates[1])
+    np.testing.assert_allclose(task.gravity_curriculum.failure, want, rtol=1e-12)
+    want = start_rates.copy()
+    want[started] += 0.05 * (1.0 - start_rates[started])
+    np.testing.assert_allclose(task.curriculum.failure, want, rtol=1e-12)
+    assert evaluation_kwargs(HARDER, {"weak_gravity": 0.5, "flag_timeout": 100}) == {"flag_timeout": 100}
+    for bad in (-0.1, 1.5, True, "half"):
+        with pytest.raises(ValueError, match="weak_gravity: expected a share in"):
+            gym.make_vec(HARDER, num_envs=1, weak_gravity=bad)
+    aided.close()
+    plain.close()
+
+
 def test_harder_cube_throw_stays_finite_for_a_world_with_a_huge_state():
     """A world whose humanoid state is huge (about to be flagged as diverged) must not get a
     NaN cube velocity: target - start used to underflow to 0 there."""

@@ -238,6 +238,7 @@ HumanoidFlagrunVectorEnv, HumanoidFlagrunEnv = env_classes(HumanoidFlagrunTask, 
 # -- Harder ---------------------------------------------------------------------------------
 
 START_TASKS = ("walk", "stand_up", "roll_over")
+GRAVITY_LEVELS = (0.25, 0.5, 0.75)  # weak_gravity's scales of the model's gravity
 
 
 class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
@@ -264,10 +265,31 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
     Termination: the on-ground counter (+1 per frame with z < 0.8, -1 otherwise while
         positive) reaches 170 frames, or a non-finite state. z0 for the height observation
         is 0.8. Truncation: 1000 steps.
+
+    Training aid ``weak_gravity`` (default 0, in [0, 1]; a ``training_aids`` option, so
+    ``ncpgym.train``'s evaluation and ``ncpgym.play`` leave it out): that share of episodes
+    runs under a weaker gravity, the model's scaled by one of GRAVITY_LEVELS (0.25, 0.5,
+    0.75), drawn with probability proportional to 0.1 + the level's recent failure rate
+    (``curriculum.FailureWeightedDraw``, as the start tasks; failure: ended by the
+    on-ground counter), so the weakest gravity the policy still fails under is practised
+    most. Getting up is a matter of torque against weight: at a quarter of g the motors
+    lift the body four times as easily, and what is learned there carries to full g
+    through the levels between (a strength curriculum). Everything else is unchanged; the
+    start-task rates learn from full-gravity episodes only. Two numbers from the world's
+    stream after the start task's (share, level); with weak_gravity 0 none are drawn and
+    episodes stay bitwise those of the task without the option. Trajectories then depend
+    on the batch, not only on the seed (as the start tasks').
     """
 
-    def __init__(self, **kwargs):
+    training_aids = ("weak_gravity",)
+
+    def __init__(self, *, weak_gravity: float = 0.0, **kwargs):
+        if isinstance(weak_gravity, bool) or not isinstance(weak_gravity, (int, float)) \
+                or not 0.0 <= weak_gravity <= 1.0:
+            raise ValueError(f"weak_gravity: expected a share in [0, 1], got {weak_gravity!r}")
         super().__init__(**kwargs)
+        self.weak_gravity = float(weak_gravity)
+        self.gravity_curriculum = FailureWeightedDraw(len(GRAVITY_LEVELS))
         self.rewards.reweight({"electricity": -8.5 / 4, "stall_torque": -0.425 / 4, **kwargs.get("reward_weights", {})})
         for t in self.rewards.terms:
             if t.name == "alive":
@@ -298,6 +320,7 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
             self.start = np.zeros(n, np.int64)
             self.ended_by_fall = np.zeros(n, bool)
             self.started = np.zeros(n, bool)
+            self.gravity_level = np.full(n, -1, np.int64)  # index into GRAVITY_LEVELS, -1: full gravity
 
     def _xy(self, batch):
         return batch.xpos[:, self._robot_bodies, :2].mean(axis=1)
@@ -306,9 +329,14 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         self._ensure_state(batch.num_worlds)
         worlds = np.asarray(worlds)
         done = worlds[self.started[worlds]]  # their episodes update the failure rates
-        self.curriculum.record(self.start[done], self.ended_by_fall[done])
+        full = done[self.gravity_level[done] < 0]
+        self.curriculum.record(self.start[full], self.ended_by_fall[full])
+        weak = done[self.gravity_level[done] >= 0]
+        self.gravity_curriculum.record(self.gravity_level[weak], self.ended_by_fall[weak])
         q, u = super().reset_states(batch, worlds)
         task = self.curriculum.draw(batch.uniform(worlds.astype(np.int32), 1, 0.0, 1.0)[:, 0])
+        if self.weak_gravity > 0.0:  # (no extra draws without: default episodes stay bitwise)
+            self._draw_gravity(batch, worlds)
         yaw = 2 * np.arctan2(q[:, 6], q[:, 3])
         lying = task > 0
         pitch = np.where(task == 1, -np.pi / 2, np.pi / 2)  # on the back / face down
@@ -326,6 +354,14 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         self.started[worlds] = True
         self.z0[worlds] = 0.8
         return q, u
+
+    def _draw_gravity(self, batch, worlds: np.ndarray) -> None:
+        """A weak_gravity share of ``worlds`` gets a weaker gravity level, the rest full gravity."""
+        r = batch.uniform(worlds.astype(np.int32), 2, 0.0, 1.0)
+        level = np.where(r[:, 0] < self.weak_gravity, self.gravity_curriculum.draw(r[:, 1]), -1)
+        scale = np.where(level >= 0, np.asarray(GRAVITY_LEVELS)[level.clip(0)], 1.0)
+        batch.gravity[worlds] = scale[:, None] * np.asarray(batch.model.gravity)[None, :]
+        self.gravity_level[worlds] = level
 
     def before_step(self, batch):
         self._ensure_state(batch.num_worlds)
