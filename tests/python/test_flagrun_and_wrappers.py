@@ -215,6 +215,28 @@ def test_harder_env_contract_and_start_tasks():
     np.testing.assert_array_equal(info["reward_terms"]["progress"][lying], 0.0)  # no crawling
 
 
+def test_harder_stand_height_makes_the_alive_term_pay_for_height_up_to_it():
+    # 0.5 + 1.5 clip(z, 0, h) / h by hand: standing (z ~ 1.4) earns 2 under both heights,
+    # lying (z ~ 0.3) earns less the higher h is, a squat at 0.9 m earns 2 only under h = 0.7
+    alive = {}
+    for h in (0.7, 1.2):
+        envs = gym.make_vec(HARDER, num_envs=16, stand_height=h)
+        envs.reset(seed=1)
+        b = envs.unwrapped.batch
+        _, _, _, _, info = envs.step(np.zeros((16, 17)))
+        z = b.q[:, 2].copy()
+        alive[h] = info["reward_terms"]["alive"]
+        np.testing.assert_allclose(alive[h], 0.5 + 1.5 * np.minimum(z, h) / h, rtol=1e-12)
+        envs.close()
+    standing = z > 1.2
+    assert standing.any() and (~standing).any()
+    np.testing.assert_array_equal(alive[1.2][standing], 2.0)
+    assert np.all(alive[1.2][~standing] < alive[0.7][~standing])
+    for bad in (0.0, -1.0, 1.5, True, "1.2"):
+        with pytest.raises(ValueError, match="stand_height"):
+            gym.make_vec(HARDER, num_envs=1, stand_height=bad)
+
+
 def test_harder_throws_the_cube_at_the_robot_and_ends_long_falls():
     envs = gym.make_vec(HARDER, num_envs=8)
     envs.reset(seed=3)

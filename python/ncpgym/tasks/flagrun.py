@@ -259,7 +259,8 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         bearing, 1 m above the torso) at the robot's position predicted from its velocity,
         at 20-30 m/s plus uniform [-1, 1] m/s noise per axis. One cube per world, parked
         2 km above the field between throws.
-    Reward terms: alive = 0.5 + 1.5 clip(z, 0, 0.7) / 0.7 (never negative); progress as in
+    Reward terms: alive = 0.5 + 1.5 clip(z, 0, h) / h (never negative), h = ``stand_height``
+        (default 0.7 m: every height from 0.7 m up pays alike); progress as in
         Flagrun but 0 whenever the torso is below 0.8 m before or after the step (no
         crawling); electricity and stall costs at a quarter of Flagrun's weights.
     Termination: the on-ground counter (+1 per frame with z < 0.8, -1 otherwise while
@@ -283,17 +284,21 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
 
     training_aids = ("weak_gravity",)
 
-    def __init__(self, *, weak_gravity: float = 0.0, **kwargs):
+    def __init__(self, *, weak_gravity: float = 0.0, stand_height: float = 0.7, **kwargs):
         if isinstance(weak_gravity, bool) or not isinstance(weak_gravity, (int, float)) \
                 or not 0.0 <= weak_gravity <= 1.0:
             raise ValueError(f"weak_gravity: expected a share in [0, 1], got {weak_gravity!r}")
+        if isinstance(stand_height, bool) or not isinstance(stand_height, (int, float)) \
+                or not 0.0 < stand_height <= 1.4:
+            raise ValueError(f"stand_height: expected a torso height in (0, 1.4] m, got {stand_height!r}")
+        self.stand_height = h = float(stand_height)
         super().__init__(**kwargs)
         self.weak_gravity = float(weak_gravity)
         self.gravity_curriculum = FailureWeightedDraw(len(GRAVITY_LEVELS))
         self.rewards.reweight({"electricity": -8.5 / 4, "stall_torque": -0.425 / 4, **kwargs.get("reward_weights", {})})
         for t in self.rewards.terms:
             if t.name == "alive":
-                t.fn = lambda c: 0.5 + 1.5 * np.clip(c.z, 0.0, 0.7) / 0.7
+                t.fn = lambda c: 0.5 + 1.5 * np.clip(c.z, 0.0, h) / h
             if t.name == "progress":
                 t.fn = lambda c: np.where((c.z >= 0.8) & (c.z_before >= 0.8), (c.dist_before - c.dist_after) / c.dt, 0.0)
         self.curriculum = FailureWeightedDraw(len(START_TASKS))
