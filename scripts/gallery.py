@@ -1,12 +1,14 @@
 """A still of every registered task, for the README and the task pages: python scripts/gallery.py [--out DIR] [--tasks ID ...]
 
-Tasks with a committed trained policy (benchmarks/results/training/*/final.pt, matched by
-the env id and task keyword arguments in the run's config.json) are run with that
-policy's deterministic actions; the others with random actions from a fixed seed. Each
-picture is taken after the task's number of steps below (the flag runner mid-run, the
-gripper holding its ball), with the task's own camera, and saved as DIR/<task>.png
-(default docs/gallery). Task variants (``VARIANTS``: a task with keyword arguments) are
-pictured with ``--tasks NAME`` as DIR/<NAME>.png.
+A task with a committed trained policy is run with that policy's deterministic actions,
+under the task options it was trained for (training aids left out); the others with
+random actions from a fixed seed. The policy is that of the task's run in the task table
+(benchmarks/results/task_table.json, written by benchmarks/task_table.py) with the best
+mean-action return, variants' runs apart. Each picture is taken after the task's number
+of steps below (the flag runner mid-run, the gripper holding its ball), with the task's
+own camera, and saved as DIR/<task>.png (default docs/gallery). Task variants
+(``VARIANTS``: a task with keyword arguments) are pictured with ``--tasks NAME`` as
+DIR/<NAME>.png, with the run trained for exactly those options.
 """
 
 from __future__ import annotations
@@ -45,14 +47,22 @@ def key(env_id: str, kwargs: dict) -> str:
     return env_id + json.dumps(kwargs, sort_keys=True)
 
 
-def trained_policies() -> dict[str, Path]:
-    """final.pt of every committed run, by key(task id, task keyword arguments)."""
-    out = {}
-    for cfg in sorted((ROOT / "benchmarks" / "results" / "training").glob("*/config.json")):
-        policy = cfg.parent / "final.pt"
-        if policy.is_file():
-            run = json.loads(cfg.read_text())
-            out[key(run["env"], run.get("env_kwargs") or {})] = policy
+def trained_policies(table: Path = ROOT / "benchmarks" / "results" / "task_table.json") -> dict[str, tuple[Path, dict]]:
+    """(final.pt, task options) by task id and by variant name: per task id the table's run
+    with the best mean-action return among those not trained for a variant's options; per
+    variant the run trained for exactly its options."""
+    variant_keys = {key(*v): name for name, v in VARIANTS.items()}
+    out, best = {}, {}
+    for row in json.loads(table.read_text())["rows"]:
+        policy = ROOT / "benchmarks" / "results" / "training" / row["run"] / "final.pt"
+        if row.get("return_mean") is None or not policy.is_file():
+            continue
+        variant = variant_keys.get(key(row["env"], row["env_kwargs"]))
+        if variant is not None:
+            out[variant] = (policy, row["env_kwargs"])
+        elif row["return_mean"] > best.get(row["env"], -np.inf):
+            best[row["env"]] = row["return_mean"]
+            out[row["env"]] = (policy, row["env_kwargs"])
     return out
 
 
@@ -84,7 +94,7 @@ def main() -> None:
     policies = trained_policies()
     for name in args.tasks:
         env_id, kwargs = VARIANTS.get(name, (name, {}))
-        policy = policies.get(key(env_id, kwargs))
+        policy, kwargs = policies.get(name, (None, kwargs))
         img = still(env_id, policy, args.width, args.height, args.seed, kwargs)
         path = args.out / (name.split("/")[-1] + ".png")
         Image.fromarray(img).save(path, optimize=True)
