@@ -8,7 +8,8 @@ rate, equal shares at first). Per start task: the share of episodes whose torso 
 16.5 ms; for "walk", still or again up at 3 s), the share standing (z >= 1.0 m: the
 task's threshold is a deep squat; Flagrun's trained gait carries the torso at 1.12-1.23 m,
 10th-90th percentile) within 3 s, the median torso height after 3 s while the episode
-runs, the share that fell for good (terminated by the on-ground counter), flags reached
+runs (the median over the episodes still running then: a lying start that never gets up
+ends before), the share that fell for good (terminated by the on-ground counter), flags reached
 per episode and the mean return. The task is made with the options of the policy's run
 (its config.json, training aids left out), so the return is the one it was trained for.
 
@@ -75,7 +76,7 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None, threads: int, 
         envs.close()
     # standing starts count if (again) at the threshold at 3 s; lying ones if ever within 3 s
     got = {k: np.where(start == 0, at_3s[k], ever[k]) for k in thresholds}
-    median_z = np.array([np.median(h) if h else np.nan for h in heights])
+    median_z = np.array([np.nanmedian(h) if h else np.nan for h in heights])  # a diverged step is NaN
     rows = []
     for name, sel in [*((name, start == k) for k, name in enumerate(START_TASKS)), ("all", np.ones(n, bool))]:
         if not sel.any():

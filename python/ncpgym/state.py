@@ -92,13 +92,25 @@ def restore_simulator(sim: _core.Simulator, state: dict[str, np.ndarray]) -> Non
 
 
 def task_state(task) -> dict[str, Any]:
-    """The task's per-world bookkeeping: copies of its NumPy arrays and plain numbers (a
-    task keeping other state overrides ``Task.get_state``)."""
+    """The task's per-world bookkeeping: copies of its NumPy arrays and plain numbers, and
+    the state of the parts that keep their own (objects with ``get_state``/``set_state``,
+    such as a curriculum's failure rates, under their attribute's name; a task keeping
+    other state overrides ``Task.get_state``)."""
     keep = (np.ndarray, np.generic, int, float, bool)
-    return {k: copy.deepcopy(v) for k, v in vars(task).items() if isinstance(v, keep)}
+    out = {}
+    for k, v in vars(task).items():
+        if isinstance(v, keep):
+            out[k] = copy.deepcopy(v)
+        elif callable(getattr(v, "get_state", None)) and callable(getattr(v, "set_state", None)):
+            out[k] = v.get_state()
+    return out
 
 
 def restore_task(task, state: dict[str, Any]) -> None:
-    """Restore a task's arrays and numbers from task_state()'s dict."""
+    """Restore a task's arrays and numbers, and its parts' state, from task_state()'s dict."""
     for k, v in state.items():
-        setattr(task, k, copy.deepcopy(v))
+        part = getattr(task, k, None)
+        if isinstance(v, dict) and callable(getattr(part, "set_state", None)):
+            part.set_state(v)
+        else:
+            setattr(task, k, copy.deepcopy(v))

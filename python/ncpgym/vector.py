@@ -40,9 +40,10 @@ class Task:
 
     Class attributes: ``frame_skip`` (physics steps per env step), ``solver_options``
     (keyword arguments of :class:`ncpgym.SolverOptions`), ``max_episode_steps``,
-    ``training_aids`` (keyword arguments that only change where training episodes start
-    or which goals they draw, e.g. FetchTomato's ``demo_starts``, ShadowHandBlock's
-    ``near_goals``: evaluations and ``ncpgym.play`` leave them out, so a
+    ``training_aids`` (keyword arguments that only change the training episodes: where
+    they start, which goals they draw or under which gravity, e.g. FetchTomato's
+    ``demo_starts``, ShadowHandBlock's ``near_goals``, HumanoidFlagrunHarder's
+    ``weak_gravity``: evaluations and ``ncpgym.play`` leave them out, so a
     policy is always judged on the task as defined).
     """
 
@@ -67,6 +68,11 @@ class Task:
         """float64 (low, high) that actions are clipped to (default: the action space's)."""
         _, act = self.spaces(model)
         return act.low.astype(np.float64), act.high.astype(np.float64)
+
+    def abandon_episodes(self, worlds: np.ndarray) -> None:
+        """The episodes of ``worlds`` are cut short by an explicit ``reset()`` (they neither
+        terminated nor were truncated): a task that learns from how episodes end (a
+        curriculum) leaves them out. Called before ``reset_states``. Default: nothing."""
 
     def reset_states(self, batch: _core.Batch, worlds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Initial (q, u) rows for ``worlds``, drawn from ``batch.uniform``/``batch.normal``."""
@@ -483,6 +489,8 @@ class NcpVectorEnv(gym.vector.VectorEnv):
                     f"options['reset_mask']: expected a bool array of shape ({self.num_envs},), "
                     f"got {mask.dtype} {mask.shape}"
                 )
+        if not self._needs_reset:  # running episodes cut short (a finished one waits in _pending)
+            self._c.task.abandon_episodes(np.flatnonzero(mask & ~self._pending))
         self._restart(mask)
         self._pending[mask] = False
         self._needs_reset = False

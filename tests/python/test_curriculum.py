@@ -58,3 +58,33 @@ def test_draws_follow_the_probabilities():
     d.failure[:] = [0.0, 0.4, 0.9]
     counts = np.bincount(d.draw(np.random.default_rng(0).random(20000)), minlength=3)
     np.testing.assert_allclose(counts / 20000, np.array([0.1, 0.5, 1.0]) / 1.6, atol=0.01)  # sd <= 0.0035
+
+
+def test_a_saved_env_keeps_its_curricula_and_draws_the_same_starts():
+    # the failure rates are what the next draws depend on: a state or a pickle without them
+    # would resume at the initial 0.5 and draw other start tasks and gravity levels
+    import pickle
+
+    import gymnasium as gym
+
+    import ncpgym  # noqa: F401
+
+    def make():
+        envs = gym.make_vec("ncpgym/HumanoidFlagrunHarder-v0", num_envs=8, weak_gravity=0.5)
+        envs.reset(seed=4)
+        return envs
+
+    envs = make()
+    task = envs.unwrapped._c.task
+    task.curriculum.failure[:] = [0.0, 0.9, 0.05]
+    task.gravity_curriculum.failure[:] = [0.7, 0.0, 0.2]
+    blob = pickle.dumps(envs)
+    twin = make()
+    twin.unwrapped.set_state(envs.unwrapped.get_state())
+    task.curriculum.failure[:] = 0.3  # the state is a copy, not a view
+    for other in (twin, pickle.loads(blob)):
+        t = other.unwrapped._c.task
+        np.testing.assert_array_equal(t.curriculum.failure, [0.0, 0.9, 0.05])
+        np.testing.assert_array_equal(t.gravity_curriculum.failure, [0.7, 0.0, 0.2])
+    with pytest.raises(ValueError, match="failure rates"):
+        FailureWeightedDraw(3).set_state({"failure": np.zeros(2)})

@@ -300,15 +300,32 @@ def test_harder_weak_gravity_draws_a_level_per_episode_from_the_stream_and_learn
     task.ground[[weak, full]] = 169
     b.q[[weak, full], 2] = 0.3
     b.forward()
+    g_before = b.gravity.copy()
     _, _, term, _, _ = aided.step(np.zeros((n, 17)))
     assert term[weak] and term[full] and term.sum() == 2
     aided.step(np.zeros((n, 17)))  # their next step resets them: the rates learn
+    others = np.setdiff1d(np.arange(n), [weak, full])
+    np.testing.assert_array_equal(b.gravity[others], g_before[others])  # the others keep theirs
     want = rates.copy()
     want[1] += 0.05 * (1.0 - rates[1])
     np.testing.assert_allclose(task.gravity_curriculum.failure, want, rtol=1e-12)
     want = start_rates.copy()
     want[started] += 0.05 * (1.0 - start_rates[started])
     np.testing.assert_allclose(task.curriculum.failure, want, rtol=1e-12)
+    # every world falls with its gravity set wrong by hand: each reset rewrites it from the
+    # new level, a full-gravity episode after a weak one included
+    old_level = task.gravity_level.copy()
+    task.ground[:] = 169
+    b.q[:, 2] = 0.3
+    b.forward()
+    b.gravity[:] = [0.0, 0.0, -1.0]
+    _, _, term, _, _ = aided.step(np.zeros((n, 17)))
+    assert term.all()
+    aided.step(np.zeros((n, 17)))
+    new_level = task.gravity_level
+    assert ((old_level >= 0) & (new_level < 0)).any() and (new_level >= 0).any()
+    scale = np.where(new_level >= 0, np.take(GRAVITY_LEVELS, new_level.clip(0)), 1.0)
+    np.testing.assert_array_equal(b.gravity, scale[:, None] * [0.0, 0.0, -9.81])
     assert evaluation_kwargs(HARDER, {"weak_gravity": 0.5, "flag_timeout": 100}) == {"flag_timeout": 100}
     for bad in (-0.1, 1.5, True, "half"):
         with pytest.raises(ValueError, match="weak_gravity: expected a share in"):

@@ -473,6 +473,35 @@ def test_harder_start_task_curriculum():
     np.testing.assert_allclose(counts / counts.sum(), np.array([0.1, 0.1, 1.0]) / 1.2, atol=0.04)
 
 
+def test_an_explicit_reset_leaves_unfinished_episodes_out_of_the_curriculum():
+    """reset() in the middle of episodes cuts them short: they did not end, so they are no
+    outcome; an episode that ended (waiting for its next-step autoreset) still counts.
+    Catches: every explicit reset recording its worlds as successes (an evaluation that
+    resets twice would then draw other starts than one that resets once), the finished
+    episode's outcome dropped too."""
+    env = gym.make_vec(HARDER, num_envs=4, num_threads=1)
+    env.reset(seed=0)
+    task = env.unwrapped._c.task
+    for _ in range(3):
+        env.step(np.zeros((4, 17)))
+    f0 = task.failure.copy()
+    env.reset(seed=1)  # every episode cut short after 3 steps
+    np.testing.assert_array_equal(task.failure, f0)
+    env.step(np.zeros((4, 17)))
+    w = int(np.flatnonzero(task.start > 0)[0])  # a lying world
+    task.ground[w] = 169  # it ends by the on-ground counter on the next step
+    env.step(np.zeros((4, 17)))
+    pending = env.unwrapped._pending
+    assert pending[w] and pending.sum() == 1
+    k = int(task.start[w])
+    f1 = task.failure.copy()
+    env.reset(seed=2)  # world w's fall counts, the other three do not
+    expect = f1.copy()
+    expect[k] += 0.05 * (1.0 - f1[k])
+    np.testing.assert_allclose(task.failure, expect, rtol=1e-12)
+    env.close()
+
+
 def test_harder_throws_at_frames_120_150_only_while_up():
     """Docstring: after frame 100, every 30th frame (120, 150, ...) while the on-ground
     counter is 0. Catches: the first throw at 100 or 90, another period, throws while the

@@ -80,7 +80,7 @@ def task_class(env_id: str) -> type:
 
 def evaluation_kwargs(env_id: str, kwargs: dict) -> dict:
     """``kwargs`` without the task's training aids (``Task.training_aids``: options that
-    only change where training episodes start), for judging a policy on the task as
+    only change the training episodes: their start, goals or gravity), for judging a policy on the task as
     defined. Ids that are not ncpgym's keep every keyword."""
     aids = task_class(env_id).training_aids if env_id in _TASKS else ()
     return {k: v for k, v in kwargs.items() if k not in aids}

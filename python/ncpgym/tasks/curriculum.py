@@ -30,6 +30,16 @@ class FailureWeightedDraw:
             w = 1.0 - self.decay ** np.count_nonzero(sel)
             self.failure[k] += w * (failed[sel].mean() - self.failure[k])
 
+    def get_state(self) -> dict[str, np.ndarray]:
+        """The failure rates (a copy): what a saved env needs to draw as this one will."""
+        return {"failure": self.failure.copy()}
+
+    def set_state(self, state: dict[str, np.ndarray]) -> None:
+        failure = np.asarray(state["failure"], float)
+        if failure.shape != self.failure.shape:
+            raise ValueError(f"failure rates: expected shape {self.failure.shape}, got {failure.shape}")
+        self.failure[...] = failure
+
     @property
     def probabilities(self) -> np.ndarray:
         """Each option's probability of being drawn now."""

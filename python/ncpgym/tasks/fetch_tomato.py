@@ -260,6 +260,9 @@ class FetchTomatoTask(Task):
 
     # -- hooks ----------------------------------------------------------------------------
 
+    def abandon_episodes(self, worlds):
+        self.demo_stage[worlds] = -1  # not an outcome: the curriculum leaves them out
+
     def reset_states(self, batch, worlds):
         self._ensure(batch.num_worlds)
         n = len(worlds)

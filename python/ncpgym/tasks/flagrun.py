@@ -272,7 +272,7 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
     runs under a weaker gravity, the model's scaled by one of GRAVITY_LEVELS (0.25, 0.5,
     0.75), drawn with probability proportional to 0.1 + the level's recent failure rate
     (``curriculum.FailureWeightedDraw``, as the start tasks; failure: ended by the
-    on-ground counter), so the weakest gravity the policy still fails under is practised
+    on-ground counter), so the level the policy fails under most often is practised
     most. Getting up is a matter of torque against weight: at a quarter of g the motors
     lift the body four times as easily, and what is learned there carries to full g
     through the levels between (a strength curriculum). Everything else is unchanged; the
@@ -329,6 +329,9 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
 
     def _xy(self, batch):
         return batch.xpos[:, self._robot_bodies, :2].mean(axis=1)
+
+    def abandon_episodes(self, worlds):
+        self.started[worlds] = False  # not an outcome: the curricula leave them out
 
     def reset_states(self, batch, worlds):
         self._ensure_state(batch.num_worlds)
