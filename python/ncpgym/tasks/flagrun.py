@@ -279,7 +279,9 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
     start-task rates learn from full-gravity episodes only. Two numbers from the world's
     stream after the start task's (share, level); with weak_gravity 0 none are drawn and
     episodes stay bitwise those of the task without the option. Trajectories then depend
-    on the batch, not only on the seed (as the start tasks').
+    on the batch, not only on the seed (as the start tasks'). Not for use with
+    ``DomainRandomization(gravity=...)``, whose draw, made after the task's reset, would
+    replace the level's gravity while the level's failure rate still learned from it.
     """
 
     training_aids = ("weak_gravity",)
