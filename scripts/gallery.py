@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STEPS = {  # env steps before the picture
     "ncpgym/Humanoid-v0": 12,
     "ncpgym/HumanoidFlagrun-v0": 150,
-    "ncpgym/HumanoidFlagrunHarder-v0": 140,
+    "ncpgym/HumanoidFlagrunHarder-v0": 175,
     "ncpgym/InvertedPendulum-v0": 10,
     "ncpgym/PneuNetGrasp-v0": 120,
     "ncpgym/YuMiDrawer-v0": 300,

@@ -210,7 +210,7 @@ def test_harder_env_contract_and_start_tasks():
     assert np.all(forward_z[starts == 1] > 0.9) and np.all(forward_z[starts == 2] < -0.9)
     _, r, term, trunc, info = envs.step(np.zeros((48, 17)))
     alive = info["reward_terms"]["alive"]
-    np.testing.assert_allclose(alive, 0.5 + 1.5 * np.clip(b.q[:, 2], 0, 0.7) / 0.7)
+    np.testing.assert_allclose(alive, 0.5 + 1.5 * np.clip(b.q[:, 2], 0, 1.2) / 1.2)  # stand_height's default
     lying = b.q[:, 2] < 0.8
     np.testing.assert_array_equal(info["reward_terms"]["progress"][lying], 0.0)  # no crawling
 

@@ -354,7 +354,7 @@ def test_harder_takes_the_callers_reward_weights():
 
 
 def test_harder_reward_terms_progress_gate_and_weights():
-    """Catches: alive formula (clip, 0.7, 0.5 + 1.5), the progress gate removed or on one
+    """Catches: alive formula (clip, 1.2, 0.5 + 1.5), the progress gate removed or on one
     side only, electricity/stall weights not a quarter, z0 = 0.8 for the height entry."""
     n = 5
     env, b, task = flagrun(n, harder=True)
@@ -383,7 +383,7 @@ def test_harder_reward_terms_progress_gate_and_weights():
     reward, term, info = task.evaluate(b, before, a, DT)
     t = info["reward_terms"]
     for i in range(n):
-        alive = 0.5 + 1.5 * min(max(zb[i], 0.0), 0.7) / 0.7
+        alive = 0.5 + 1.5 * min(max(zb[i], 0.0), 1.2) / 1.2
         d0 = np.linalg.norm([-4.0, 2.0] - mj.xy(qa[i]))
         d1 = np.linalg.norm([-4.0, 2.0] - mj.xy(qb[i]))
         up = za[i] >= 0.8 and zb[i] >= 0.8
@@ -398,7 +398,7 @@ def test_harder_reward_terms_progress_gate_and_weights():
     assert t["progress"][0] > 10.0  # the one world that stays up moves towards the flag
     assert t["joints_at_limit"][0] == 2
     np.testing.assert_array_equal(info["start_task"], task.start)
-    np.testing.assert_allclose(t["alive"][[3, 4]], [0.5 + 1.5 * 0.35 / 0.7, 0.5])
+    np.testing.assert_allclose(t["alive"][[3, 4]], [0.5 + 1.5 * 0.35 / 1.2, 0.5])
     assert not term.any()  # one frame on the ground ends nothing
 
 
