@@ -35,7 +35,7 @@ class FailureWeightedDraw:
         return {"failure": self.failure.copy()}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
-        failure = np.asarray(state["failure"], float)
+        failure = np.asarray(state["failure"])  # (the assignment below casts)
         if failure.shape != self.failure.shape:
             raise ValueError(f"failure rates: expected shape {self.failure.shape}, got {failure.shape}")
         self.failure[...] = failure
