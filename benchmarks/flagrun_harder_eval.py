@@ -49,7 +49,7 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None, threads: int, 
         thresholds = {"up": UP_Z, "standing": STAND_Z}
         ever = {k: np.zeros(n, bool) for k in thresholds}  # at the threshold within 3 s
         at_3s = {k: np.zeros(n, bool) for k in thresholds}  # at the threshold at 3 s
-        heights = [[] for _ in range(n)]  # torso heights after 3 s while the episode runs
+        heights = []  # [N] torso heights per step after 3 s, NaN where the episode has ended
         ret, flags = np.zeros(n), np.zeros(n)
         fell = np.zeros(n, bool)
         finished = np.zeros(n, bool)
@@ -65,8 +65,7 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None, threads: int, 
                 if step == WITHIN:
                     at_3s[k] |= live & (z >= zk)
             if step > WITHIN:
-                for w in np.flatnonzero(live):
-                    heights[w].append(z[w])
+                heights.append(np.where(live, z, np.nan))
             ret += np.where(live, r, 0.0)
             flags += np.where(live, info["flags_reached"], 0.0)
             done = (term | trunc) & live
@@ -76,7 +75,11 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None, threads: int, 
         envs.close()
     # standing starts count if (again) at the threshold at 3 s; lying ones if ever within 3 s
     got = {k: np.where(start == 0, at_3s[k], ever[k]) for k in thresholds}
-    median_z = np.array([np.nanmedian(h) if h else np.nan for h in heights])  # a diverged step is NaN
+    # per episode over its steps after 3 s (NaN: none, or a diverged step, left out)
+    h = np.array(heights).reshape(-1, n)
+    ran = np.isfinite(h).any(axis=0)
+    median_z = np.full(n, np.nan)
+    median_z[ran] = np.nanmedian(h[:, ran], axis=0)
     rows = []
     for name, sel in [*((name, start == k) for k, name in enumerate(START_TASKS)), ("all", np.ones(n, bool))]:
         if not sel.any():

@@ -116,6 +116,7 @@ from ..soft import tet_volumes
 from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
 from .curriculum import FailureWeightedDraw
+from .options import share
 
 H = 0.0083
 STEP_POS = 0.01
@@ -184,10 +185,9 @@ class FetchTomatoTask(Task):
         super().__init__()
         if isinstance(mesh, bool) or not isinstance(mesh, (int, np.integer)) or not 2 <= mesh <= 6:
             raise ValueError(f"mesh: expected an int in [2, 6] (the tomato's 6 mesh^3 tetrahedra), got {mesh!r}")
-        if isinstance(demo_starts, bool) or not isinstance(demo_starts, (int, float)) or not 0.0 <= demo_starts <= 1.0:
-            raise ValueError(f"demo_starts: expected a share in [0, 1], got {demo_starts!r}")
+        demo_starts = share("demo_starts", demo_starts)
         self.mesh = int(mesh)
-        self.demo_starts = float(demo_starts)
+        self.demo_starts = demo_starts
         self.curriculum = FailureWeightedDraw(len(DEMO_STAGES))
         self.demo_stage = np.zeros(0, np.int64)  # index into DEMO_STAGES, -1: the task's own start
         self.succeeded = np.zeros(0, bool)

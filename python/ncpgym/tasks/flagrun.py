@@ -53,6 +53,7 @@ from ..models import load_model
 from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
 from .curriculum import FailureWeightedDraw
+from .options import share
 
 DT = 0.0165
 HALF_X, HALF_Y = 0.5 * 105 * 0.25, 0.5 * 50 * 0.25
@@ -289,15 +290,13 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
     training_aids = ("weak_gravity",)
 
     def __init__(self, *, weak_gravity: float = 0.0, stand_height: float = 1.2, **kwargs):
-        if isinstance(weak_gravity, bool) or not isinstance(weak_gravity, (int, float)) \
-                or not 0.0 <= weak_gravity <= 1.0:
-            raise ValueError(f"weak_gravity: expected a share in [0, 1], got {weak_gravity!r}")
+        weak_gravity = share("weak_gravity", weak_gravity)
         if isinstance(stand_height, bool) or not isinstance(stand_height, (int, float)) \
                 or not 0.0 < stand_height <= 1.4:
             raise ValueError(f"stand_height: expected a torso height in (0, 1.4] m, got {stand_height!r}")
         self.stand_height = h = float(stand_height)
         super().__init__(**kwargs)
-        self.weak_gravity = float(weak_gravity)
+        self.weak_gravity = weak_gravity
         self.gravity_curriculum = FailureWeightedDraw(len(GRAVITY_LEVELS))
         self.rewards.reweight({"electricity": -8.5 / 4, "stall_torque": -0.425 / 4, **kwargs.get("reward_weights", {})})
         for t in self.rewards.terms:

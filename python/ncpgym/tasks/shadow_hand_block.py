@@ -67,6 +67,7 @@ import numpy as np
 
 from ..vector import Task, env_classes
 from ..wrappers import RewardComposition, RewardTerm, StepContext
+from .options import share
 
 H = 0.008                  # physics step (s)
 FRAME_SKIP = 5             # 0.04 s per env step: Gymnasium-Robotics' 20 x 2 ms
@@ -146,9 +147,7 @@ class ShadowHandBlockTask(Task):
                  reward_weights: dict[str, float] | None = None, extra_reward_terms: Iterable[RewardTerm] = (),
                  near_goals: float = 0.0):
         super().__init__()
-        if isinstance(near_goals, bool) or not isinstance(near_goals, (int, float)) or not 0.0 <= near_goals <= 1.0:
-            raise ValueError(f"near_goals: expected a share in [0, 1], got {near_goals!r}")
-        self.near_goals = float(near_goals)
+        self.near_goals = share("near_goals", near_goals)
         if target not in ("z", "full"):
             raise ValueError(f"target: expected 'z' (rotate about z) or 'full' (any rotation), got {target!r}")
         if control not in ("relative", "absolute"):
