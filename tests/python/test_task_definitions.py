@@ -503,9 +503,11 @@ def test_an_explicit_reset_leaves_unfinished_episodes_out_of_the_curriculum():
 
 
 def test_harder_throws_at_frames_120_150_only_while_up():
-    """Docstring: after frame 100, every 30th frame (120, 150, ...) while the on-ground
-    counter is 0. Catches: the first throw at 100 or 90, another period, throws while the
-    counter is positive."""
+    """Docstring: after frame 100, every 30th frame (120, 150, ...) at which the torso is at
+    or above 0.8 m, whatever the on-ground counter. World 1 is down for frames 140-149 (its
+    counter is 9 at frame 150, when it is up again) and from frame 175 on. Catches: the
+    first throw at 100 or 90, another period, throws while down, Roboschool's rule (no
+    throw while the counter is positive: world 1 would miss frame 150)."""
     env, b, task = flagrun(2, harder=True)
     mj = MjFlagrun(harder=True)
     cube = mj.m.jnt_qposadr[mj.m.joint("cube").id]
@@ -517,13 +519,15 @@ def test_harder_throws_at_frames_120_150_only_while_up():
     thrown = {0: [], 1: []}
     task.ground[:] = 0
     for frame in range(1, 182):
-        b.q[1, 2] = 0.5 if frame >= 140 else 1.3  # world 1 is down from frame 140 on
+        b.q[1, 2] = 0.5 if 140 <= frame < 150 or frame >= 175 else 1.3
         b.q[:, cube + 2] = 2000.0
         task.evaluate(b, task.before_step(b), np.zeros((2, 17)), DT)
         for w in (0, 1):
             if b.q[w, cube + 2] < 1000.0:
                 thrown[w].append(frame)
-    assert thrown == {0: [120, 150, 180], 1: [120]}
+        if frame == 150:
+            assert task.ground[1] == 9  # up at frame 150 with the counter still positive
+    assert thrown == {0: [120, 150, 180], 1: [120, 150]}
 
 
 def test_harder_cube_throw_by_hand():
