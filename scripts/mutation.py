@@ -86,6 +86,8 @@ MODULES = {
     "tasks.shadow_hand_block": ("tasks/shadow_hand_block.py", ["test_shadow_hand.py", "test_render_hooks.py"]),
     # the start draw on its own, and through HumanoidFlagrunHarder's episodes
     "tasks.curriculum": ("tasks/curriculum.py", ["test_curriculum.py", "test_task_definitions.py"]),
+    # the training aids' share check (the tasks' refusal tests only repeat what this one asserts)
+    "tasks.options": ("tasks/options.py", ["test_task_options.py"]),
 }
 # tests left out of a module's runs (pytest -k): the parametrisations over every task take
 # minutes per mutant; the module's score is then a lower bound
