@@ -528,6 +528,13 @@ def test_demo_starts_restore_states_of_the_script_which_then_succeeds_from_there
     assert np.all(task.demo_stage == len(ft.DEMO_STAGES) - 1)
     assert np.all(bank["stage"][[next(i for i, x in enumerate(bank["x"]) if np.array_equal(env.batch.x[w], x))
                                  for w in range(8)]] == ft.DEMO_STAGES[-1])
+    # an explicit reset cuts these episodes short: no outcome, the rates stay (abandon_episodes;
+    # recorded, they would count as failures and an evaluation that resets once more would
+    # practise other stages)
+    env.step(np.zeros((8, 5), np.float32))
+    f0 = task.curriculum.failure.copy()
+    env.reset(seed=5)
+    np.testing.assert_array_equal(task.curriculum.failure, f0)
     env.close()
     env = gym.make_vec("ncpgym/FetchTomato-v0", num_envs=4, num_threads=1, mesh=3)
     env.reset(seed=3)
