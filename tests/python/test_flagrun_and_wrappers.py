@@ -237,6 +237,12 @@ def test_harder_stand_height_makes_the_alive_term_pay_for_height_up_to_it():
             gym.make_vec(HARDER, num_envs=1, stand_height=bad)
 
 
+def test_harder_throw_when_refuses_unknown_rules_naming_both():
+    for bad in ("Up", "roboschool", 0, None):
+        with pytest.raises(ValueError, match=r"throw_when: expected one of \('up', 'counter_zero'\)"):
+            gym.make_vec(HARDER, num_envs=1, throw_when=bad)
+
+
 def test_harder_throws_the_cube_at_the_robot_and_ends_long_falls():
     envs = gym.make_vec(HARDER, num_envs=8)
     envs.reset(seed=3)

@@ -70,8 +70,8 @@ class MjFlagrun:
         return self.kin(q).geom_xpos[self.m.geom(name).id].copy()
 
 
-def flagrun(n, harder=False):
-    env = gym.make_vec(HARDER if harder else FLAGRUN, num_envs=n, num_threads=1)
+def flagrun(n, harder=False, **kwargs):
+    env = gym.make_vec(HARDER if harder else FLAGRUN, num_envs=n, num_threads=1, **kwargs)
     env.reset(seed=0)
     return env, env.unwrapped.batch, env.unwrapped._c.task
 
@@ -502,13 +502,15 @@ def test_an_explicit_reset_leaves_unfinished_episodes_out_of_the_curriculum():
     env.close()
 
 
-def test_harder_throws_at_frames_120_150_only_while_up():
+@pytest.mark.parametrize("throw_when, world_1", [(None, [120, 150]), ("up", [120, 150]), ("counter_zero", [120])])
+def test_harder_throws_at_frames_120_150_only_while_up(throw_when, world_1):
     """Docstring: after frame 100, every 30th frame (120, 150, ...) at which the torso is at
-    or above 0.8 m, whatever the on-ground counter. World 1 is down for frames 140-149 (its
+    or above 0.8 m, whatever the on-ground counter (the default, "up"), or while the
+    counter is 0 (Roboschool's "counter_zero"). World 1 is down for frames 140-149 (its
     counter is 9 at frame 150, when it is up again) and from frame 175 on. Catches: the
-    first throw at 100 or 90, another period, throws while down, Roboschool's rule (no
-    throw while the counter is positive: world 1 would miss frame 150)."""
-    env, b, task = flagrun(2, harder=True)
+    first throw at 100 or 90, another period, throws while down, the two rules swapped or
+    the default being Roboschool's (world 1 thrown at or spared at frame 150)."""
+    env, b, task = flagrun(2, harder=True, **({} if throw_when is None else {"throw_when": throw_when}))
     mj = MjFlagrun(harder=True)
     cube = mj.m.jnt_qposadr[mj.m.joint("cube").id]
     q = np.tile(mj.qpos0, (2, 1))
@@ -527,7 +529,7 @@ def test_harder_throws_at_frames_120_150_only_while_up():
                 thrown[w].append(frame)
         if frame == 150:
             assert task.ground[1] == 9  # up at frame 150 with the counter still positive
-    assert thrown == {0: [120, 150, 180], 1: [120, 150]}
+    assert thrown == {0: [120, 150, 180], 1: world_1}
 
 
 def test_harder_cube_throw_by_hand():

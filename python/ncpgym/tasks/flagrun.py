@@ -240,6 +240,7 @@ HumanoidFlagrunVectorEnv, HumanoidFlagrunEnv = env_classes(HumanoidFlagrunTask, 
 
 START_TASKS = ("walk", "stand_up", "roll_over")
 GRAVITY_LEVELS = (0.25, 0.5, 0.75)  # weak_gravity's scales of the model's gravity
+THROW_RULES = ("up", "counter_zero")  # throw_when: the torso up at the throw frame / Roboschool's
 
 
 class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
@@ -259,10 +260,11 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         is up (z >= 0.8 m after the step), the 0.1 m, 1.2 kg cube is thrown from 4 m away
         (random bearing, 1 m above the torso) at the robot's position predicted from its
         velocity, at 20-30 m/s plus uniform [-1, 1] m/s noise per axis. One cube per world,
-        parked 2 km above the field between throws. (Roboschool throws only while the
-        on-ground counter is 0: a policy learned to dip below 0.8 m every few frames, which
-        kept the counter positive and so dodged nearly every throw, a bobbing gait instead
-        of standing.)
+        parked 2 km above the field between throws. ``throw_when="counter_zero"`` throws
+        as Roboschool does, only while the on-ground counter is 0: under it a policy learned
+        to dip below 0.8 m every few frames, which kept the counter positive and so dodged
+        most throws (a bobbing gait instead of standing); the default ``"up"`` judges the
+        throw frame alone.
     Reward terms: alive = 0.5 + 1.5 clip(z, 0, h) / h (never negative), h = ``stand_height``
         (default 1.2 m, about the torso's height in Flagrun's trained gait, 1.12-1.23 m: standing
         pays more than a squat at the 0.8-m threshold; under the former 0.7 m, policies learned
@@ -292,8 +294,11 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
 
     training_aids = ("weak_gravity",)
 
-    def __init__(self, *, weak_gravity: float = 0.0, stand_height: float = 1.2, **kwargs):
+    def __init__(self, *, weak_gravity: float = 0.0, stand_height: float = 1.2, throw_when: str = "up", **kwargs):
         weak_gravity = share("weak_gravity", weak_gravity)
+        if throw_when not in THROW_RULES:
+            raise ValueError(f"throw_when: expected one of {THROW_RULES}, got {throw_when!r}")
+        self.throw_when = throw_when
         if isinstance(stand_height, bool) or not isinstance(stand_height, (int, float)) \
                 or not 0.0 < stand_height <= 1.4:
             raise ValueError(f"stand_height: expected a torso height in (0, 1.4] m, got {stand_height!r}")
@@ -396,7 +401,8 @@ class HumanoidFlagrunHarderTask(HumanoidFlagrunTask):
         self.ground = np.where(z < 0.8, self.ground + 1, np.maximum(self.ground - 1, 0))
         terminated = (self.ground >= 170) | ~np.isfinite(q).all(axis=1)
         self.ended_by_fall |= terminated
-        self._throw(batch, (self.frame > 100) & (self.frame % 30 == 0) & (z >= 0.8))
+        up = (z >= 0.8) if self.throw_when == "up" else (self.ground == 0)
+        self._throw(batch, (self.frame > 100) & (self.frame % 30 == 0) & up)
         info = self._flag_step(batch, after, terms)
         info.update(start_task=self.start.astype(np.float64), on_ground_frames=self.ground.astype(np.float64))
         return reward, terminated, info
