@@ -16,6 +16,15 @@ per episode and the mean return. The task is made with the options of the policy
     python benchmarks/flagrun_harder_eval.py --policy benchmarks/results/training/flagrun_harder_stand_110min/final.pt \\
         --episodes 256 --json benchmarks/results/flagrun_harder_eval.json
     python benchmarks/flagrun_harder_eval.py --table benchmarks/results/flagrun_harder_eval.json
+
+``--sweep RUN`` evaluates the run's checkpoints instead (every ``--every``-th kept and
+final.pt; mean action, all start tasks) and writes their "all" rows, with a plot of the
+share up within 3 s against env steps: how that share moved while the return rose. Use
+another ``--seed`` than the table's when the sweep picks a checkpoint, so the table judges
+it on episodes it was not picked on. Checkpoints stay on the machine that trained.
+
+    python benchmarks/flagrun_harder_eval.py --sweep benchmarks/results/training/flagrun_harder_throw_110min \
+        --every 20 --episodes 128 --seed 1 --json benchmarks/results/flagrun_harder_sweep.json
 """
 
 from __future__ import annotations
@@ -93,6 +102,47 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None, threads: int, 
     return rows
 
 
+def sweep(run_dir: Path, every: int, episodes: int, seed: int, threads: int) -> dict:
+    """The "all" row of each every-th checkpoint of ``run_dir`` (and of final.pt)."""
+    from checkpoint_curve import checkpoints, env_steps
+    from tqdm import tqdm
+
+    env_id, kwargs = judged_task(run_dir)
+    if env_id != "ncpgym/HumanoidFlagrunHarder-v0":
+        raise SystemExit(f"--sweep: a HumanoidFlagrunHarder-v0 run, got one of {env_id}")
+    steps = env_steps(run_dir)
+    todo = checkpoints(run_dir, max(steps))
+    todo = todo[-1::-every][::-1]  # every-th counted back from final.pt, which is always in
+    rows = []
+    for update, path in tqdm(todo, desc=run_dir.name, unit="checkpoint"):
+        row = run("trained", episodes, seed, path, threads, kwargs)[-1]
+        rows.append({"update": update, "env_steps": steps[update], "checkpoint": path.name,
+                     **{k: v for k, v in row.items() if k not in ("controller", "start")}})
+    return {"run": run_dir.name, "env_kwargs": kwargs, "seed": seed, "rows": rows}
+
+
+def plot_sweep(data: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = np.array([r["env_steps"] for r in data["rows"]]) / 1e6
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(x, [100 * r["up_within_3s"] for r in data["rows"]], marker="o", ms=3, label="up (z ≥ 0.8 m) within 3 s")
+    ax.plot(x, [100 * r["standing_within_3s"] for r in data["rows"]], marker="s", ms=3, label="standing (z ≥ 1 m) within 3 s")
+    ax.plot(x, [100 * r["fell"] for r in data["rows"]], marker="x", ms=3, label="fell for good")
+    ax.set_xlabel("environment steps (millions)")
+    ax.set_ylabel("% of episodes (all start tasks)")
+    ax.set_ylim(0, 100)
+    ax.legend(fontsize=8)
+    ax.set_title(f"{data['run']}: checkpoints, mean action, {data['rows'][0]['episodes']} episodes, seed {data['seed']}",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def table(path: Path) -> str:
     data = json.loads(path.read_text())
     lines = ["| controller | start | episodes | up (z ≥ 0.8 m) within 3 s | standing (z ≥ 1.0 m) within 3 s "
@@ -111,10 +161,24 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--policy", type=Path)
     ap.add_argument("--episodes", type=int, default=256)
+    ap.add_argument("--sweep", type=Path, metavar="RUN", help="evaluate this run's checkpoints instead")
+    ap.add_argument("--every", type=int, default=10, help="with --sweep: every K-th checkpoint")
     table_options(ap)
     args = ap.parse_args(argv)
     if args.table is not None:
         print(table(args.table))
+        return
+    if args.sweep is not None:
+        data = sweep(args.sweep, args.every, args.episodes, args.seed, args.threads)
+        data["command"] = (f"python benchmarks/flagrun_harder_eval.py --sweep {args.sweep} --every {args.every} "
+                           f"--episodes {args.episodes} --seed {args.seed}" + (f" --json {args.json}" if args.json else ""))
+        for r in data["rows"]:
+            print(f"{r['checkpoint']:>20} {r['env_steps'] / 1e6:6.1f} M: up {100 * r['up_within_3s']:3.0f} %, "
+                  f"standing {100 * r['standing_within_3s']:3.0f} %, fell {100 * r['fell']:3.0f} %, "
+                  f"torso {r['median_height_after_3s'] or float('nan'):.2f} m, return {r['return']:.1f}")
+        if args.json is not None:
+            args.json.write_text(json.dumps(data, indent=1) + "\n")
+            plot_sweep(data, args.json.with_suffix(".png"))
         return
     if args.policy is None:
         ap.error("--policy is required (or --table)")
@@ -125,7 +189,7 @@ def main(argv=None) -> None:
     rows += run("random", args.episodes, args.seed, None, args.threads, kwargs)
     if args.json is not None:
         command = (f"python benchmarks/flagrun_harder_eval.py --policy {args.policy} --episodes {args.episodes} "
-                   f"--json {args.json}")
+                   + (f"--seed {args.seed} " if args.seed != 12345 else "") + f"--json {args.json}")
         args.json.write_text(json.dumps({"rows": rows, "env_kwargs": kwargs, "command": command}, indent=1) + "\n")
         print(table(args.json))
 
