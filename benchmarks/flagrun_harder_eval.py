@@ -13,7 +13,7 @@ ends before), the share that fell for good (terminated by the on-ground counter)
 per episode and the mean return. The task is made with the options of the policy's run
 (its config.json, training aids left out), so the return is the one it was trained for.
 
-    python benchmarks/flagrun_harder_eval.py --policy benchmarks/results/training/flagrun_harder_stand_110min/final.pt \\
+    python benchmarks/flagrun_harder_eval.py --policy benchmarks/results/training/flagrun_harder_throw_110min/final.pt \\
         --episodes 256 --json benchmarks/results/flagrun_harder_eval.json
     python benchmarks/flagrun_harder_eval.py --table benchmarks/results/flagrun_harder_eval.json
 

@@ -35,7 +35,7 @@ RUNS = (
     "flagrun_10min_session41_seed0",
     "flagrun_10min_session41_seed1",
     "flagrun_10min_session41_seed2",
-    "flagrun_harder_stand_110min",
+    "flagrun_harder_throw_110min",
     "pneunet_grasp_30min",
     "pneunet_grasp_pressure",
     "yumi_drawer_10min",
