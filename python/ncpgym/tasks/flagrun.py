@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Iterable
 
 import gymnasium as gym
 import numpy as np
