@@ -23,8 +23,8 @@ share up within 3 s against env steps: how that share moved while the return ros
 another ``--seed`` than the table's when the sweep picks a checkpoint, so the table judges
 it on episodes it was not picked on. Checkpoints stay on the machine that trained.
 
-    python benchmarks/flagrun_harder_eval.py --sweep benchmarks/results/training/flagrun_harder_throw_110min \
-        --every 20 --episodes 128 --seed 1 --json benchmarks/results/flagrun_harder_sweep.json
+    python benchmarks/flagrun_harder_eval.py --sweep benchmarks/results/training/flagrun_harder_throw_110min \\
+        --every 40 --episodes 128 --seed 1 --json benchmarks/results/flagrun_harder_sweep.json
 """
 
 from __future__ import annotations
@@ -102,14 +102,21 @@ def run(kind: str, episodes: int, seed: int, policy: Path | None, threads: int, 
     return rows
 
 
+def harder_options(run_dir: Path, flag: str) -> dict:
+    """The judged task options of a HumanoidFlagrunHarder-v0 run (SystemExit naming ``flag``
+    for another task's run)."""
+    env_id, kwargs = judged_task(run_dir)
+    if env_id != "ncpgym/HumanoidFlagrunHarder-v0":
+        raise SystemExit(f"{flag}: a HumanoidFlagrunHarder-v0 run's, got one of {env_id}")
+    return kwargs
+
+
 def sweep(run_dir: Path, every: int, episodes: int, seed: int, threads: int) -> dict:
     """The "all" row of each every-th checkpoint of ``run_dir`` (and of final.pt)."""
     from checkpoint_curve import checkpoints, env_steps
     from tqdm import tqdm
 
-    env_id, kwargs = judged_task(run_dir)
-    if env_id != "ncpgym/HumanoidFlagrunHarder-v0":
-        raise SystemExit(f"--sweep: a HumanoidFlagrunHarder-v0 run, got one of {env_id}")
+    kwargs = harder_options(run_dir, "--sweep")
     steps = env_steps(run_dir)
     todo = checkpoints(run_dir, max(steps))
     todo = todo[-1::-every][::-1]  # every-th counted back from final.pt, which is always in
@@ -182,14 +189,12 @@ def main(argv=None) -> None:
         return
     if args.policy is None:
         ap.error("--policy is required (or --table)")
-    env_id, kwargs = judged_task(args.policy.parent)
-    if env_id != "ncpgym/HumanoidFlagrunHarder-v0":
-        ap.error(f"--policy: a HumanoidFlagrunHarder-v0 run's policy, got one of {env_id}")
+    kwargs = harder_options(args.policy.parent, "--policy")
     rows = run("trained", args.episodes, args.seed, args.policy, args.threads, kwargs)
     rows += run("random", args.episodes, args.seed, None, args.threads, kwargs)
     if args.json is not None:
         command = (f"python benchmarks/flagrun_harder_eval.py --policy {args.policy} --episodes {args.episodes} "
-                   + (f"--seed {args.seed} " if args.seed != 12345 else "") + f"--json {args.json}")
+                   + (f"--seed {args.seed} " if args.seed != ap.get_default("seed") else "") + f"--json {args.json}")
         args.json.write_text(json.dumps({"rows": rows, "env_kwargs": kwargs, "command": command}, indent=1) + "\n")
         print(table(args.json))
 
